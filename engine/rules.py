@@ -1,0 +1,419 @@
+"""Rule sets: the presets under ``assets/rules/`` and user rules files in the same TOML schema.
+
+A :class:`Rules` value is the single description of a Farkle variant that scoring, the turn
+and game state machine, and the solver all read. Loading validates every key and fails with
+a :class:`RulesError` that names the key and the problem, so a malformed file never turns
+into a wrong game.
+
+Schema (every table and key is required unless marked optional)::
+
+    name = "facebook"                 # short identifier, [a-z0-9-]
+    title = "Facebook Farkle"         # optional, human-readable
+    description = "..."               # optional
+
+    [scoring]
+    singles = { 1 = 100, 5 = 50 }     # faces that score alone
+    three_of_a_kind = { 1 = 1000, 2 = 200, 3 = 300, 4 = 400, 5 = 500, 6 = 600 }
+    extra_dice = "add"                # add | double | table | none: what a 4th-6th die adds
+    of_a_kind = { 4 = 1000, 5 = 2000, 6 = 3000 }   # only with extra_dice = "table"
+    three_pairs = 750                 # 0: not a combination
+    four_and_pair_is_three_pairs = false
+    straight = 1500                   # 0: not a combination
+    two_triplets = 0                  # 0: scored as two separate sets
+    four_and_pair = 0                 # 0: not a combination of its own
+    six_dice_nothing = 0              # 0: a six-dice roll that scores nothing farkles
+
+    [turn]
+    min_bank = 300                    # smallest turn total that may be banked
+
+    [penalty]
+    farkles = 3                       # consecutive farkled turns that cost points (0: none)
+    points = 500
+
+    [game]
+    goal = 10000
+    entry_minimum = 0                 # smallest first bank that gets a player on the board
+    endgame = "first-to-goal"         # first-to-goal | final-turn
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import RulesError
+
+#: Every score in every rule set moves in steps of this many points.
+STEP = 50
+FACES = (1, 2, 3, 4, 5, 6)
+PRESETS = ("facebook", "neller-busche", "patch", "zilch")
+DEFAULT_PRESET = "facebook"
+
+
+class ExtraDice(StrEnum):
+    """How each die beyond three in a set of equal faces counts."""
+
+    ADD = "add"  # adds the three-of-a-kind value again: four 4s = 800
+    DOUBLE = "double"  # doubles the set: four 4s = 800, five 4s = 1600
+    TABLE = "table"  # a fixed value per size, whatever the face: four of a kind = 1000
+    NONE = "none"  # no bigger sets: four 1s are three 1s plus a single 1
+
+
+class Endgame(StrEnum):
+    """How the game ends once someone reaches the goal."""
+
+    FIRST_TO_GOAL = "first-to-goal"  # the first to bank the goal wins at once
+    FINAL_TURN = "final-turn"  # every other player gets one final turn; the highest score wins
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One Farkle variant, exactly. Immutable and hashable; ``digest`` identifies it."""
+
+    name: str
+    singles: tuple[int, int, int, int, int, int]
+    three_of_a_kind: tuple[int, int, int, int, int, int]
+    extra_dice: ExtraDice
+    of_a_kind: tuple[int, int, int]  # values of four, five, six of a kind with ExtraDice.TABLE
+    three_pairs: int
+    four_and_pair_is_three_pairs: bool
+    straight: int
+    two_triplets: int
+    four_and_pair: int
+    six_dice_nothing: int
+    min_bank: int
+    penalty_farkles: int
+    penalty_points: int
+    goal: int
+    entry_minimum: int
+    endgame: Endgame
+    title: str = ""
+    description: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        _check_consistent(self)
+
+    @property
+    def display_name(self) -> str:
+        return self.title or self.name
+
+    @property
+    def has_penalty(self) -> bool:
+        return self.penalty_farkles > 0 and self.penalty_points > 0
+
+    def bank_minimum(self, entered: bool = True) -> int:
+        """The smallest turn total a player may bank (always at least one step)."""
+        minimum = max(self.min_bank, STEP)
+        if not entered:
+            minimum = max(minimum, self.entry_minimum)
+        return minimum
+
+    def set_value(self, face: int, size: int) -> int:
+        """Points for ``size`` (3-6) dice showing ``face``, or 0 where that is no combination."""
+        base = self.three_of_a_kind[face - 1]
+        if size < 3 or size > 6 or base == 0:
+            return 0
+        if size == 3:
+            return base
+        if self.extra_dice is ExtraDice.ADD:
+            return base * (size - 2)
+        if self.extra_dice is ExtraDice.DOUBLE:
+            return base * 2 ** (size - 3)
+        if self.extra_dice is ExtraDice.TABLE:
+            return self.of_a_kind[size - 4]
+        return 0
+
+    def to_toml_dict(self) -> dict[str, Any]:
+        """The rules in the file schema (the inverse of :func:`rules_from_dict`)."""
+        scoring: dict[str, Any] = {
+            "singles": {str(f): v for f, v in zip(FACES, self.singles) if v},
+            "three_of_a_kind": {str(f): v for f, v in zip(FACES, self.three_of_a_kind) if v},
+            "extra_dice": self.extra_dice.value,
+            "three_pairs": self.three_pairs,
+            "four_and_pair_is_three_pairs": self.four_and_pair_is_three_pairs,
+            "straight": self.straight,
+            "two_triplets": self.two_triplets,
+            "four_and_pair": self.four_and_pair,
+            "six_dice_nothing": self.six_dice_nothing,
+        }
+        if self.extra_dice is ExtraDice.TABLE:
+            scoring["of_a_kind"] = {str(k): v for k, v in zip((4, 5, 6), self.of_a_kind)}
+        return {
+            "name": self.name,
+            "title": self.title,
+            "description": self.description,
+            "scoring": scoring,
+            "turn": {"min_bank": self.min_bank},
+            "penalty": {"farkles": self.penalty_farkles, "points": self.penalty_points},
+            "game": {
+                "goal": self.goal,
+                "entry_minimum": self.entry_minimum,
+                "endgame": self.endgame.value,
+            },
+        }
+
+    @property
+    def digest(self) -> str:
+        """A hash of everything that changes the game (not the name or the prose)."""
+        data = asdict(self)
+        for key in ("name", "title", "description"):
+            data.pop(key)
+        text = json.dumps(data, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def with_goal(self, goal: int) -> Rules:
+        """The same rules with another goal (small goals make fast tests and solves)."""
+        return replace(self, goal=goal, name=f"{self.name}-{goal}"[:40])
+
+
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
+_TABLES = {"scoring", "turn", "penalty", "game"}
+_SCORING_KEYS = {
+    "singles",
+    "three_of_a_kind",
+    "extra_dice",
+    "of_a_kind",
+    "three_pairs",
+    "four_and_pair_is_three_pairs",
+    "straight",
+    "two_triplets",
+    "four_and_pair",
+    "six_dice_nothing",
+}
+
+
+def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
+    """Build :class:`Rules` from the parsed TOML schema, naming the key of any problem."""
+    if not isinstance(data, dict):
+        raise RulesError(f"{source}: expected a table of rules")
+    known_top = {"name", "title", "description"} | _TABLES
+    for key in data:
+        if key not in known_top:
+            raise RulesError(f"{source}: unknown key '{key}'")
+    name = _string(data, "name", source)
+    if not _NAME.match(name):
+        raise RulesError(
+            f"{source}: 'name' must be 1-40 lowercase letters, digits, '-' or '_', got {name!r}"
+        )
+    tables = {}
+    for table in _TABLES:
+        if table not in data:
+            raise RulesError(f"{source}: missing table [{table}]")
+        if not isinstance(data[table], dict):
+            raise RulesError(f"{source}: '{table}' must be a table")
+        tables[table] = data[table]
+    scoring, turn, penalty, game = (tables[t] for t in ("scoring", "turn", "penalty", "game"))
+    _no_unknown(scoring, _SCORING_KEYS, "scoring", source)
+    _no_unknown(turn, {"min_bank"}, "turn", source)
+    _no_unknown(penalty, {"farkles", "points"}, "penalty", source)
+    _no_unknown(game, {"goal", "entry_minimum", "endgame"}, "game", source)
+
+    extra = _choice(scoring, "extra_dice", ExtraDice, "scoring", source)
+    if extra is ExtraDice.TABLE:
+        table = _face_table(scoring, "of_a_kind", "scoring", source, faces=(4, 5, 6), full=True)
+        of_a_kind = (table[4], table[5], table[6])
+    else:
+        if "of_a_kind" in scoring:
+            raise RulesError(
+                f"{source}: [scoring] 'of_a_kind' is only used with extra_dice = \"table\""
+            )
+        of_a_kind = (0, 0, 0)
+    singles = _face_table(scoring, "singles", "scoring", source)
+    triples = _face_table(scoring, "three_of_a_kind", "scoring", source)
+    return Rules(
+        name=name,
+        title=_string(data, "title", source, required=False),
+        description=_string(data, "description", source, required=False),
+        singles=tuple(singles.get(f, 0) for f in FACES),  # type: ignore[arg-type]
+        three_of_a_kind=tuple(triples.get(f, 0) for f in FACES),  # type: ignore[arg-type]
+        extra_dice=extra,
+        of_a_kind=of_a_kind,
+        three_pairs=_points(scoring, "three_pairs", "scoring", source),
+        four_and_pair_is_three_pairs=_bool(scoring, "four_and_pair_is_three_pairs", "scoring", source),
+        straight=_points(scoring, "straight", "scoring", source),
+        two_triplets=_points(scoring, "two_triplets", "scoring", source),
+        four_and_pair=_points(scoring, "four_and_pair", "scoring", source),
+        six_dice_nothing=_points(scoring, "six_dice_nothing", "scoring", source),
+        min_bank=_points(turn, "min_bank", "turn", source),
+        penalty_farkles=_int(penalty, "farkles", "penalty", source, lo=0, hi=10),
+        penalty_points=_points(penalty, "points", "penalty", source),
+        goal=_points(game, "goal", "game", source, lo=STEP, hi=100_000),
+        entry_minimum=_points(game, "entry_minimum", "game", source),
+        endgame=_choice(game, "endgame", Endgame, "game", source),
+    )
+
+
+def _check_consistent(rules: Rules) -> None:
+    """Contradictions between keys that each look fine alone."""
+    src = rules.name
+    if not any(rules.singles) and not any(rules.three_of_a_kind) and not rules.straight:
+        raise RulesError(f"{src}: [scoring] nothing scores: give 'singles' or 'three_of_a_kind'")
+    if rules.four_and_pair_is_three_pairs and not rules.three_pairs:
+        raise RulesError(
+            f"{src}: [scoring] 'four_and_pair_is_three_pairs' needs a nonzero 'three_pairs'"
+        )
+    if rules.four_and_pair and rules.four_and_pair_is_three_pairs:
+        raise RulesError(
+            f"{src}: [scoring] 'four_and_pair' and 'four_and_pair_is_three_pairs' contradict: "
+            "four of a kind plus a pair can have only one value"
+        )
+    if (rules.penalty_farkles == 0) != (rules.penalty_points == 0):
+        raise RulesError(
+            f"{src}: [penalty] 'farkles' and 'points' must both be 0 (no penalty) or both positive"
+        )
+    if rules.min_bank >= rules.goal:
+        raise RulesError(f"{src}: [turn] 'min_bank' ({rules.min_bank}) must be below the goal")
+    if rules.entry_minimum >= rules.goal:
+        raise RulesError(f"{src}: [game] 'entry_minimum' must be below the goal")
+
+
+def _no_unknown(table: dict[str, Any], known: set[str], name: str, source: str) -> None:
+    for key in table:
+        if key not in known:
+            raise RulesError(f"{source}: unknown key '{key}' in [{name}]")
+
+
+def _where(table: str | None, key: str, source: str) -> str:
+    return f"{source}: [{table}] '{key}'" if table else f"{source}: '{key}'"
+
+
+def _string(data: dict[str, Any], key: str, source: str, required: bool = True) -> str:
+    if key not in data:
+        if required:
+            raise RulesError(f"{source}: missing key '{key}'")
+        return ""
+    value = data[key]
+    if not isinstance(value, str):
+        raise RulesError(f"{_where(None, key, source)} must be a string, got {value!r}")
+    return value
+
+
+def _int(
+    data: dict[str, Any], key: str, table: str, source: str, lo: int = 0, hi: int = 1_000_000
+) -> int:
+    if key not in data:
+        raise RulesError(f"{source}: missing key '{key}' in [{table}]")
+    value = data[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"{_where(table, key, source)} must be a whole number, got {value!r}")
+    if not lo <= value <= hi:
+        raise RulesError(f"{_where(table, key, source)} must be between {lo} and {hi}, got {value}")
+    return value
+
+
+def _points(
+    data: dict[str, Any], key: str, table: str, source: str, lo: int = 0, hi: int = 100_000
+) -> int:
+    value = _int(data, key, table, source, lo, hi)
+    if value % STEP:
+        raise RulesError(f"{_where(table, key, source)} must be a multiple of {STEP}, got {value}")
+    return value
+
+
+def _bool(data: dict[str, Any], key: str, table: str, source: str) -> bool:
+    if key not in data:
+        raise RulesError(f"{source}: missing key '{key}' in [{table}]")
+    value = data[key]
+    if not isinstance(value, bool):
+        raise RulesError(f"{_where(table, key, source)} must be true or false, got {value!r}")
+    return value
+
+
+def _choice(data: dict[str, Any], key: str, enum: type[StrEnum], table: str, source: str) -> Any:
+    if key not in data:
+        raise RulesError(f"{source}: missing key '{key}' in [{table}]")
+    value = data[key]
+    allowed = ", ".join(f'"{m.value}"' for m in enum)
+    try:
+        return enum(value)
+    except ValueError:
+        raise RulesError(f"{_where(table, key, source)} must be one of {allowed}, got {value!r}") from None
+
+
+def _face_table(
+    data: dict[str, Any],
+    key: str,
+    table: str,
+    source: str,
+    faces: tuple[int, ...] = FACES,
+    full: bool = False,
+) -> dict[int, int]:
+    if key not in data:
+        raise RulesError(f"{source}: missing key '{key}' in [{table}]")
+    raw = data[key]
+    where = _where(table, key, source)
+    if not isinstance(raw, dict):
+        raise RulesError(f"{where} must be a table like {{ 1 = 100 }}, got {raw!r}")
+    out: dict[int, int] = {}
+    for face_key, value in raw.items():
+        try:
+            face = int(face_key)
+        except ValueError:
+            face = -1
+        if face not in faces:
+            raise RulesError(f"{where}: key '{face_key}' must be one of {', '.join(map(str, faces))}")
+        out[face] = _points(raw, face_key, f"{table}.{key}", source)
+    if full and set(out) != set(faces):
+        missing = ", ".join(str(f) for f in faces if f not in out)
+        raise RulesError(f"{where} needs a value for {missing}")
+    return out
+
+
+def load_rules_text(text: str, source: str) -> Rules:
+    """Parse and validate a rules file's text; ``source`` names it in error messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{source}: not valid TOML: {exc}") from None
+    return rules_from_dict(data, source)
+
+
+def preset_path(name: str) -> Any:
+    """The packaged TOML file of a preset (a Traversable; works from an installed wheel)."""
+    return _assets().joinpath("rules", f"{name}.toml")
+
+
+def load_rules(name_or_path: str | Path) -> Rules:
+    """A preset by name (``facebook``...) or a user rules file by path."""
+    text_name = str(name_or_path)
+    if text_name in PRESETS:
+        return load_rules_text(preset_path(text_name).read_text(encoding="utf-8"), text_name)
+    path = Path(name_or_path)
+    if not path.suffix and not path.exists():
+        raise RulesError(
+            f"unknown rules {text_name!r}: use one of {', '.join(PRESETS)} or a .toml file"
+        )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RulesError(f"{path}: no such rules file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesError(f"{path}: cannot read: {exc}") from None
+    return load_rules_text(text, str(path))
+
+
+def _assets() -> Any:
+    """The assets folder: the installed ``farkle_assets`` package, or the checkout's."""
+    try:
+        return resources.files("farkle_assets")
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parent.parent / "assets"
+
+
+def preset(name: str = DEFAULT_PRESET) -> Rules:
+    """A preset by name, cached: presets are read-only data."""
+    if name not in _PRESET_CACHE:
+        if name not in PRESETS:
+            raise RulesError(f"unknown preset {name!r}: use one of {', '.join(PRESETS)}")
+        _PRESET_CACHE[name] = load_rules(name)
+    return _PRESET_CACHE[name]
+
+
+_PRESET_CACHE: dict[str, Rules] = {}

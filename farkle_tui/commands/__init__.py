@@ -1,0 +1,1 @@
+"""Subcommands of ``farkle``; see :mod:`farkle_tui.cli`."""
