@@ -1,0 +1,131 @@
+"""``farkle expected``: the strategy that maximises the points one turn adds.
+
+Prints the table the way Busche's article lays out its strategy tables (turn totals down,
+dice to roll 6..1 across), each cell the expected final turn total and the expected gain of
+rolling, coloured and marked by the action so it reads without colour too; or, with
+``--json``, one JSON object for scripts and tests. The entry minimum of a rule set is a
+game-level rule and is not part of this per-turn analysis.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from typing import Any
+
+from engine import STEP, FarkleError
+from solver.expected import ExpectedStrategy, expected_strategy
+
+from .common import add_common, emit_json, fail, rules_from_args
+
+BANK_STYLE = "bold red"
+ROLL_STYLE = "green"
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``expected`` subcommand."""
+    parser = subparsers.add_parser(
+        "expected",
+        help="the strategy that maximises expected points per turn",
+        description=(
+            "Solve the strategy that maximises the points a single turn adds (optionally minus "
+            "PENALTY points per farkle) and print, for each turn total and dice count, the "
+            "expected final turn total, the expected gain of rolling, and whether to bank or roll. "
+            "The entry minimum is a game-level rule and is ignored here."
+        ),
+    )
+    add_common(parser)
+    parser.add_argument(
+        "--penalty",
+        type=float,
+        default=0.0,
+        metavar="Y",
+        help="count a farkle as losing Y more points (a more careful strategy; default 0)",
+    )
+    parser.add_argument(
+        "--max-turn",
+        type=int,
+        default=None,
+        metavar="T",
+        help="last turn total to list, a multiple of 50 (default: where every dice count banks, "
+        "or 5000 if some count never banks)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate the options, solve, and print."""
+    penalty: float = args.penalty
+    if not math.isfinite(penalty) or penalty < 0:
+        fail(f"--penalty must be a number >= 0, got {penalty}")
+    if args.max_turn is not None and (args.max_turn < 0 or args.max_turn % STEP):
+        fail(f"--max-turn must be a non-negative multiple of {STEP}, got {args.max_turn}")
+    rules = rules_from_args(args)
+    try:
+        strategy = expected_strategy(rules, penalty)
+    except FarkleError as exc:
+        fail(str(exc))
+        raise AssertionError("unreachable") from exc
+    max_turn = args.max_turn if args.max_turn is not None else strategy.default_max_turn()
+    if args.json:
+        emit_json(as_json(strategy, max_turn))
+    else:
+        print_table(strategy, max_turn)
+    return 0
+
+
+def as_json(strategy: ExpectedStrategy, max_turn: int) -> dict[str, Any]:
+    """The ``--json`` object (keys documented in the command's help and the README)."""
+    return {
+        "rules": strategy.rules.name,
+        "expected": strategy.expected,
+        "farkle_probability": strategy.farkle_probability,
+        "penalty": strategy.penalty,
+        "cap": strategy.cap,
+        "bank_thresholds": {str(n): t for n, t in strategy.bank_thresholds().items()},
+        "table": [dict(row) for row in strategy.rows(max_turn)],
+    }
+
+
+def _threshold_text(t: int | None) -> str:
+    return "never" if t is None else f"{t:,}"
+
+
+def print_table(strategy: ExpectedStrategy, max_turn: int) -> None:
+    """The article-style table and a summary line, with rich (honours NO_COLOR)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    console = Console(highlight=False)
+    title = f"Max expected score: {strategy.rules.display_name}"
+    if strategy.penalty:
+        title += f", farkle penalty {strategy.penalty:g}"
+    table = Table(
+        title=title,
+        caption="each cell: expected final turn total, then the expected gain of rolling "
+        "and B = bank (red) or R = roll (green)",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+    )
+    table.add_column("t", justify="right", no_wrap=True)
+    for n in range(6, 0, -1):
+        table.add_column(f"{n} dice", justify="right", no_wrap=True)
+    for t in range(0, max_turn + STEP, STEP):
+        cells: list[Text | str] = [f"{t:,}"]
+        for n in range(6, 0, -1):
+            bank = strategy.action(t, n) == "bank"
+            marker = "B" if bank else "R"
+            text = f"{strategy.final(t, n):,.1f}\n{strategy.roll_gain(t, n):+,.1f} {marker}"
+            cells.append(Text(text, style=BANK_STYLE if bank else ROLL_STYLE))
+        table.add_row(*cells)
+    console.print(table)
+    thresholds = ", ".join(
+        f"{n}: {_threshold_text(t)}" for n, t in strategy.bank_thresholds().items()
+    )
+    console.print(
+        f"Expected points per turn {strategy.expected:,.4f}; the turn ends in a farkle with "
+        f"probability {strategy.farkle_probability:.4%}; banks from (dice: total) {thresholds}; "
+        f"cap {strategy.cap:,}."
+    )
