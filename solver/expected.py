@@ -69,7 +69,8 @@ import numpy as np
 from engine import STEP, IllegalActionError, Rules, RulesError, ScoringOption, scorer
 from engine.tables import GroupedTables, grouped_tables, roll_table
 
-Action = Literal["bank", "roll"]
+#: The decision before a roll (not engine.game's Action, which is a move of the game).
+BankOrRoll = Literal["bank", "roll"]
 DICE = (1, 2, 3, 4, 5, 6)
 
 
@@ -80,7 +81,7 @@ class ExpectedRow(TypedDict):
     dice: int
     final: float
     roll_gain: float
-    action: Action
+    action: BankOrRoll
 
 
 def hot(dice_left: int) -> int:
@@ -116,7 +117,9 @@ def _flatten(rules: Rules) -> _Flat:
     left = option_dice - tables.option_used
     next_dice = np.where(left == 0, 6, left)
     if np.any(tables.option_points % STEP) or np.any(tables.option_points <= 0):
-        raise RulesError(f"{rules.name}: every scoring option must be a positive multiple of {STEP}")
+        raise RulesError(
+            f"{rules.name}: every scoring option must be a positive multiple of {STEP}"
+        )
     # Exact zero test on integer counts, not on a float probability.
     risky = np.array([False] + [roll_table(rules, n).farkle_rolls > 0 for n in DICE])
     return _Flat(
@@ -131,6 +134,12 @@ def _flatten(rules: Rules) -> _Flat:
         next_dice=next_dice.astype(np.int64),
         max_step=int(tables.max_points) // STEP,
     )
+
+
+def _groups_of(flat: _Flat, n: int) -> range:
+    """The roll groups of ``n`` dice."""
+    stop = int(flat.dice_first[n]) if n < 6 else len(flat.group_prob)
+    return range(int(flat.dice_first[n - 1]), stop)
 
 
 def _group_best(flat: _Flat, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -160,7 +169,9 @@ def _gains(flat: _Flat, rules: Rules) -> np.ndarray:
     if not riskless:
         return c
     if len(riskless) == len(DICE):
-        raise RulesError(f"{rules.name}: no dice count can farkle, so a turn's expected score is unbounded")
+        raise RulesError(
+            f"{rules.name}: no dice count can farkle, so a turn's expected score is unbounded"
+        )
     where = {n: i for i, n in enumerate(riskless)}
     policy: np.ndarray | None = None
     for _ in range(1000):
@@ -173,7 +184,7 @@ def _gains(flat: _Flat, rules: Rules) -> np.ndarray:
         constant = np.zeros(size)
         for n in riskless:
             row = where[n]
-            for g in range(int(flat.dice_first[n - 1]), int(flat.dice_first[n]) if n < 6 else len(flat.group_prob)):
+            for g in _groups_of(flat, n):
                 o = int(choice[g])
                 p = float(flat.group_prob[g])
                 constant[row] += p * float(flat.points[o])
@@ -251,18 +262,18 @@ class ExpectedStrategy:
         return float(self._value[k, n]) if k is not None else t + float(self.gains[n])
 
     def final(self, t: int, n: int) -> float:
-        """``T(t, n)``: expected amount banked from ``(t, n)`` under the strategy (0 on a farkle)."""
+        """``T(t, n)``: expected amount banked from ``(t, n)`` under the strategy (farkle: 0)."""
         k = self._index(t, n)
         return float(self._final[k, n]) if k is not None else t + float(self.gains[n])
 
     def roll_gain(self, t: int, n: int) -> float:
-        """``E(t, n)``: expected final total if rolling now (then playing on optimally), minus ``t``."""
+        """``E(t, n)``: expected final total if rolling now and playing on optimally, minus ``t``."""
         k = self._index(t, n)
         if k is not None:
             return float(self._roll_final[k, n]) - t
         return float(self._reach[n]) - float(self._farkle[n]) * t
 
-    def action(self, t: int, n: int) -> Action:
+    def action(self, t: int, n: int) -> BankOrRoll:
         """What the strategy does before a roll at ``(t, n)``; ties bank."""
         k = self._index(t, n)
         if k is not None:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import STEP, FarkleError
-from solver.expected import ExpectedStrategy, expected_strategy
 
 from .common import add_common, emit_json, fail, rules_from_args
+
+if TYPE_CHECKING:
+    from solver.expected import ExpectedStrategy
 
 BANK_STYLE = "bold red"
 ROLL_STYLE = "green"
@@ -61,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if args.max_turn is not None and (args.max_turn < 0 or args.max_turn % STEP):
         fail(f"--max-turn must be a non-negative multiple of {STEP}, got {args.max_turn}")
     rules = rules_from_args(args)
+    from solver.expected import expected_strategy  # numpy only when the command runs
+
     try:
         strategy = expected_strategy(rules, penalty)
     except FarkleError as exc:
