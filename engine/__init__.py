@@ -11,6 +11,29 @@ from .errors import (
 from .rules import DEFAULT_PRESET, PRESETS, STEP, Endgame, ExtraDice, Rules, load_rules, preset
 from .scoring import Combination, ComboKind, ScoringOption, Scorer, counts_of, dice_of, scorer
 from .tables import GroupedTables, RollTable, grouped_tables, roll_table, roll_tables
+from .dice import DiceSource, ScriptedDice, SeededDice
+from .game import (
+    Action,
+    Bank,
+    Banked,
+    Event,
+    Farkled,
+    FinalRound,
+    GameOver,
+    GameState,
+    HotDice,
+    Penalty,
+    Phase,
+    Player,
+    Roll,
+    Rolled,
+    SetAside,
+    SetAsideEvent,
+    Standing,
+    apply,
+    new_game,
+)
+from .record import GameRecord, GameSession, load_record, replay, replay_steps, save_record
 
 __all__ = [
     "DEFAULT_PRESET",
@@ -39,4 +62,32 @@ __all__ = [
     "roll_table",
     "roll_tables",
     "scorer",
+    "Action",
+    "Bank",
+    "Banked",
+    "DiceSource",
+    "Event",
+    "Farkled",
+    "FinalRound",
+    "GameOver",
+    "GameRecord",
+    "GameSession",
+    "GameState",
+    "HotDice",
+    "Penalty",
+    "Phase",
+    "Player",
+    "Roll",
+    "Rolled",
+    "ScriptedDice",
+    "SeededDice",
+    "SetAside",
+    "SetAsideEvent",
+    "Standing",
+    "apply",
+    "load_record",
+    "new_game",
+    "replay",
+    "replay_steps",
+    "save_record",
 ]

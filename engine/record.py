@@ -135,7 +135,8 @@ class GameRecord:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            if exc.pos >= len(text.rstrip()):
+            # Both mean the text stopped early: a string or a value runs into the end.
+            if exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip()):
                 raise RecordError(
                     f"{source}: the file is truncated: the JSON ends at line {exc.lineno} "
                     f"before it is complete ({exc.msg})"
