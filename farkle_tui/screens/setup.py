@@ -1,0 +1,194 @@
+"""New game setup: your name, the opponent, the rules (a preset or a file), who goes first.
+
+Every choice is remembered in the settings. A rules file that does not load says why right
+here, inline, and the game does not start until the choices make a legal game.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+
+from engine import PRESETS, FarkleError, Rules, load_rules, preset
+from engine.game import Player
+
+from ..app import HUMAN, GameSetup
+from ..storage import FIRST_CHOICES, default_player_name
+from ..widgets.words import pts
+
+if TYPE_CHECKING:
+    from ..app import FarkleApp
+
+FILE = "__file__"
+GIVEN = "__given__"
+HOT_SEAT = "Human (hot seat)"
+FIRST_LABELS = {"random": "Random", "me": "Me", "opponent": "Opponent"}
+
+
+def rules_summary(rules: Rules) -> str:
+    """One line that tells rule sets apart: goal, minimum bank, penalty, endgame."""
+    parts = [f"goal {pts(rules.goal)}", f"bank at {pts(rules.bank_minimum())}+"]
+    if rules.entry_minimum:
+        parts.append(f"enter with {pts(rules.entry_minimum)}")
+    parts.append(
+        f"{rules.penalty_farkles} farkles cost {pts(rules.penalty_points)}" if rules.has_penalty else "no farkle penalty"
+    )
+    parts.append("first to goal wins" if rules.endgame.value == "first-to-goal" else "others get a final turn")
+    return " · ".join(parts)
+
+
+class SetupScreen(Screen[None]):
+    """Choose the game; Start (or ctrl+s / enter on a field) begins it."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("ctrl+s", "start", "Start"),
+    ]
+
+    @property
+    def farkle(self) -> FarkleApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        settings = self.farkle.settings
+        ais = self.farkle.ai_players()
+        self.ai_info = {pid: (title, description) for pid, title, description in ais}
+        opponents = [(title, pid) for pid, title, _ in ais] + [(HOT_SEAT, HUMAN)]
+        opponent = settings.opponent if settings.opponent in {v for _, v in opponents} else (
+            "optimal" if "optimal" in self.ai_info else opponents[0][1])
+        rule_options: list[tuple[str, str]] = []
+        if self.farkle.rules_override is not None:
+            rule_options.append((f"{self.farkle.rules_override.display_name} (given)", GIVEN))
+        rule_options += [(preset(name).display_name, name) for name in PRESETS]
+        rule_options.append(("A rules file…", FILE))
+        if self.farkle.rules_override is not None:
+            rules_value = GIVEN
+        elif settings.rules in PRESETS:
+            rules_value = settings.rules
+        else:
+            rules_value = FILE
+        yield Header()
+        with VerticalScroll(id="setup-form"):
+            with Horizontal(classes="row"):
+                yield Label("Your name")
+                yield Input(settings.player_name or default_player_name(), id="name", max_length=24)
+            with Horizontal(classes="row"):
+                yield Label("Opponent")
+                yield Select(opponents, value=opponent, allow_blank=False, id="opponent")
+            yield Static("", id="opponent-info", classes="info")
+            with Horizontal(classes="row", id="opponent-name-row"):
+                yield Label("Their name")
+                yield Input("Player 2", id="opponent-name", max_length=24, placeholder="second player's name")
+            with Horizontal(classes="row"):
+                yield Label("Rules")
+                yield Select(rule_options, value=rules_value, allow_blank=False, id="rules")
+            with Horizontal(classes="row", id="rules-file-row"):
+                yield Label("Rules file")
+                yield Input(settings.rules if rules_value == FILE else "", id="rules-file",
+                            placeholder="path to a rules .toml file")
+            yield Static("", id="rules-info", classes="info")
+            with Horizontal(classes="row"):
+                yield Label("Who goes first")
+                yield Select([(FIRST_LABELS[c], c) for c in FIRST_CHOICES], value=settings.first,
+                             allow_blank=False, id="first")
+            with Horizontal(classes="buttons"):
+                yield Button("Start", id="start", variant="primary")
+                yield Button("Back", id="back")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "New game"
+        self._refresh_opponent()
+        self._refresh_rules()
+        self.query_one("#start", Button).focus()
+
+    # -- live feedback ---------------------------------------------------------------------
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "opponent":
+            self._refresh_opponent()
+        elif event.select.id == "rules":
+            self._refresh_rules()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "rules-file":
+            self._refresh_rules()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_start()
+
+    def _refresh_opponent(self) -> None:
+        kind = str(self.query_one("#opponent", Select).value)
+        info = self.query_one("#opponent-info", Static)
+        self.query_one("#opponent-name-row").display = kind == HUMAN
+        if kind == HUMAN:
+            info.update("Two people take turns at this keyboard.")
+        else:
+            title, description = self.ai_info.get(kind, (kind, ""))
+            info.update(description or title)
+
+    def chosen_rules(self) -> Rules:
+        """The rules the form describes; raises FarkleError with a readable reason."""
+        value = str(self.query_one("#rules", Select).value)
+        if value == GIVEN and self.farkle.rules_override is not None:
+            return self.farkle.rules_override
+        if value == FILE:
+            path = self.query_one("#rules-file", Input).value.strip()
+            if not path:
+                raise FarkleError("Type the path of a rules .toml file.")
+            return load_rules(path)
+        return preset(value)
+
+    def _refresh_rules(self) -> bool:
+        value = str(self.query_one("#rules", Select).value)
+        self.query_one("#rules-file-row").display = value == FILE
+        info = self.query_one("#rules-info", Static)
+        try:
+            rules = self.chosen_rules()
+        except FarkleError as exc:
+            info.update(f"✗ {exc}")
+            info.add_class("-error")
+            return False
+        info.remove_class("-error")
+        info.update(rules_summary(rules))
+        return True
+
+    # -- start ---------------------------------------------------------------------------------
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+        elif event.button.id == "back":
+            self.app.pop_screen()
+
+    def action_start(self) -> None:
+        """Validate, remember the choices, and hand the game to the app."""
+        if not self._refresh_rules():
+            return  # the reason is already shown under the rules choice
+        rules = self.chosen_rules()
+        settings = self.farkle.settings
+        name = self.query_one("#name", Input).value.strip() or default_player_name()
+        kind = str(self.query_one("#opponent", Select).value)
+        if kind == HUMAN:
+            other = self.query_one("#opponent-name", Input).value.strip() or "Player 2"
+            if other == name:
+                other = f"{other} 2"
+        else:
+            other = self.ai_info.get(kind, (kind, ""))[0]
+        first_choice = str(self.query_one("#first", Select).value)
+        first = {"me": 0, "opponent": 1}.get(first_choice, random.randrange(2))
+        settings.player_name = name
+        settings.opponent = kind
+        settings.first = first_choice
+        rules_value = str(self.query_one("#rules", Select).value)
+        if rules_value in PRESETS:
+            settings.rules = rules_value
+        elif rules_value == FILE:
+            settings.rules = self.query_one("#rules-file", Input).value.strip()
+        self.farkle.storage.save_settings(settings)
+        setup = GameSetup(rules=rules, players=(Player(name, HUMAN), Player(other, kind)), first=first)
+        self.farkle.begin(setup)

@@ -1,0 +1,119 @@
+"""The start screen: New game, Continue (only with an unfinished game), Replays, Rules, Quit.
+
+It reads only the small settings and record files, never the solver, so it is up in well under
+a second; it refreshes whenever it comes back to the top (after a game or a quit to menu).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Center, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Static
+
+from engine.game import GameState
+
+from ..widgets.words import pts
+
+if TYPE_CHECKING:
+    from ..app import FarkleApp
+
+LOGO = """\
+ ___ _   ___ _  ___    ___
+| __/_\\ | _ \\ |/ / |  | __|
+| _/ _ \\|   / ' <| |__| _|
+|_/_/ \\_\\_|_\\_|\\_\\____|___|"""
+
+
+def game_summary(state: GameState) -> str:
+    """``Ann 1,200 vs Optimal 850 · facebook · turn 12, Ann to play``: what Continue resumes."""
+    scores = " vs ".join(f"{p.name} {pts(s.score)}" for p, s in zip(state.players, state.standings))
+    return f"{scores} · {state.rules.display_name} · turn {state.turn}, {state.player.name} to play"
+
+
+class StartScreen(Screen[None]):
+    """The first screen: what to do."""
+
+    BINDINGS = [
+        Binding("n", "new", "New game"),
+        Binding("c", "continue", "Continue"),
+        Binding("p", "replays", "Replays"),
+        Binding("r", "rules", "Rules"),
+        Binding("f1,question_mark", "rules", "Help", show=False),
+        Binding("q,escape", "app.quit", "Quit"),
+    ]
+
+    @property
+    def farkle(self) -> FarkleApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Center():
+            with Vertical(id="start-menu"):
+                yield Static(LOGO, id="logo")
+                yield Static("Farkle against a provably optimal opponent", id="tagline")
+                yield Button("New game", id="new", variant="primary")
+                yield Button("Continue", id="continue")
+                yield Static("", id="continue-info")
+                yield Button("Replays", id="replays")
+                yield Button("Rules", id="rules")
+                yield Button("Quit", id="quit")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_saved()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_saved()
+
+    def refresh_saved(self) -> None:
+        """Show Continue only when there is an unfinished game, with who and the scores."""
+        saved = self.farkle.storage.load_current()
+        button = self.query_one("#continue", Button)
+        info = self.query_one("#continue-info", Static)
+        if saved is None:
+            button.display = False
+            info.display = False
+        elif saved.state is None:
+            button.display = False
+            info.display = True
+            info.update(f"The saved game cannot be read: {saved.error}")
+        else:
+            button.display = True
+            info.display = True
+            info.update(game_summary(saved.state))
+        first = button if button.display else self.query_one("#new", Button)
+        first.focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        actions = {
+            "new": self.action_new,
+            "continue": self.action_continue,
+            "replays": self.action_replays,
+            "rules": self.action_rules,
+            "quit": self.app.exit,
+        }
+        action = actions.get(event.button.id or "")
+        if action is not None:
+            action()
+
+    def action_new(self) -> None:
+        from .setup import SetupScreen
+
+        self.app.push_screen(SetupScreen())
+
+    def action_continue(self) -> None:
+        if self.query_one("#continue", Button).display:
+            self.farkle.continue_game()
+
+    def action_replays(self) -> None:
+        from .replays import ReplaysScreen
+
+        self.app.push_screen(ReplaysScreen())
+
+    def action_rules(self) -> None:
+        self.farkle.show_rules()

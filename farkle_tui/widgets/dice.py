@@ -1,0 +1,213 @@
+"""Dice drawn as pip faces, and the row of rolled dice the player selects from.
+
+A held (selected) die rises by one line and gets a heavy border, so selection has a shape
+cue as well as a colour (NO_COLOR terminals and colour-blind players see it too).
+"""
+
+from __future__ import annotations
+
+import random
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+from textual.widgets import Static
+
+PIP = "●"
+#: Which of the 3x3 pip positions (row, column) each face shows.
+PIPS: dict[int, frozenset[tuple[int, int]]] = {
+    1: frozenset({(1, 1)}),
+    2: frozenset({(0, 2), (2, 0)}),
+    3: frozenset({(0, 2), (1, 1), (2, 0)}),
+    4: frozenset({(0, 0), (0, 2), (2, 0), (2, 2)}),
+    5: frozenset({(0, 0), (0, 2), (1, 1), (2, 0), (2, 2)}),
+    6: frozenset({(0, 0), (0, 2), (1, 0), (1, 2), (2, 0), (2, 2)}),
+}
+
+
+def face_lines(face: int) -> list[str]:
+    """The three 7-character lines of pips of a die face (0 draws a blank face)."""
+    pips = PIPS.get(face, frozenset())
+    return [
+        " " + " ".join(PIP if (row, col) in pips else " " for col in range(3)) + " "
+        for row in range(3)
+    ]
+
+
+class DieFace(Static):
+    """One die's face; its border and offset show whether it is held."""
+
+    DEFAULT_CSS = """
+    DieFace {
+        width: 9;
+        height: 5;
+        border: round $foreground 60%;
+        content-align: center middle;
+        margin-top: 1;
+    }
+    DieFace.-held {
+        border: heavy $accent;
+        color: $accent;
+        margin-top: 0;
+        margin-bottom: 1;
+    }
+    DieFace.-farkled {
+        border: dashed $error;
+        color: $error 80%;
+    }
+    DieFace.-blank {
+        border: round $foreground 20%;
+    }
+    """
+
+    face: reactive[int] = reactive(0)
+
+    def render(self) -> str:
+        return "\n".join(face_lines(self.face))
+
+
+class DieSlot(Vertical):
+    """A die with the key that toggles it underneath; clicking it asks the screen to toggle."""
+
+    DEFAULT_CSS = """
+    DieSlot {
+        width: 10;
+        height: 7;
+        align-horizontal: center;
+    }
+    DieSlot .key {
+        width: 9;
+        height: 1;
+        content-align: center middle;
+        color: $foreground 60%;
+    }
+    DieSlot.-held .key {
+        text-style: bold;
+        color: $accent;
+    }
+    """
+
+    class Clicked(Message):
+        """The player clicked die ``index`` (0-based): the screen toggles it."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, index: int) -> None:
+        super().__init__(id=f"die-{index + 1}")
+        self.index = index
+
+    def compose(self) -> ComposeResult:
+        yield DieFace()
+        yield Static(f"{self.index + 1}", classes="key")
+
+    def show(self, face: int, held: bool, farkled: bool, selectable: bool) -> None:
+        """Draw this slot (attributes down: the row decides, the slot only paints)."""
+        die = self.query_one(DieFace)
+        die.face = face
+        die.set_class(held, "-held")
+        die.set_class(farkled, "-farkled")
+        die.set_class(face == 0, "-blank")
+        self.set_class(held, "-held")
+        key = self.query_one(".key", Static)
+        key.update(f"[{self.index + 1}]" if face and selectable else (" " if not face else ""))
+        self.display = True
+
+    def on_click(self) -> None:
+        self.post_message(self.Clicked(self.index))
+
+
+class DiceRow(Widget):
+    """The dice showing: up to six faces, held ones raised. Shows farkled dice until the next roll."""
+
+    DEFAULT_CSS = """
+    DiceRow {
+        height: 7;
+        width: 100%;
+    }
+    DiceRow > Horizontal {
+        height: 7;
+        width: auto;
+    }
+    """
+
+    dice: reactive[tuple[int, ...]] = reactive(tuple, always_update=True)
+    held: reactive[frozenset[int]] = reactive(frozenset)
+    farkled: reactive[bool] = reactive(False)
+    selectable: reactive[bool] = reactive(False)
+    blanks: reactive[int] = reactive(6)  # blank faces shown when no dice are showing: dice to roll
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._rng = random.Random()
+        self._frames = 0
+        self._target: tuple[int, ...] = ()
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            for i in range(6):
+                yield DieSlot(i)
+
+    def on_mount(self) -> None:
+        self._paint()
+
+    def watch_dice(self) -> None:
+        self._paint()
+
+    def watch_held(self) -> None:
+        self._paint()
+
+    def watch_farkled(self) -> None:
+        self._paint()
+
+    def watch_selectable(self) -> None:
+        self._paint()
+
+    def watch_blanks(self) -> None:
+        self._paint()
+
+    def animate_roll(self, dice: tuple[int, ...], frames: int, interval: float = 0.06) -> None:
+        """Show ``frames`` frames of random faces, then ``dice``: a roll you can see happen.
+
+        Uses a timer, never a sleep, so the interface stays live; the game state has already
+        changed, only the picture lags behind.
+        """
+        self._target = dice
+        if frames <= 0 or not dice:
+            self.dice = dice
+            return
+        self._frames = frames
+        self.dice = self._random_faces(len(dice))
+        self.set_interval(interval, self._next_frame, repeat=frames)
+
+    def _next_frame(self) -> None:
+        self._frames -= 1
+        self.dice = self._target if self._frames <= 0 else self._random_faces(len(self._target))
+
+    @property
+    def rolling(self) -> bool:
+        """True while the roll animation is still running."""
+        return self._frames > 0
+
+    def _random_faces(self, n: int) -> tuple[int, ...]:
+        return tuple(self._rng.randint(1, 6) for _ in range(n))
+
+    def _paint(self) -> None:
+        if not self.is_mounted:
+            return
+        for slot in self.query(DieSlot):
+            i = slot.index
+            if i < len(self.dice):
+                slot.show(
+                    self.dice[i],
+                    held=i in self.held and not self.rolling,
+                    farkled=self.farkled,
+                    selectable=self.selectable,
+                )
+            elif not self.dice and i < self.blanks:
+                slot.show(0, held=False, farkled=False, selectable=False)
+            else:
+                slot.display = False

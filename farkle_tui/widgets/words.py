@@ -1,0 +1,98 @@
+"""How the game talks: numbers, dice and events as the sentences the log and banners show.
+
+One place for the wording means the live log, the banners and the replay summary always
+describe a move the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.game import (
+    Banked,
+    Farkled,
+    FinalRound,
+    GameOver,
+    GameState,
+    HotDice,
+    Penalty,
+    Player,
+    Rolled,
+    SetAsideEvent,
+)
+from engine.scoring import scorer
+
+
+def pts(n: int) -> str:
+    """Points with a thousands separator: ``4,350``; negative scores keep their sign."""
+    return f"{n:,}"
+
+
+def dice_text(dice: Sequence[int]) -> str:
+    """Dice as a short readable group: ``6 5 3 3 3 2``."""
+    return " ".join(str(d) for d in dice)
+
+
+def pct(p: float) -> str:
+    """A win probability as a percentage with one decimal: ``53.5%``."""
+    return f"{100 * p:.1f}%"
+
+
+def player_label(player: Player, titles: dict[str, str] | None = None) -> str:
+    """A player's name with what kind of player it is, e.g. ``Optimal (computer)``."""
+    if player.kind == "human":
+        return player.name
+    title = (titles or {}).get(player.kind, player.kind)
+    return f"{player.name} ({title})" if title.lower() != player.name.lower() else f"{player.name} (computer)"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One sentence about an event; ``tone`` picks the banner style (info, good, hot, bad, win)."""
+
+    text: str
+    tone: str = "info"
+    banner: bool = False  # worth announcing in the banner, not only in the log
+
+
+def describe_event(event: object, players: Sequence[Player], state: GameState | None = None) -> Line:
+    """The sentence for one engine event; ``state`` (before the event) adds context such as names."""
+    name = players[getattr(event, "player", 0)].name if players else "?"
+    if isinstance(event, Rolled):
+        return Line(f"{name} rolls {dice_text(event.dice)}")
+    if isinstance(event, SetAsideEvent):
+        rules = state.rules if state is not None else None
+        what = dice_text(event.dice)
+        if rules is not None:
+            try:
+                what = scorer(rules).validate(event.dice, event.dice).describe()
+            except ValueError:
+                pass
+        return Line(
+            f"{name} sets aside {what}; turn total {pts(event.turn_total)}, "
+            f"{event.dice_left} {'die' if event.dice_left == 1 else 'dice'} left"
+        )
+    if isinstance(event, HotDice):
+        return Line(f"Hot dice! {name} used every die and rolls all six again", "hot", True)
+    if isinstance(event, Banked):
+        how = "reaches the goal and banks" if event.automatic else "banks"
+        return Line(f"{name} {how} {pts(event.points)}: score {pts(event.score)}", "good", True)
+    if isinstance(event, Farkled):
+        lost = f" and loses {pts(event.lost)} points" if event.lost else ""
+        marks = f" ({event.farkles} in a row)" if event.farkles > 1 else ""
+        return Line(f"FARKLE! {name} rolled {dice_text(event.dice)}{lost}{marks}", "bad", True)
+    if isinstance(event, Penalty):
+        return Line(
+            f"Penalty: {name}'s third farkle in a row costs {pts(event.points)} points: "
+            f"score {pts(event.score)}",
+            "bad",
+            True,
+        )
+    if isinstance(event, FinalRound):
+        return Line(f"{name} reached the goal: everyone else gets one final turn", "hot", True)
+    if isinstance(event, GameOver):
+        winner = players[event.winner].name if event.winner is not None and players else "nobody"
+        scores = " to ".join(pts(s) for s in sorted(event.scores, reverse=True))
+        return Line(f"Game over: {winner} wins, {scores}", "win", True)
+    return Line(str(event))
