@@ -92,6 +92,7 @@ class Player:
 
     @property
     def is_human(self) -> bool:
+        """True when the UI, not an AI, chooses this player's actions."""
         return self.kind == "human"
 
 
@@ -151,6 +152,7 @@ class GameState:
 
     @property
     def is_over(self) -> bool:
+        """True once the game has ended: every action is then refused with GameOverError."""
         return self.phase is Phase.OVER
 
     @property
@@ -160,6 +162,7 @@ class GameState:
 
     @property
     def standing(self) -> Standing:
+        """The banked position of the player to move (what a bank or a farkle changes)."""
         return self.standings[self.current]
 
     @property
@@ -169,6 +172,7 @@ class GameState:
 
     @property
     def opponent(self) -> Standing:
+        """The standing of :attr:`opponent_index`: what a two-player strategy compares with."""
         return self.standings[self.opponent_index]
 
     @property
@@ -194,12 +198,11 @@ class GameState:
         if self.turn_total >= minimum:
             return None
         if not entered and minimum == self.rules.entry_minimum:
-            return (
-                f"You need {self.rules.entry_minimum} in one turn to get on the board."
-            )
+            return f"You need {self.rules.entry_minimum} in one turn to get on the board."
         return f"You need at least {minimum} points to bank; you have {self.turn_total}."
 
     def can_bank(self) -> bool:
+        """Whether :class:`Bank` is legal now (see :meth:`bank_refusal` for the reason if not)."""
         return self.bank_refusal() is None
 
     def roll_refusal(self) -> str | None:
@@ -211,6 +214,7 @@ class GameState:
         return None
 
     def can_roll(self) -> bool:
+        """Whether :class:`Roll` is legal now (see :meth:`roll_refusal` for the reason if not)."""
         return self.roll_refusal() is None
 
     def options(self) -> list[ScoringOption]:

@@ -171,10 +171,13 @@ class GameRecord:
         for key in sorted(_KEYS - _OPTIONAL):
             if key not in data:
                 raise RecordError(f"{source}: missing key {key!r}")
+        label = f"{source}: invalid rules"
         try:
-            rules = rules_from_dict(data["rules"], f"{source}: rules")
+            rules = rules_from_dict(data["rules"], label)
         except RulesError as exc:
-            raise RecordError(f"the rules are invalid: {exc}") from None
+            # Contradictions are reported under the rules' own name; keep the source first.
+            text = str(exc)
+            raise RecordError(text if text.startswith(label) else f"{label}: {text}") from None
         players = _players(data["players"], source)
         first = data["first"]
         if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < len(players):
@@ -419,6 +422,7 @@ class GameSession:
 
     @property
     def is_over(self) -> bool:
+        """True once the game has ended (the loop condition of the UI and of AI matches)."""
         return self.state.is_over
 
     @classmethod

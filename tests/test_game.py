@@ -482,3 +482,38 @@ def test_many_seeded_games_finish_and_replay() -> None:
         finished += session.is_over
         assert replay(session.record) == session.state
     assert finished >= 30  # random play mostly finishes small-goal games within 400 actions
+
+
+# -- dice sources --------------------------------------------------------------------------
+def test_seeded_dice_are_reproducible() -> None:
+    from engine.dice import DiceSource, SeededDice
+
+    a, b = SeededDice(5), SeededDice(5)
+    rolls = [a.roll(n) for n in (6, 3, 1, 6)]
+    assert rolls == [b.roll(n) for n in (6, 3, 1, 6)]
+    assert all(1 <= d <= 6 for r in rolls for d in r) and [len(r) for r in rolls] == [6, 3, 1, 6]
+    assert isinstance(a, DiceSource) and a.rolled == 16
+    drawn = SeededDice()
+    assert isinstance(drawn.seed, int) and SeededDice(drawn.seed).roll(6) == drawn.roll(6)
+    skipped = SeededDice(5)
+    skipped.skip(9)
+    fresh = SeededDice(5)
+    fresh.roll(6)
+    fresh.roll(3)
+    assert skipped.roll(6) == fresh.roll(6)
+    with pytest.raises(ValueError, match="a roll has 1 to 6 dice, not 0"):
+        a.roll(0)
+
+
+def test_scripted_dice_play_back_and_complain() -> None:
+    from engine.dice import ScriptedDice, ScriptExhaustedError
+
+    dice = ScriptedDice([(1, 2, 3), [4, 5, 6, 6, 6, 6]])
+    assert dice.remaining == 2 and dice.roll(3) == (1, 2, 3)
+    with pytest.raises(ValueError, match="scripted roll 1 has 6 dice but 5 were thrown"):
+        dice.roll(5)
+    assert dice.roll(6) == (4, 5, 6, 6, 6, 6) and dice.remaining == 0
+    with pytest.raises(ScriptExhaustedError, match="only 2 rolls; roll 3 was asked for"):
+        dice.roll(1)
+    with pytest.raises(ValueError, match="scripted roll 0: 7 is not a die face"):
+        ScriptedDice([(7,)])

@@ -13,7 +13,22 @@ import pytest
 from engine import preset
 from engine.dice import ScriptedDice, SeededDice
 from engine.errors import GameOverError, IllegalActionError, IllegalSelectionError, RecordError
-from engine.game import Bank, Banked, Farkled, GameOver, Player, Roll, Rolled, SetAside, SetAsideEvent, apply, new_game
+from engine.game import (
+    Bank,
+    Banked,
+    Farkled,
+    FinalRound,
+    GameOver,
+    HotDice,
+    Penalty,
+    Player,
+    Roll,
+    Rolled,
+    SetAside,
+    SetAsideEvent,
+    apply,
+    new_game,
+)
 from engine.record import (
     GameRecord,
     GameSession,
@@ -208,7 +223,7 @@ def test_missing_event_field() -> None:
 def test_invalid_rules_in_a_record(edit: Any, message: str) -> None:
     with pytest.raises(RecordError) as info:
         edited(scripted(), lambda data: edit(data["rules"]))
-    assert str(info.value).startswith("the rules are invalid: ")
+    assert str(info.value).startswith("record: invalid rules: ")
     assert message in str(info.value)
 
 
@@ -411,3 +426,43 @@ def test_replay_of_a_game_with_a_new_game_state() -> None:
     assert replay(GameRecord(FACEBOOK, TWO)) == new_game(FACEBOOK, TWO)
     assert replay(scripted().record).scores == (0, 1000)
     assert GameOver(0, (1, 2)).player == 0
+
+
+# -- events as JSON ------------------------------------------------------------------------
+ALL_EVENTS: list[Any] = [
+    Rolled(0, (1, 2, 3, 4, 5, 6)),
+    SetAsideEvent(1, (1, 5), 150, 450, 4),
+    HotDice(0),
+    Banked(1, 300, 1300, True),
+    Farkled(0, (2, 3), 250, 2),
+    Penalty(0, 500, -500),
+    FinalRound(1),
+    GameOver(1, (900, 10050)),
+]
+
+
+@pytest.mark.parametrize("event", ALL_EVENTS, ids=lambda e: e.kind)
+def test_events_round_trip(event: Any) -> None:
+    from engine.events import EventBase, event_from_dict
+
+    data = json.loads(json.dumps(event.to_dict()))
+    assert event_from_dict(data) == event == type(event).from_dict(data)
+    assert EventBase.from_dict(data) == event
+    assert isinstance(event.player, int)
+
+
+def test_event_from_dict_is_strict() -> None:
+    from engine.events import event_from_dict
+
+    with pytest.raises(RecordError, match="expected a 'rolled' event, got 'banked'"):
+        Rolled.from_dict(Banked(0, 300, 300).to_dict())
+    with pytest.raises(RecordError, match="event has no 'kind'"):
+        event_from_dict({"player": 0})
+    with pytest.raises(RecordError, match="an event must be a JSON object"):
+        event_from_dict([1])
+    with pytest.raises(RecordError, match="banked event: field 'automatic' must be true or false, got 1"):
+        event_from_dict({"kind": "banked", "player": 0, "points": 300, "score": 300, "automatic": 1})
+    with pytest.raises(RecordError, match="field 'player' must not be negative"):
+        event_from_dict({"kind": "hot-dice", "player": -1})
+    with pytest.raises(RecordError, match="field 'scores' must be a list of whole numbers"):
+        event_from_dict({"kind": "game-over", "winner": 0, "scores": [1, "2"]})

@@ -119,7 +119,7 @@ def test_counts_and_dice() -> None:
     assert counts_of([1, 5, 5]) == (1, 0, 0, 0, 2, 0)
     assert dice_of((1, 0, 0, 0, 2, 0)) == (1, 5, 5)
     with pytest.raises(IllegalSelectionError):
-        counts_of([True])  # type: ignore[list-item]
+        counts_of([True])
 
 
 # -- properties ----------------------------------------------------------------------------
