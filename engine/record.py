@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -151,12 +152,16 @@ class GameRecord:
         """Build a record from parsed JSON, checking every key (see :meth:`from_json`)."""
         if not isinstance(data, dict):
             raise RecordError(f"{source}: expected a JSON object, got {type(data).__name__}")
-        if data.get("format") != FORMAT:
+        if "format" not in data:
+            raise RecordError(f"{source}: not a farkle record (missing key 'format')")
+        if data["format"] != FORMAT:
             raise RecordError(
                 f"{source}: not a farkle record ('format' is {data.get('format')!r}, "
                 f"expected {FORMAT!r})"
             )
-        version = data.get("version")
+        if "version" not in data:
+            raise RecordError(f"{source}: missing key 'version'")
+        version = data["version"]
         if isinstance(version, bool) or not isinstance(version, int):
             raise RecordError(f"{source}: 'version' must be a whole number, got {version!r}")
         if version != VERSION:
@@ -345,6 +350,9 @@ def save_record(path: str | os.PathLike[str], record: GameRecord) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        # mkstemp makes the file private (0600); keep the mode an existing save had.
+        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o644
+        os.chmod(tmp_name, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()

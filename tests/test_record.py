@@ -176,6 +176,8 @@ def _event(index: int, **changes: Any) -> Any:
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
+        (_drop("format"), "not a farkle record (missing key 'format')"),
+        (_drop("version"), "missing key 'version'"),
         (_set("version", 2), "record version 2 is not supported (written by a newer farkle); this farkle reads version 1"),
         (_set("version", "1"), "'version' must be a whole number, got '1'"),
         (_set("version", 0), "record version 0 is not supported; this farkle reads version 1"),
@@ -306,6 +308,11 @@ def test_save_and_load(tmp_path: Path) -> None:
     save_record(path, session.record)
     assert load_record(path) == session.record
     assert [p.name for p in path.parent.iterdir()] == ["game.json"]
+    assert path.stat().st_mode & 0o777 == 0o644
+    path.chmod(0o600)
+    save_record(path, scripted().record)  # overwrite keeps the file's mode
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert load_record(path).events == scripted().record.events
 
 
 def test_load_errors_name_the_path(tmp_path: Path) -> None:
