@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import preset
 from engine.dice import ScriptedDice, SeededDice
@@ -473,3 +475,27 @@ def test_event_from_dict_is_strict() -> None:
         event_from_dict({"kind": "hot-dice", "player": -1})
     with pytest.raises(RecordError, match="field 'scores' must be a list of whole numbers"):
         event_from_dict({"kind": "game-over", "winner": 0, "scores": [1, "2"]})
+
+
+# -- any hand edit of a derived value is caught --------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), name=st.sampled_from(("facebook", "zilch", "patch")), data=st.data())
+def test_editing_any_recorded_result_fails_replay(seed: int, name: str, data: st.DataObject) -> None:
+    session = played(seed=seed, name=name, goal=1000)
+    raw = json.loads(session.record.to_json())
+    editable = [
+        (i, key)
+        for i, event in enumerate(raw["events"])
+        for key in event
+        if key not in ("kind", "dice")  # other dice can be just as legal: not a result
+    ]
+    index, key = data.draw(st.sampled_from(editable))
+    value = raw["events"][index][key]
+    if isinstance(value, bool):
+        raw["events"][index][key] = not value
+    elif isinstance(value, list):
+        raw["events"][index][key] = [value[0] + 50, *value[1:]]
+    else:
+        raw["events"][index][key] = value + (1 if key in ("player", "winner") else 50)
+    with pytest.raises(RecordError, match=rf"event {index}\b"):
+        replay(GameRecord.from_dict(raw))
