@@ -105,7 +105,7 @@ def rules_renderable(rules: Rules) -> Group:
     special.add_column()
     special.add_column(justify="right")
     for name, dice, value in scoring_rows(rules):
-        if len(dice) == 6 and name.split()[0] not in NUMBER_WORDS.values():
+        if len(dice) == 6 and len(set(dice)) > 1:  # the six-dice combinations, not sets
             special.add_row(f"{name} (e.g. {' '.join(map(str, dice))})", pts(value))
     extra = {
         ExtraDice.ADD: "Each die beyond three of a kind adds the three-of-a-kind value again.",

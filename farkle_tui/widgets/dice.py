@@ -99,13 +99,22 @@ class DieSlot(Vertical):
     def __init__(self, index: int) -> None:
         super().__init__(id=f"die-{index + 1}")
         self.index = index
+        self._look = (0, False, False, False)
 
     def compose(self) -> ComposeResult:
         yield DieFace()
         yield Static(f"{self.index + 1}", classes="key")
 
+    def on_mount(self) -> None:
+        if self.display:
+            self.show(*self._look)
+
     def show(self, face: int, held: bool, farkled: bool, selectable: bool) -> None:
         """Draw this slot (attributes down: the row decides, the slot only paints)."""
+        self._look = (face, held, farkled, selectable)
+        self.display = True
+        if not self.query(DieFace):
+            return  # not composed yet: on_mount paints it
         die = self.query_one(DieFace)
         die.face = face
         die.set_class(held, "-held")
@@ -113,8 +122,7 @@ class DieSlot(Vertical):
         die.set_class(face == 0, "-blank")
         self.set_class(held, "-held")
         key = self.query_one(".key", Static)
-        key.update(f"[{self.index + 1}]" if face and selectable else (" " if not face else ""))
-        self.display = True
+        key.update(f"[{self.index + 1}]" if face and selectable else "")
 
     def on_click(self) -> None:
         self.post_message(self.Clicked(self.index))

@@ -1,0 +1,206 @@
+"""Playing with the keyboard and mouse: a whole game, refusals that change nothing, quit and resume."""
+
+from __future__ import annotations
+
+from engine import IllegalSelectionError, scorer
+from engine.dice import SeededDice
+from engine.game import Phase
+from farkle_tui.screens.confirm import ConfirmScreen
+from farkle_tui.screens.game import GameScreen
+from farkle_tui.screens.game_over import GameOverScreen
+from farkle_tui.screens.rules_help import RulesHelpScreen
+from farkle_tui.screens.start import StartScreen
+from farkle_tui.widgets.banner import Banner
+from farkle_tui.widgets.log import MoveLog
+from tui_support import SIZE, app_for_tests, click_when_ready, human_step, no_solver, run, start_game, wait_for
+
+
+def _seed_with_dud() -> tuple[int, int]:
+    """A seed whose first six-dice roll has a die that cannot be set aside alone, and its index."""
+    from tui_support import RULES
+
+    score = scorer(RULES)
+    for seed in range(100):
+        roll = SeededDice(seed).roll(6)
+        for i, face in enumerate(roll):
+            try:
+                score.validate(roll, (face,))
+            except IllegalSelectionError:
+                if not score.is_farkle(roll):
+                    return seed, i
+    raise AssertionError("no seed found")
+
+
+def test_a_human_plays_a_whole_game_with_the_keys() -> None:
+    async def body() -> None:
+        app = app_for_tests(seed=23, supports=no_solver)  # a 7-turn game
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            for _ in range(500):
+                assert screen.state is not None
+                if screen.state.is_over:
+                    break
+                await human_step(pilot, screen)
+            state = screen.state
+            assert state is not None and state.is_over and state.winner is not None
+            assert state.standings[state.winner].score >= 1000
+            await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen))
+            assert "wins" in screen.query_one(Banner).text
+            lines = screen.query_one(MoveLog).lines_written
+            assert any(line.startswith("Ann rolls") for line in lines)
+            assert any(line.startswith("Bob rolls") for line in lines), lines
+            assert app.storage.load_current() is None
+            assert [g.state for g in app.storage.finished_games()] == [state]
+
+    run(body())
+
+
+def test_an_illegal_selection_is_refused_with_the_reason_and_changes_nothing() -> None:
+    seed, dud = _seed_with_dud()
+
+    async def body() -> None:
+        app = app_for_tests(seed=seed, supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            before = screen.state
+            assert before is not None and before.phase is Phase.CHOOSE
+            record_length = len(screen.session.record.events)
+            await pilot.press(str(dud + 1))
+            await pilot.pause()
+            try:
+                scorer(before.rules).validate(before.roll, (before.roll[dud],))
+            except IllegalSelectionError as exc:
+                reason = str(exc)
+            assert screen.message == reason  # said live, before any key
+            for key in ("r", "b"):
+                await pilot.press(key)
+                await pilot.pause()
+                assert screen.state == before
+                assert screen.message == reason
+                assert len(screen.session.record.events) == record_length
+            assert screen.query_one("#selection").has_class("-error")
+
+    run(body())
+
+
+def test_bank_refusal_says_why() -> None:
+    async def body() -> None:
+        app = app_for_tests(seed=3, supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            before = screen.state
+            assert before is not None
+            await pilot.press("b")
+            await pilot.pause()
+            assert screen.state == before
+            refusal = before.bank_refusal()
+            assert refusal is not None and refusal in screen.message
+
+    run(body())
+
+
+def test_dice_toggle_with_keys_and_mouse() -> None:
+    async def body() -> None:
+        app = app_for_tests(seed=4, supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            await pilot.press("1")
+            assert screen.selected == frozenset({0})
+            await pilot.click("#die-2")
+            await pilot.pause()
+            assert screen.selected == frozenset({0, 1})
+            await pilot.press("1")
+            assert screen.selected == frozenset({1})
+
+    run(body())
+
+
+def test_quit_mid_turn_then_continue_resumes_the_identical_state() -> None:
+    async def body() -> None:
+        app = app_for_tests(seed=21, supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            for _ in range(200):  # play until we are in the middle of a turn with points
+                await human_step(pilot, screen)
+                state = screen.state
+                assert state is not None and not state.is_over
+                if state.phase is Phase.CHOOSE and state.turn_total > 0:
+                    break
+            saved_state = screen.state
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await click_when_ready(pilot, "#quit")
+            await pilot.pause()
+        assert saved_state is not None
+        again = app_for_tests(seed=99, supports=no_solver)
+        async with again.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            start = again.screen
+            assert isinstance(start, StartScreen)
+            assert start.query_one("#continue").display
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(again.screen, GameScreen)
+                           or type(again.screen).__name__ == "SolveScreen")
+            if not isinstance(again.screen, GameScreen):
+                await click_when_ready(pilot, "#play-without")
+                await wait_for(pilot, lambda: isinstance(again.screen, GameScreen))
+            resumed = again.screen
+            assert isinstance(resumed, GameScreen)
+            assert resumed.state == saved_state
+
+    run(body())
+
+
+def test_quit_dialog_can_be_dismissed_and_says_the_game_is_saved() -> None:
+    async def body() -> None:
+        app = app_for_tests(seed=2, supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            assert "saved" in app.screen.detail  # type: ignore[attr-defined]
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is screen
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await click_when_ready(pilot, "#menu")
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            assert app.screen.query_one("#continue").display
+
+    run(body())
+
+
+def test_help_shows_the_rules_of_this_game() -> None:
+    async def body() -> None:
+        app = app_for_tests(seed=2, supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, RulesHelpScreen))
+            assert app.screen.rules == screen.state.rules  # type: ignore[attr-defined, union-attr]
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is screen)
+
+    run(body())
+
+
+def test_the_game_fits_80_by_24() -> None:
+    async def body() -> None:
+        app = app_for_tests(seed=5, supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            await pilot.press("r")
+            await pilot.pause()
+            for selector in ("#scores", "#status", "#banner", "#dice", "#selection", "#tray", "#log"):
+                region = screen.query_one(selector).region
+                assert region.height > 0 and region.bottom <= SIZE[1] - 1, selector
+                assert region.right <= SIZE[0], selector
+            text = str(screen.query_one("#scores").render())  # noqa: F841 - renders without error
+            assert screen.query_one("#scores").region.height >= 4  # two players + border
+
+    run(body())

@@ -1,0 +1,203 @@
+"""Start, setup, solve, replays and rules screens, driven headless with the Pilot."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from engine import Rules
+from engine.game import Player
+from farkle_tui.app import HUMAN, GameSetup
+from farkle_tui.screens.game import GameScreen
+from farkle_tui.screens.replay_view import ReplayViewScreen
+from farkle_tui.screens.replays import ReplaysScreen
+from farkle_tui.screens.rules_help import RulesHelpScreen
+from farkle_tui.screens.setup import SetupScreen
+from farkle_tui.screens.solve import SolveScreen
+from farkle_tui.screens.start import StartScreen
+from farkle_tui.storage import default_player_name
+from textual.widgets import DataTable, Input, ProgressBar, Select, Static
+from tui_support import RULES, SIZE, app_for_tests, click_when_ready, human_step, no_solver, run, start_game, text_of, wait_for
+
+
+def test_start_screen_comes_up_fast_without_continue() -> None:
+    async def body() -> None:
+        app = app_for_tests()
+        started = time.perf_counter()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            assert time.perf_counter() - started < 1.0
+            screen = app.screen
+            assert not screen.query_one("#continue").display
+            for button in ("#new", "#replays", "#rules", "#quit"):
+                assert screen.query_one(button).display
+
+    run(body())
+
+
+def test_setup_defaults_validates_a_rules_file_inline_and_remembers(tmp_path: Path) -> None:
+    async def body() -> None:
+        app = app_for_tests(supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            await pilot.pause()
+            setup = app.screen
+            name = setup.query_one("#name", Input)
+            assert name.value == default_player_name() and name.value.strip()
+            opponents = setup.query_one("#opponent", Select)
+            assert opponents.value == "optimal"
+            # A broken rules file: the reason is shown inline and the game does not start.
+            bad = tmp_path / "bad.toml"
+            bad.write_text("name = 'x'\n")
+            setup.query_one("#rules", Select).value = "__file__"
+            await pilot.pause()
+            setup.query_one("#rules-file", Input).value = str(bad)
+            await pilot.pause()
+            info = setup.query_one("#rules-info", Static)
+            assert info.has_class("-error") and "missing" in text_of(info)
+            setup.action_start()
+            await pilot.pause()
+            assert app.screen is setup
+            # Fix it: the given small-goal rules, a hot-seat opponent, me first.
+            setup.query_one("#rules", Select).value = "__given__"
+            opponents.value = HUMAN
+            setup.query_one("#first", Select).value = "me"
+            name.value = "Zed"
+            await pilot.pause()
+            assert setup.query_one("#opponent-name-row").display
+            await click_when_ready(pilot, "#start")
+            await wait_for(pilot, lambda: isinstance(app.screen, (SolveScreen, GameScreen)))
+            if isinstance(app.screen, SolveScreen):
+                await click_when_ready(pilot, "#play-without")
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+            state = app.screen.state  # type: ignore[attr-defined]
+            assert [p.name for p in state.players] == ["Zed", "Player 2"]
+            assert state.current == 0 and state.rules == RULES
+            settings = app.storage.load_settings()
+            assert (settings.player_name, settings.opponent, settings.first) == ("Zed", HUMAN, "me")
+
+    run(body())
+
+
+class FakeStrategy:
+    """Stands in for a solved strategy in tests of the solve screen's mechanics."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+
+
+def test_solve_screen_cancel_stops_the_solve_and_returns() -> None:
+    started = threading.Event()
+    stopped = threading.Event()
+
+    def slow_solve(rules: Rules, progress: Any, cancel: threading.Event) -> Any:
+        started.set()
+        for i in range(1000):
+            if cancel.wait(0.01):
+                stopped.set()
+                raise RuntimeError("SolveCancelled")
+            progress(i / 1000, f"pass {i}")
+        raise AssertionError("the solve was not cancelled")
+
+    async def body() -> None:
+        app = app_for_tests(load=lambda r: None, supports=lambda r: None, solve=slow_solve)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            setup = app.screen
+            await click_when_ready(pilot, "#start")
+            await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen))
+            solve = app.screen
+            assert "cached for every later game" in text_of(solve.query_one("#solve-why", Static))
+            await wait_for(pilot, lambda: started.is_set() and bool(solve.notes))
+            assert solve.query_one(ProgressBar).progress > 0
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: app.screen is setup)
+            assert stopped.is_set() and solve.outcome == "cancelled"
+
+    run(body())
+
+
+def test_solve_screen_finishes_and_the_game_starts_with_the_strategy() -> None:
+    def quick_solve(rules: Rules, progress: Any, cancel: threading.Event) -> Any:
+        for i in range(5):
+            progress(i / 5, f"pass {i}")
+            time.sleep(0.02)
+        progress(1.0, "done")
+        return FakeStrategy(rules)
+
+    async def body() -> None:
+        app = app_for_tests(load=lambda r: None, supports=lambda r: None, solve=quick_solve)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.begin(GameSetup(RULES, (Player("Ann"), Player("Bob")), 0))
+            await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen))
+            solve = app.screen
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+            assert solve.outcome == "solved"
+            game = app.screen
+            assert isinstance(game.strategy, FakeStrategy)  # type: ignore[attr-defined]
+            assert app.cached_strategy(RULES) is game.strategy  # type: ignore[attr-defined]
+
+    run(body())
+
+
+def test_unsupported_rules_explain_why_and_offer_to_play_without() -> None:
+    async def body() -> None:
+        app = app_for_tests(supports=lambda r: "final-turn endgames are not solved")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.begin(GameSetup(RULES, (Player("Ann"), Player("Bob")), 0))
+            await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen))
+            await pilot.pause()
+            assert "final-turn endgames are not solved" in text_of(app.screen.query_one("#solve-why", Static))
+            await click_when_ready(pilot, "#play-without")
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+            assert app.screen.strategy is None  # type: ignore[attr-defined]
+
+    run(body())
+
+
+def test_replays_list_finished_games_and_open_a_summary() -> None:
+    async def body() -> None:
+        app = app_for_tests(seed=23, supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            while screen.state is not None and not screen.state.is_over:
+                await human_step(pilot, screen)
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "GameOverScreen")
+            await click_when_ready(pilot, "#start")
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("p")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplaysScreen))
+            await pilot.pause()
+            table = app.screen.query_one(DataTable)
+            assert table.row_count == 1
+            row = table.get_row_at(0)
+            assert "Ann vs Bob" in row[1] and "won" in row[3]
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplayViewScreen))
+
+    run(body())
+
+
+def test_rules_screen_from_start_switches_presets() -> None:
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("r")
+            await wait_for(pilot, lambda: isinstance(app.screen, RulesHelpScreen))
+            await pilot.pause()
+            text = app.screen.query_one("#rules-text", Static)
+            assert "1,000" in text_of(text)
+            app.screen.query_one("#rules-choice", Select).value = "zilch"
+            await pilot.pause()
+            assert "Zilch" in text_of(text) or "zilch" in text_of(text).lower()
+
+    run(body())

@@ -1,0 +1,109 @@
+"""Helpers for the headless TUI tests (tests/test_tui_*.py): build the app, wait, play by keys."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from textual.pilot import Pilot
+
+from engine import preset
+from engine.dice import SeededDice
+from engine.game import GameState, Phase, Player
+from farkle_tui.app import HUMAN, FarkleApp, GameSetup, make_app
+from farkle_tui.screens.game import GameScreen, indices_of
+
+#: A small goal keeps games short and the strategy solve fast.
+RULES = preset("facebook").with_goal(1000)
+SIZE = (80, 24)
+T = TypeVar("T")
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run one async test body (the suite needs no pytest-asyncio)."""
+    return asyncio.run(coro)
+
+
+def no_solver(rules: object) -> str:
+    """A ``supports`` that says the rules are not solvable: the app then offers to play without."""
+    return "test: played without the solver"
+
+
+def app_for_tests(seed: int = 1, **kwargs: Any) -> FarkleApp:
+    """The app with seeded dice, the small-goal rules, no pauses and no roll animation."""
+    options: dict[str, Any] = {"dice": SeededDice(seed), "rules": RULES, "pace": 0.0, "animate": False}
+    options.update(kwargs)
+    return make_app(**options)
+
+
+def text_of(widget: Any) -> str:
+    """The plain text a Static shows (strings, Rich renderables and Content alike)."""
+    import io
+
+    from rich.console import Console
+
+    content = getattr(widget, "content", None)
+    if content is None:
+        content = widget.render()
+    console = Console(width=200, file=io.StringIO(), record=True, color_system=None)
+    console.print(content)
+    return console.export_text()
+
+
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Let the app run until ``condition()`` holds (AI steps and workers run on timers/threads)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {condition}")
+        await pilot.pause(0.01)
+
+
+async def click_when_ready(pilot: Pilot[Any], selector: str) -> None:
+    """Click a widget of the active screen as soon as it is mounted."""
+    app = pilot.app
+    await wait_for(pilot, lambda: bool(app.screen.query(selector)) and app.screen.query_one(selector).region.width > 0)
+    await pilot.click(selector)
+
+
+async def start_game(
+    pilot: Pilot[Any],
+    opponent: str = HUMAN,
+    first: int = 0,
+    name: str = "Ann",
+    other: str = "Bob",
+) -> GameScreen:
+    """Start a game through the app's own flow (skipping the setup form) and return its screen."""
+    app: FarkleApp = pilot.app  # type: ignore[assignment]
+    await pilot.pause()
+    app.begin(GameSetup(RULES, (Player(name, HUMAN), Player(other, opponent)), first))
+    await wait_for(pilot, lambda: isinstance(app.screen, GameScreen) or app.screen.id == "solve"
+                   or type(app.screen).__name__ == "SolveScreen")
+    if type(app.screen).__name__ == "SolveScreen":
+        await click_when_ready(pilot, "#play-without")
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+    screen = app.screen
+    assert isinstance(screen, GameScreen)
+    await pilot.pause()
+    return screen
+
+
+def greedy_keys(state: GameState) -> list[str]:
+    """Keys a simple human presses: the biggest set-aside, then bank at 300+ or roll on."""
+    if state.phase is Phase.DECIDE:
+        return ["b" if state.can_bank() else "r"]
+    option = state.options()[0]
+    keys = [str(i + 1) for i in sorted(indices_of(state.roll, option.dice))]
+    total = state.turn_total + option.points
+    left = len(state.roll) - option.size
+    return keys + ["b" if total >= 300 and left < 4 and left != 0 else "r"]
+
+
+async def human_step(pilot: Pilot[Any], screen: GameScreen) -> None:
+    """Play one decision of the human to move with the keyboard, and let it settle."""
+    assert screen.state is not None
+    for key in greedy_keys(screen.state):
+        await pilot.press(key)
+    await pilot.pause()
