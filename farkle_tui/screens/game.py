@@ -176,6 +176,8 @@ class GameScreen(Screen[None]):
         if self.state is not None and self.is_mounted:
             self.query_one(DiceRow).held = self.selected
             self._feedback()
+            if self.query_one(HintsPanel).has_class("-shown") and self._human_to_move():
+                self._request_hints(self.state)
 
     def _sync(self, state: GameState) -> None:
         """Repaint everything from ``state`` and start whatever comes next (AI step, game over)."""
@@ -197,19 +199,18 @@ class GameScreen(Screen[None]):
             self.ai_win = None
 
     def _status(self, state: GameState) -> None:
-        player = state.player
-        parts = [f"Turn {state.turn}", f"▶ {player.name} to play" if not state.is_over else "Game over"]
-        if not state.is_over:
-            parts.append(f"turn total {pts(state.turn_total)}")
-            noun = "die" if state.dice_left == 1 else "dice"
-            parts.append(
-                f"{len(state.roll)} {'die' if len(state.roll) == 1 else 'dice'} showing"
-                if state.phase is Phase.CHOOSE
-                else f"{state.dice_left} {noun} to roll"
-            )
-            if state.current in self.ais and self.ai_win is not None:
-                parts.append(f"{player.name}'s win chance {pct(self.ai_win)}")
-        self.query_one("#status", Static).update(" · ".join(parts))
+        """``Turn 6 ▶ Ann │ turn total 150 │ 3 dice showing``, plus the computer's win chance."""
+        if state.is_over:
+            self.query_one("#status", Static).update(f"Turn {state.turn} │ game over")
+            return
+        parts = [f"Turn {state.turn} ▶ {state.player.name}", f"turn total {pts(state.turn_total)}"]
+        if state.phase is Phase.CHOOSE:
+            parts.append(f"{len(state.roll)} {'die' if len(state.roll) == 1 else 'dice'} showing")
+        else:
+            parts.append(f"{state.dice_left} {'die' if state.dice_left == 1 else 'dice'} to roll")
+        if state.current in self.ais and self.ai_win is not None:
+            parts.append(f"win chance {pct(self.ai_win)}")
+        self.query_one("#status", Static).update(" │ ".join(parts))
 
     def _feedback(self, error: str = "") -> None:
         """The selection line: live points of the selection, why it is illegal, or what to do."""
@@ -504,17 +505,27 @@ class GameScreen(Screen[None]):
             self._request_hints(self.state)
 
     def _request_hints(self, state: GameState) -> None:
+        """Recompute the hints for this state and selection, unless they are already showing."""
         panel = self.query_one(HintsPanel)
-        if panel.hints is None or panel.hints.state != state:
-            panel.hints = None
-            self._compute_hints(state)
+        selection = self._hint_selection(state)
+        if panel.hints is None or (panel.hints.state, panel.hints.selection) != (state, selection):
+            if panel.hints is not None and panel.hints.state != state:
+                panel.hints = None
+            self._compute_hints(state, selection)
+
+    def _hint_selection(self, state: GameState) -> tuple[int, ...]:
+        return selection_dice(state.roll, self.selected) if self._human_to_move(state) else ()
 
     @work(thread=True, exclusive=True, group="hints", exit_on_error=False)
-    def _compute_hints(self, state: GameState) -> None:
-        self.post_message(self.HintsReady(compute_hints(self.strategy, state, self.unavailable)))
+    def _compute_hints(self, state: GameState, selection: tuple[int, ...]) -> None:
+        """The decision API off the UI thread; the result comes back as a message."""
+        self.post_message(self.HintsReady(compute_hints(self.strategy, state, selection, self.unavailable)))
 
     def on_game_screen_hints_ready(self, message: HintsReady) -> None:
-        if message.hints.state == self.state:
+        state = self.state
+        if state is not None and (message.hints.state, message.hints.selection) == (
+            state, self._hint_selection(state)
+        ):
             self.query_one(HintsPanel).hints = message.hints
 
     def action_help(self) -> None:

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from engine.game import GameState, Phase
+from engine import FarkleError, ScoringOption, scorer
+from engine.game import GameState, Phase, SetAside, apply
 
 from .words import dice_text, pct, pts
 
@@ -27,27 +29,65 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Hints:
-    """The optimal-play figures of one state (``unavailable`` says why there are none)."""
+    """The optimal-play figures of one state (``unavailable`` says why there are none).
+
+    In phase CHOOSE the player picks a set-aside and then rolls or banks in one go, so besides
+    the ranking of set-asides the hints say what banking and rolling are worth after the best
+    set-aside (and after the player's current selection, when it is legal and different).
+    """
 
     state: GameState
+    selection: tuple[int, ...] = ()
     win: float | None = None
-    decision: Decision | None = None  # phase DECIDE: bank vs roll
+    decision: Decision | None = None  # phase DECIDE: bank vs roll now
     options: tuple[OptionValue, ...] = ()  # phase CHOOSE: every legal set-aside, best first
+    then: tuple[tuple[str, ScoringOption, Decision, str], ...] = ()
+    # (label, set-aside, bank vs roll after it, why banking is refused after it or "")
     unavailable: str = ""
 
 
-def compute_hints(strategy: Strategy | None, state: GameState, reason: str = "") -> Hints:
-    """Ask the decision API about ``state`` (slow-ish: run it in a worker thread)."""
+def compute_hints(
+    strategy: Strategy | None, state: GameState, selection: tuple[int, ...] = (), reason: str = ""
+) -> Hints:
+    """Ask the decision API about ``state`` (and the selected dice); run it in a worker thread."""
     if strategy is None:
-        return Hints(state, unavailable=reason or "No optimal strategy is loaded for these rules.")
+        return Hints(state, selection, unavailable=reason or "No optimal strategy is loaded for these rules.")
     if state.is_over:
-        return Hints(state, unavailable="The game is over.")
+        return Hints(state, selection, unavailable="The game is over.")
     from solver.decisions import decide, rank_options, win_probability
 
     win = win_probability(strategy, state)
-    if state.phase is Phase.CHOOSE:
-        return Hints(state, win=win, options=tuple(rank_options(strategy, state)))
-    return Hints(state, win=win, decision=decide(strategy, state))
+    if state.phase is not Phase.CHOOSE:
+        return Hints(state, selection, win=win, decision=decide(strategy, state))
+    options = tuple(rank_options(strategy, state))
+    then: list[tuple[str, ScoringOption, Decision, str]] = []
+    chosen: list[tuple[str, ScoringOption]] = [("best", options[0].option)]
+    if selection:
+        try:
+            picked = scorer(state.rules).validate(state.roll, selection)
+        except FarkleError:
+            picked = None
+        if picked is not None and picked.dice != options[0].option.dice:
+            chosen.append(("your selection", picked))
+    for label, option in chosen:
+        after = apply(state, SetAside(option.dice))[0]
+        if not after.is_over:
+            then.append((label, option, decide(strategy, after), after.bank_refusal() or ""))
+    return Hints(state, selection, win=win, options=options, then=tuple(then))
+
+
+def _bank_roll(decision: Decision, refusal: str) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column()
+    table.add_column(justify="right")
+    table.add_column()
+    mark = Text("◀ best", style="bold green")
+    if decision.bank is None:
+        table.add_row("Bank", "—", Text(refusal or "not allowed now", style="dim"))
+    else:
+        table.add_row("Bank", pct(decision.bank), mark if decision.best == "bank" else "")
+    table.add_row("Roll", pct(decision.roll), mark if decision.best == "roll" else "")
+    return table
 
 
 def render_hints(hints: Hints) -> Group | Text:
@@ -55,23 +95,12 @@ def render_hints(hints: Hints) -> Group | Text:
     state = hints.state
     if hints.unavailable:
         return Text(hints.unavailable, style="italic")
-    name = state.player.name
-    parts: list[Text | Table] = [Text.assemble(("Win chance for ", ""), (name, "bold"), (": ", ""),
-                                               (pct(hints.win or 0.0), "bold"))]
-    decision = hints.decision
-    if decision is not None:
-        table = Table.grid(padding=(0, 2))
-        table.add_column()
-        table.add_column(justify="right")
-        table.add_column()
-        best = decision.best
-        if decision.bank is None:
-            why = state.bank_refusal() or "banking is not allowed now"
-            table.add_row("Bank", "—", Text(why, style="dim"))
-        else:
-            table.add_row("Bank", pct(decision.bank), Text("◀ best", style="bold green") if best == "bank" else "")
-        table.add_row("Roll", pct(decision.roll), Text("◀ best", style="bold green") if best == "roll" else "")
-        parts += [Text(""), Text(f"Turn total {pts(state.turn_total)}, {state.dice_left} dice to roll"), table]
+    parts: list[Text | Table] = [
+        Text.assemble("Win chance for ", (state.player.name, "bold"), ": ", (pct(hints.win or 0.0), "bold"))
+    ]
+    if hints.decision is not None:
+        parts += [Text(""), Text(f"Turn total {pts(state.turn_total)}, {state.dice_left} dice to roll:"),
+                  _bank_roll(hints.decision, state.bank_refusal() or "")]
     if hints.options:
         best_win = hints.options[0].win
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
@@ -92,8 +121,10 @@ def render_hints(hints: Hints) -> Group | Text:
                 "best" if i == 0 else f"−{100 * cost:.2f}",
                 style="bold green" if i == 0 else "",
             )
-        parts += [Text(""), Text(f"Rolled {dice_text(state.roll)}; every legal set-aside:"), table,
+        parts += [Text(""), Text(f"Rolled {dice_text(state.roll)}: every legal set-aside"), table,
                   Text("Cost: win-chance points lost against the best.", style="dim")]
+        for label, option, decision, refusal in hints.then:
+            parts += [Text(""), Text(f"After {label} ({dice_text(option.dice)}):"), _bank_roll(decision, refusal)]
     return Group(*parts)
 
 
@@ -107,6 +138,7 @@ class HintsPanel(VerticalScroll):
         width: 50;
         max-width: 70%;
         height: 100%;
+        margin: 1 0;
         border: double $accent;
         border-title-color: $accent;
         background: $panel;
@@ -118,7 +150,7 @@ class HintsPanel(VerticalScroll):
 
     hints: reactive[Hints | None] = reactive(None)
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static("Computing…", id="hints-body")
 
     def on_mount(self) -> None:

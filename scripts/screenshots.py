@@ -1,0 +1,146 @@
+"""Regenerate the screenshots in ``docs/screenshots/`` (SVG, 80x24, like a standard terminal).
+
+Plays a real seeded game headless (``App.run_test``) against the optimal AI, choosing the
+human's moves with the decision API through the same keys a player presses, and saves:
+``start.svg``, ``setup.svg``, ``game.svg`` (a selection with its live score), ``hints.svg``
+(the hints panel on the same position), ``rules.svg`` and ``game_over.svg``.
+
+The strategy for the rules must be solved; this script solves and caches it when it is not.
+
+Usage: ``python scripts/screenshots.py [--rules facebook] [--seed 7] [--out docs/screenshots]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine import load_rules  # noqa: E402
+from engine.dice import SeededDice  # noqa: E402
+from engine.game import GameState, Phase, Player  # noqa: E402
+from farkle_tui.app import HUMAN, FarkleApp, GameSetup, make_app  # noqa: E402
+from farkle_tui.screens.game import GameScreen, indices_of  # noqa: E402
+from farkle_tui.screens.game_over import GameOverScreen  # noqa: E402
+from farkle_tui.screens.rules_help import RulesHelpScreen  # noqa: E402
+from farkle_tui.screens.setup import SetupScreen  # noqa: E402
+from farkle_tui.screens.start import StartScreen  # noqa: E402
+
+SIZE = (80, 24)
+
+
+async def wait_for(pilot: Any, condition: Any, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(str(condition))
+        await pilot.pause(0.01)
+
+
+def best_keys(strategy: Any, state: GameState) -> tuple[list[str], str]:
+    """The keys that select the optimal set-aside, and the key that follows (r or b)."""
+    from solver.decisions import decide, rank_options
+
+    if state.phase is Phase.DECIDE:
+        return [], "b" if decide(strategy, state).best == "bank" else "r"
+    from engine.game import SetAside, apply
+
+    best = rank_options(strategy, state)[0]
+    after, _ = apply(state, SetAside(best.option.dice))
+    then = "r"
+    if not after.is_over and decide(strategy, after).best == "bank":
+        then = "b"
+    return [str(i + 1) for i in sorted(indices_of(state.roll, best.option.dice))], then
+
+
+async def shoot(app: FarkleApp, out: Path, strategy: Any) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+        await pilot.pause(0.2)
+        app.save_screenshot("start.svg", str(out))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+        await pilot.pause(0.3)
+        app.save_screenshot("setup.svg", str(out))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+        rules = app.rules_override
+        assert rules is not None
+        app.begin(GameSetup(rules, (Player("Ann", HUMAN), Player("Optimal", "optimal")), 0))
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+        game = app.screen
+        assert isinstance(game, GameScreen)
+        shot_taken = False
+        while True:
+            state = game.state
+            assert state is not None
+            if state.is_over:
+                break
+            if state.current != 0:
+                await pilot.pause(0.01)
+                continue
+            keys, then = best_keys(strategy, state)
+            for key in keys:
+                await pilot.press(key)
+            if (not shot_taken and state.phase is Phase.CHOOSE and state.turn >= 7
+                    and state.turn_total > 0 and len(state.options()) >= 3):
+                await pilot.pause(0.2)
+                app.save_screenshot("game.svg", str(out))
+                await pilot.press("h")
+                await wait_for(pilot, lambda: game.query_one("#hints").hints is not None)  # type: ignore[attr-defined]
+                await pilot.pause(0.2)
+                app.save_screenshot("hints.svg", str(out))
+                await pilot.press("h")
+                await pilot.press("question_mark")
+                await wait_for(pilot, lambda: isinstance(app.screen, RulesHelpScreen))
+                await pilot.pause(0.2)
+                app.save_screenshot("rules.svg", str(out))
+                await pilot.press("escape")
+                await wait_for(pilot, lambda: app.screen is game)
+                shot_taken = True
+            await pilot.press(then)
+            await pilot.pause()
+        await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen))
+        await pilot.pause(0.3)
+        app.save_screenshot("game_over.svg", str(out))
+        if not shot_taken:
+            print("warning: no position qualified for game.svg/hints.svg; try another --seed")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Regenerate docs/screenshots/*.svg")
+    parser.add_argument("--rules", default="facebook")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
+    parser.add_argument("--cache-dir", type=Path, default=None)
+    args = parser.parse_args()
+    import solver
+
+    rules = load_rules(args.rules)
+    strategy = solver.load_strategy(rules, cache_dir=args.cache_dir)
+    if strategy is None:
+        print(f"solving {rules.name} once (cached afterwards)...", flush=True)
+        strategy = solver.solve_strategy(
+            rules, cache_dir=args.cache_dir, progress=lambda f, note: print(f"  {100 * f:5.1f}% {note}", flush=True)
+        )
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as data:
+        app = make_app(
+            dice=SeededDice(args.seed), rules=rules, data_dir=Path(data), cache_dir=args.cache_dir,
+            pace=0.0, animate=False,
+        )
+        asyncio.run(shoot(app, args.out, strategy))
+    for name in sorted(args.out.glob("*.svg")):
+        print(name.relative_to(ROOT) if name.is_relative_to(ROOT) else name)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

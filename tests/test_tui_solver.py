@@ -1,0 +1,126 @@
+"""The TUI against the real solver: the AI plays the decision API's best moves, hints show its numbers,
+and a real (small-goal) solve runs through the solve screen."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.game import Bank, GameState, Phase, SetAside, apply
+from farkle_tui.screens.game import GameScreen
+from farkle_tui.screens.solve import SolveScreen
+from farkle_tui.widgets.hints import HintsPanel
+from farkle_tui.widgets.words import pct
+from tui_support import RULES, SIZE, app_for_tests, human_step, run, start_game, text_of, wait_for
+
+_SOLVED: dict[str, Any] = {}
+
+
+@pytest.fixture
+def strategy() -> Any:
+    """The small-goal strategy, solved once per session into the session's cache dir."""
+    import solver
+
+    if "s" not in _SOLVED:
+        _SOLVED["s"] = solver.load_strategy(RULES) or solver.solve_strategy(RULES)
+    return _SOLVED["s"]
+
+
+def test_a_real_solve_runs_through_the_solve_screen(tmp_path: Any) -> None:
+    """With an empty cache the game first shows the solve screen, then starts with the strategy."""
+
+    async def body() -> None:
+        app = app_for_tests(cache_dir=tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            from engine.game import Player
+            from farkle_tui.app import GameSetup
+
+            app.begin(GameSetup(RULES, (Player("Ann"), Player("Optimal", "optimal")), 0))
+            await wait_for(pilot, lambda: isinstance(app.screen, (SolveScreen, GameScreen)))
+            assert isinstance(app.screen, SolveScreen)
+            solve = app.screen
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=300)
+            assert solve.outcome == "solved"
+            assert app.screen.strategy is not None  # type: ignore[attr-defined]
+        import solver
+
+        assert solver.load_strategy(RULES, cache_dir=tmp_path) is not None  # cached for next time
+
+    run(body())
+
+
+def test_the_ai_plays_the_decision_apis_best_move_every_time(strategy: Any) -> None:
+    from solver.decisions import decide, rank_options
+
+    async def body() -> list[tuple[GameState, Any]]:
+        app = app_for_tests(seed=8)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, opponent="optimal", first=1, other="Optimal")
+            while screen.state is not None and not screen.state.is_over:
+                if screen.state.current == 0:
+                    await human_step(pilot, screen)
+                else:
+                    await pilot.pause(0.005)
+            ai_actions = sum(
+                1 for e in screen.session.record.events
+                if e.player == 1 and type(e).__name__ in ("Rolled", "SetAsideEvent")
+                or (type(e).__name__ == "Banked" and e.player == 1 and not e.automatic)
+            )
+            assert len(screen.ai_moves) == ai_actions
+            return screen.ai_moves
+
+    moves = run(body())
+    assert len(moves) >= 5
+    for state, action in moves:
+        if state.phase is Phase.CHOOSE:
+            ranked = rank_options(strategy, state)
+            chosen = next(v for v in ranked if v.option.dice == tuple(sorted(action.dice)))
+            assert isinstance(action, SetAside)
+            assert chosen.win == pytest.approx(ranked[0].win, abs=1e-12)
+        else:
+            decision = decide(strategy, state)
+            assert isinstance(action, Bank) == (decision.best == "bank")
+
+
+def test_hints_show_the_decision_apis_numbers(strategy: Any) -> None:
+    from solver.decisions import decide, rank_options, win_probability
+
+    async def body() -> None:
+        app = app_for_tests(seed=8)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, opponent="optimal", first=0, other="Optimal")
+            panel = screen.query_one(HintsPanel)
+            await pilot.press("h")
+            await wait_for(pilot, lambda: panel.hints is not None)
+            state = screen.state
+            assert state is not None and state.phase is Phase.DECIDE
+            hints = panel.hints
+            assert hints is not None
+            assert hints.win == win_probability(strategy, state)
+            assert hints.decision == decide(strategy, state)
+            assert pct(hints.decision.roll) in text_of(panel.query_one("#hints-body"))
+            before = screen.state
+            await pilot.press("r")
+            await wait_for(pilot, lambda: panel.hints is not None and panel.hints.state == screen.state)
+            state = screen.state
+            assert state is not None and state.phase is Phase.CHOOSE and before != state
+            hints = panel.hints
+            ranked = rank_options(strategy, state)
+            assert list(hints.options) == ranked
+            assert hints.win == win_probability(strategy, state)
+            text = text_of(panel.query_one("#hints-body"))
+            for value in ranked:
+                assert pct(value.win) in text
+            best = ranked[0].option
+            after = apply(state, SetAside(best.dice))[0]
+            if not after.is_over:
+                label, option, decision, _ = hints.then[0]
+                assert option == best and decision == decide(strategy, after)
+            # Hints never change the game.
+            assert screen.state == state and screen.session.state == state
+            await pilot.press("h")
+            assert not panel.has_class("-shown")
+
+    run(body())
