@@ -198,9 +198,20 @@ class FarkleApp(App[int]):
         self.push_screen(SolveScreen(rules, unsupported=reason, optional=optional), done)
 
     def _start_new(self, setup: GameSetup, strategy: Strategy | None, reason: str) -> None:
+        self._keep_unfinished()
         dice = self.new_dice() if self.new_dice is not None else None  # None: seeded, seed recorded
         session = GameSession.start(setup.rules, setup.players, first=setup.first, dice=dice)
         self._play(session, strategy, reason)
+
+    def _keep_unfinished(self) -> None:
+        """A new game replaces the game to continue: keep the old one under Replays, never drop it."""
+        saved = self.storage.load_current()
+        if saved is not None and saved.record is not None and saved.record.events:
+            try:
+                self.storage.archive(saved.record)
+                self.notify("Your unfinished game was kept under Replays.", timeout=4)
+            except OSError as exc:
+                self.notify(f"Could not keep the unfinished game: {exc}", severity="error")
 
     def _resume(self, record: GameRecord, strategy: Strategy | None, reason: str) -> None:
         # With no injected dice the session continues the record's seeded stream exactly.

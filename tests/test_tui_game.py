@@ -204,3 +204,20 @@ def test_the_game_fits_80_by_24() -> None:
             assert screen.query_one("#scores").region.height >= 4  # two players + border
 
     run(body())
+
+
+def test_a_new_game_keeps_the_unfinished_one_under_replays() -> None:
+    async def body() -> None:
+        app = app_for_tests(seed=2, supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            await human_step(pilot, screen)
+            unfinished = screen.state
+            app.back_to_start()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            second = await start_game(pilot, name="Cy")
+            assert second.state is not None and second.state.players[0].name == "Cy"
+            kept = app.storage.finished_games()
+            assert [g.state for g in kept] == [unfinished]
+
+    run(body())
