@@ -1,0 +1,270 @@
+"""The on-disk strategy cache: one file per rule set and floor, validated before it is trusted.
+
+File layout (no pickle: data must not depend on module paths)::
+
+    b"FARKLE-W0\\n"            magic
+    uint32 little-endian       header length
+    header                     UTF-8 JSON: format, solver version, rules digest and table,
+                               floor, shape, payload sha256, solve figures
+    payload                    W0 as little-endian float64, C order
+
+The name carries a hash of the rules, the floor and :data:`SOLVER_VERSION`, so changing any
+of them simply misses the old file. A file that fails any check (magic, header, version,
+digest, shape, length, checksum) is reported and rebuilt, never trusted. Writes go to a
+temporary file that is renamed into place, and builders of the same file take a lock, so
+two processes never leave a half-written cache and the second reuses the first's work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import struct
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import platformdirs
+
+from engine import Rules
+
+from .model import DEFAULT_FLOOR, build_model, unsupported
+from .strategy import SolveInfo, Strategy
+from .valueiter import Progress, SolveCancelled, value_iteration
+
+#: Bump when the solver's results could change, so old caches are not reused.
+SOLVER_VERSION = "1"
+FORMAT = "farkle-w0"
+FORMAT_VERSION = 1
+MAGIC = b"FARKLE-W0\n"
+
+Reporter = Callable[[str], None]
+
+__all__ = [
+    "DEFAULT_FLOOR",
+    "SolveCancelled",
+    "cache_dir",
+    "cache_path",
+    "load_strategy",
+    "read_cache",
+    "solve_strategy",
+    "supports",
+    "write_cache",
+]
+
+
+def supports(rules: Rules) -> str | None:
+    """None if the optimal solver handles these rules; otherwise the reason, in words."""
+    return unsupported(rules)
+
+
+def cache_dir(override: Path | str | None = None) -> Path:
+    """``--cache-dir``, else ``$FARKLE_CACHE_DIR``, else the platform's user cache dir."""
+    if override:
+        return Path(override)
+    env = os.environ.get("FARKLE_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(platformdirs.user_cache_dir("farkle", appauthor=False))
+
+
+def cache_key(rules: Rules, floor: int) -> str:
+    text = f"{rules.digest}|floor={floor}|solver={SOLVER_VERSION}|format={FORMAT_VERSION}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def cache_path(rules: Rules, floor: int = DEFAULT_FLOOR, directory: Path | str | None = None) -> Path:
+    model_floor = floor if rules.has_penalty else 0
+    name = f"{rules.name}-floor{model_floor}-{cache_key(rules, model_floor)}.w0"
+    return cache_dir(directory) / name
+
+
+class CacheError(Exception):
+    """A cache file that cannot be trusted; the message says why."""
+
+
+def write_cache(path: Path, strategy: Strategy) -> None:
+    """Write atomically: a temporary file in the same folder, fsync, then rename."""
+    payload = np.ascontiguousarray(strategy.w0, dtype="<f8").tobytes()
+    info = strategy.info
+    header = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "solver_version": SOLVER_VERSION,
+        "rules_digest": strategy.rules.digest,
+        "rules": strategy.rules.to_toml_dict(),
+        "floor": strategy.floor,
+        "shape": list(strategy.w0.shape),
+        "sha256": hashlib.sha256(payload).hexdigest(),
+        "passes": info.passes,
+        "cheap_passes": info.cheap_passes,
+        "residual": info.residual,
+        "seconds": info.seconds,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    head = json.dumps(header, sort_keys=True).encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(MAGIC)
+            fh.write(struct.pack("<I", len(head)))
+            fh.write(head)
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
+    """Load and check a cache file; :class:`CacheError` says what is wrong with it."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CacheError("no cache file") from None
+    except OSError as exc:
+        raise CacheError(f"cannot read it: {exc}") from None
+    if not data.startswith(MAGIC):
+        raise CacheError("not a farkle strategy file (bad magic)")
+    at = len(MAGIC)
+    if len(data) < at + 4:
+        raise CacheError("truncated header")
+    (head_len,) = struct.unpack_from("<I", data, at)
+    at += 4
+    if len(data) < at + head_len:
+        raise CacheError("truncated header")
+    try:
+        header = json.loads(data[at : at + head_len])
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CacheError(f"corrupt header: {exc}") from None
+    at += head_len
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise CacheError("corrupt header: not a W0 table")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise CacheError(f"format version {header.get('format_version')!r}, expected {FORMAT_VERSION}")
+    if header.get("solver_version") != SOLVER_VERSION:
+        raise CacheError(
+            f"stale: made by solver version {header.get('solver_version')!r}, this is {SOLVER_VERSION}"
+        )
+    if header.get("rules_digest") != rules.digest:
+        raise CacheError("stale: made for different rules")
+    model = build_model(rules, floor)
+    if header.get("floor") != model.floor:
+        raise CacheError(f"made for floor {header.get('floor')!r}, expected {model.floor}")
+    if header.get("shape") != list(model.shape):
+        raise CacheError(f"shape {header.get('shape')!r}, expected {list(model.shape)}")
+    payload = data[at:]
+    expected = int(np.prod(model.shape)) * 8
+    if len(payload) != expected:
+        raise CacheError(f"truncated: {len(payload)} of {expected} data bytes")
+    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+        raise CacheError("checksum mismatch: the data is corrupt")
+    w0 = np.frombuffer(payload, dtype="<f8").reshape(model.shape).astype(np.float64)
+    if not np.all((w0 >= 0.0) & (w0 <= 1.0)):
+        raise CacheError("values outside [0, 1]")
+    info = SolveInfo(
+        passes=int(header.get("passes", 0)),
+        cheap_passes=float(header.get("cheap_passes", 0.0)),
+        residual=float(header.get("residual", 0.0)),
+        seconds=float(header.get("seconds", 0.0)),
+    )
+    return Strategy(model, w0, info)
+
+
+def load_strategy(
+    rules: Rules,
+    floor: int = DEFAULT_FLOOR,
+    cache_dir: Path | str | None = None,
+    report: Reporter | None = None,
+) -> Strategy | None:
+    """The cached strategy, or None when there is none or it cannot be trusted (reported)."""
+    if unsupported(rules) is not None:
+        return None
+    path = cache_path(rules, floor, cache_dir)
+    if not path.exists():
+        return None
+    try:
+        return read_cache(path, rules, floor)
+    except CacheError as exc:
+        if report is not None:
+            report(f"ignoring the strategy cache {path}: {exc}; it will be rebuilt")
+        return None
+
+
+def solve_strategy(
+    rules: Rules,
+    floor: int = DEFAULT_FLOOR,
+    cache_dir: Path | str | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    report: Reporter | None = None,
+    threads: int = 2,
+) -> Strategy:
+    """Load the strategy from the cache, or solve and cache it.
+
+    Raises :class:`ValueError` for rules the solver does not support (see :func:`supports`)
+    and :class:`SolveCancelled` when ``cancel`` is set; a cancelled solve writes nothing.
+    """
+    reason = unsupported(rules)
+    if reason is not None:
+        raise ValueError(reason)
+    cached = load_strategy(rules, floor, cache_dir, report)
+    if cached is not None:
+        return cached
+    path = cache_path(rules, floor, cache_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _build_lock(path, cancel, progress):
+        # Another process may have finished the same build while we waited for the lock.
+        cached = load_strategy(rules, floor, cache_dir, report)
+        if cached is not None:
+            return cached
+        model = build_model(rules, floor)
+        result = value_iteration(model, progress=progress, cancel=cancel, threads=threads)
+        info = SolveInfo(
+            passes=result.passes,
+            cheap_passes=result.cheap_passes,
+            residual=result.residual,
+            seconds=result.seconds,
+        )
+        strategy = Strategy(model, result.w0, info)
+        write_cache(path, strategy)
+        return strategy
+
+
+@contextlib.contextmanager
+def _build_lock(
+    path: Path, cancel: threading.Event | None, progress: Progress | None
+) -> Iterator[None]:
+    """An exclusive lock beside the cache file, waited for while polling ``cancel``."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: the atomic rename still protects the file
+        yield
+        return
+    lock_path = path.with_name(path.name + ".lock")
+    with open(lock_path, "a+b") as fh:
+        told = False
+        while True:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if cancel is not None and cancel.is_set():
+                    raise SolveCancelled() from None
+                if progress is not None and not told:
+                    progress(0.0, "another farkle process is computing this strategy; waiting")
+                    told = True
+                time.sleep(0.2)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
