@@ -1,0 +1,305 @@
+"""Opponent levels: computer players weaker than the optimal one, each playing a clear idea.
+
+Every level decides from the same three small pieces, so that the exact head-to-head
+evaluation (:mod:`solver.match`) and the live player (:meth:`LevelPlayer.act`) share one
+definition and cannot drift apart:
+
+* :meth:`LevelPlayer.mode` -- a situation of the game from both banked scores (the coach's
+  "go for it" modes; one mode for the others);
+* :meth:`LevelPlayer.banks` -- before a roll at turn total ``t`` with ``n`` dice: bank?
+* :meth:`LevelPlayer.keep` -- which set-aside, chosen from the roll's *keep list*: for each
+  number of dice used, the highest-scoring set-aside with that many dice, most points first
+  (the same list :func:`engine.tables.grouped_tables` keeps with ``reduce=True``, so the
+  evaluation walks exactly the choices a level can make).
+
+On top of that every level takes a win that is on the table: under the first-to-goal
+endgame, a set-aside that reaches the goal with a legal bank ends the game at once (the
+engine banks it), and a level always takes the first such set-aside. Banking is only ever
+asked for when the engine allows it, so the bank minimum and the entry minimum hold.
+
+The levels:
+
+* ``max-score`` plays the expected-score strategy (:mod:`solver.expected`): the most points
+  per turn on average, blind to the scores except for taking a win.
+* ``coach`` is what a person can carry in their head: a table of bank thresholds per dice
+  count and a table of what the dice still to roll are worth, both learned from the
+  expected-score strategy and rounded to 50, plus "go for it" rules near the end in the
+  spirit of Busche and Neller's "Optimal Play of Farkle": when the opponent is about one good
+  turn from the goal, bank only a big turn; when they are closer than an average turn, never
+  bank short of the goal.
+* ``cautious`` takes the most points every roll and banks early: 350 or more with three dice
+  or fewer left, 1,000 or more with four or five.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import ClassVar
+
+from engine import STEP, Endgame, Rules, ScoringOption
+from engine.game import Action, Bank, GameState, Phase, Roll, SetAside
+
+from .expected import ExpectedStrategy, expected_strategy, hot
+
+#: ``(points, dice used)`` of one entry of a keep list.
+Pair = tuple[int, int]
+
+NORMAL, PRESS, GO_FOR_IT = 0, 1, 2
+MODE_NAMES = ("normal", "press", "go for it")
+
+
+def round50(x: float) -> int:
+    """``x`` rounded to the nearest multiple of 50: the numbers a person remembers."""
+    return int(STEP * round(x / STEP))
+
+
+def keep_list(options: Sequence[ScoringOption]) -> list[Pair]:
+    """The roll's keep list: the best points per number of dice used, most points first.
+
+    Setting aside fewer points with the same number of dice leaves the same dice to roll
+    with a smaller total, so no level ever wants it; ties in points go to fewer dice.
+    """
+    best: dict[int, int] = {}
+    for option in options:
+        best[option.size] = max(option.points, best.get(option.size, 0))
+    return sorted(((p, u) for u, p in best.items()), key=lambda pu: (-pu[0], pu[1]))
+
+
+def option_for(options: Sequence[ScoringOption], pair: Pair) -> ScoringOption:
+    """The engine option a keep-list entry stands for (the first with those points and dice)."""
+    for option in options:
+        if (option.points, option.size) == pair:
+            return option
+    raise ValueError(f"no set-aside of {pair[1]} dice for {pair[0]} points")
+
+
+class LevelPlayer(ABC):
+    """A computer player of fixed, explainable skill. Subclasses define the three decisions.
+
+    ``strategy`` (the optimal Strategy) is accepted for the common constructor signature of
+    :data:`LEVEL_PLAYERS` and is not used: levels need only the expected-score strategy.
+    """
+
+    id: ClassVar[str] = ""
+    title: ClassVar[str] = ""
+    #: Player-facing; an instance may refine it with the numbers it learned for its rules.
+    description: str = ""
+    #: How many modes :meth:`mode` can return (the evaluator builds one table per mode).
+    modes: ClassVar[int] = 1
+
+    def __init__(self, rules: Rules, strategy: object | None = None) -> None:
+        self.rules = rules
+        self.expected: ExpectedStrategy = expected_strategy(rules)
+        self._keep = lru_cache(maxsize=65536)(self._keep_uncached)
+
+    # -- the three decisions (override) ---------------------------------------------------------
+    def mode(self, score: int, opponent: int) -> int:
+        """The situation from both banked scores (0 for levels blind to the scores)."""
+        return NORMAL
+
+    @abstractmethod
+    def banks(self, t: int, n: int, mode: int) -> bool:
+        """Whether to bank ``t`` with ``n`` dice to roll, when banking is allowed."""
+
+    @abstractmethod
+    def keep(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
+        """The index in ``pairs`` (a keep list of a roll of ``n`` dice at total ``t``) to take."""
+
+    # -- playing ------------------------------------------------------------------------------
+    def _keep_uncached(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
+        return self.keep(pairs, t, n, mode)
+
+    def takes_win(self, pairs: Sequence[Pair], score: int, t: int, entered: bool) -> int | None:
+        """The first keep that reaches the goal with a legal bank (first-to-goal), else None."""
+        rules = self.rules
+        if rules.endgame is not Endgame.FIRST_TO_GOAL:
+            return None
+        minimum = rules.bank_minimum(entered)
+        for i, (points, _used) in enumerate(pairs):
+            if score + t + points >= rules.goal and t + points >= minimum:
+                return i
+        return None
+
+    def act(self, state: GameState) -> Action:
+        """Roll, bank or set aside, by this level's rules (never an illegal action)."""
+        if state.phase is Phase.CHOOSE:
+            options = state.options()
+            pairs = tuple(keep_list(options))
+            standing = state.standing
+            index = self.takes_win(pairs, standing.score, state.turn_total, standing.entered)
+            if index is None:
+                mode = self.mode(standing.score, _best_other(state))
+                index = self._keep(pairs, state.turn_total, len(state.roll), mode)
+            return SetAside(option_for(options, pairs[index]).dice)
+        if state.turn_total == 0 or not state.can_bank():
+            return Roll()
+        if self.rules.endgame is Endgame.FINAL_TURN:
+            final = self._final_turn_bank(state)
+            if final is not None:
+                return Bank() if final else Roll()
+        mode = self.mode(state.standing.score, _best_other(state))
+        return Bank() if self.banks(state.turn_total, state.dice_left, mode) else Roll()
+
+    def _final_turn_bank(self, state: GameState) -> bool | None:
+        """Final-turn endgame: bank a win or the goal; never bank a sure loss; else no opinion."""
+        mine = state.standing.score + state.turn_total
+        if state.final_turn():
+            return mine > _best_other(state)
+        if mine >= self.rules.goal:
+            return True
+        return None
+
+
+def _best_other(state: GameState) -> int:
+    """The highest banked score among the other players (the one to beat)."""
+    return max(s.score for i, s in enumerate(state.standings) if i != state.current)
+
+
+class MaxScorePlayer(LevelPlayer):
+    """The expected-score strategy, plus taking any win on the table."""
+
+    id = "max-score"
+    title = "Max Score"
+    description = (
+        "Plays every turn for the most points on average (the classic expected-score "
+        "strategy), ignoring the scores, except that it always takes a win that is on the "
+        "table. Strong in mid-game, naive near the end."
+    )
+
+    def banks(self, t: int, n: int, mode: int) -> bool:
+        return self.expected.action(t, n) == "bank"
+
+    def keep(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
+        # Same tie rule as ExpectedStrategy.best_option: the first best in engine order.
+        values = [self.expected.value(t + p, hot(n - u)) for p, u in pairs]
+        return values.index(max(values))
+
+
+class CoachPlayer(LevelPlayer):
+    """Thresholds a person can remember, learned from the expected-score strategy."""
+
+    id = "coach"
+    title = "Coach"
+    description = (
+        "Plays by rules of thumb you can learn: a bank threshold per dice count and what the "
+        "dice left to roll are worth, learned from the max-score strategy; near the end it "
+        "presses when the opponent is one good turn from the goal and goes for the win when "
+        "they are closer. Its exact numbers are shown for the chosen rules."
+    )
+    modes = 3
+
+    def __init__(self, rules: Rules, strategy: object | None = None) -> None:
+        super().__init__(rules, strategy)
+        exp = self.expected
+        #: Bank from this total on, per dice count; None: never bank with that many dice.
+        self.thresholds: dict[int, int | None] = {}
+        #: What the dice still to roll are worth on top of the total, per dice count.
+        self.dice_worth: dict[int, int] = {}
+        best = 0.0
+        for n in range(1, 7):
+            threshold = exp.bank_threshold(n)
+            # A threshold beyond any real turn (six dice: 16,400 in facebook) means "never".
+            self.thresholds[n] = threshold if threshold is not None and threshold <= 5000 else None
+            stop = min(threshold if threshold is not None else exp.cap, 1000)
+            totals = range(0, max(stop, STEP), STEP)
+            gain = sum(exp.value(t, n) - t for t in totals) / len(totals)
+            best = max(best, gain)  # more dice are never worth less: keep the table monotone
+            self.dice_worth[n] = round50(best)
+        average = round50(exp.expected)
+        #: The opponent needs at most this much: bank only a big turn ("press").
+        self.press_gap = min(2 * average, rules.goal // 2)
+        #: The opponent needs at most this much: never bank short of the goal.
+        self.all_in_gap = min(average, rules.goal // 4)
+        #: What "a big turn" is while pressing.
+        self.press_bank = average
+        self.description = self.rules_of_thumb()
+
+    def rules_of_thumb(self) -> str:
+        """The coach's whole strategy in one paragraph, with the numbers for these rules."""
+        bank = ", ".join(
+            f"{n}: {'never' if t is None else f'{t:,}'}" for n, t in sorted(self.thresholds.items(), reverse=True)
+        )
+        worth = ", ".join(f"{n}: {w:,}" for n, w in sorted(self.dice_worth.items(), reverse=True))
+        return (
+            "Plays by rules of thumb you can learn: bank from a threshold per dice count "
+            f"(dice left: bank at {bank}); keep the set-aside worth most counting the dice "
+            f"left to roll as {worth} points; when the opponent is within "
+            f"{self.press_gap:,} of the goal, bank only {self.press_bank:,} or more; within "
+            f"{self.all_in_gap:,}, go for the win."
+        )
+
+    def mode(self, score: int, opponent: int) -> int:
+        gap = self.rules.goal - opponent
+        if gap <= self.all_in_gap:
+            return GO_FOR_IT
+        if gap <= self.press_gap:
+            return PRESS
+        return NORMAL
+
+    def banks(self, t: int, n: int, mode: int) -> bool:
+        if mode == GO_FOR_IT:
+            return False
+        threshold = self.thresholds[n]
+        if threshold is None:
+            return False
+        if mode == PRESS:
+            threshold = max(threshold, self.press_bank)
+        return t >= threshold
+
+    def keep(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
+        def worth(pair: Pair) -> int:
+            total, left = t + pair[0], hot(n - pair[1])
+            if total >= self.rules.bank_minimum() and self.banks(total, left, mode):
+                return total
+            return total + self.dice_worth[left]
+
+        values = [worth(pair) for pair in pairs]
+        return values.index(max(values))
+
+
+class CautiousPlayer(LevelPlayer):
+    """Takes the most points and banks early: easy to beat, but never silly."""
+
+    id = "cautious"
+    title = "Cautious"
+    description = (
+        "Takes the most points from every roll and banks early: 350 or more with three dice "
+        "or fewer left, 1,000 or more with four or five (never with six). Always takes a win "
+        "on the table. The easiest opponent."
+    )
+    low_bank = 350
+    high_bank = 1000
+
+    def banks(self, t: int, n: int, mode: int) -> bool:
+        if n <= 3:
+            return t >= max(self.low_bank, self.rules.bank_minimum())
+        return n <= 5 and t >= self.high_bank
+
+    def keep(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
+        return 0
+
+
+#: The level players by id, for :mod:`solver.players` (constructor: ``(rules, strategy)``).
+LEVEL_PLAYERS: dict[str, type[LevelPlayer]] = {
+    cls.id: cls for cls in (MaxScorePlayer, CoachPlayer, CautiousPlayer)
+}
+
+
+def level_info(rules: Rules) -> list[tuple[str, str, str]]:
+    """(id, title, description) of every level, described for ``rules`` (the coach's numbers)."""
+    return [(pid, cls.title, cls(rules).description) for pid, cls in LEVEL_PLAYERS.items()]
+
+
+__all__ = [
+    "LEVEL_PLAYERS",
+    "CautiousPlayer",
+    "CoachPlayer",
+    "LevelPlayer",
+    "MaxScorePlayer",
+    "Pair",
+    "keep_list",
+    "level_info",
+    "option_for",
+]
