@@ -1,0 +1,229 @@
+"""``farkle match``: how often one computer player beats another, exactly or by simulation.
+
+``--exact`` (the default) evaluates both players' fixed policies over the solver's state
+space (:mod:`solver.match`): no sampling, exact to 1e-12. For small goals it takes a
+moment; for the full 10,000-point game the optimal player's 562,500 turns take a few
+minutes, and the command says so before it starts. ``--games N`` plays N real games with the
+engine instead (half with each player first) and reports standard errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine import FarkleError, Rules
+
+from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args
+
+if TYPE_CHECKING:
+    from solver.match import MatchOdds
+    from solver.strategy import Strategy
+
+DEFAULT_SEED = 1
+#: Above this many start states an exact evaluation with the optimal player takes minutes.
+SLOW_STATES = 100_000
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``match`` subcommand."""
+    parser = subparsers.add_parser(
+        "match",
+        help="the odds of one computer player against another",
+        description=(
+            "The probability that player A beats player B: with A moving first, with B moving "
+            "first, and with the first player chosen at random. --exact (the default) computes "
+            "it exactly by policy evaluation (a few minutes for the full 10,000-point game when "
+            "the optimal player takes part); --games N simulates N games with the real engine."
+        ),
+    )
+    add_common(parser)
+    add_cache_dir(parser)
+    parser.add_argument(
+        "--players", required=True, metavar="A,B",
+        help="two computer players, e.g. optimal,max-score (see the error for the list)",
+    )
+    how = parser.add_mutually_exclusive_group()
+    how.add_argument("--exact", action="store_true", help="exact odds by policy evaluation (default)")
+    how.add_argument("--games", type=int, metavar="N", help="simulate N games instead")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",
+                        help=f"dice seed of the simulation (game k uses S + k; default {DEFAULT_SEED})")
+    parser.add_argument("--floor", type=int, default=None, metavar="L",
+                        help="lowest banked score the optimal strategy models (default -2500)")
+    parser.add_argument("--start-scores", default="0,0", metavar="A,B",
+                        help="head starts (komi) of A and B, multiples of 50 (default 0,0)")
+    parser.set_defaults(run=run)
+
+
+def parse_pair(text: str, what: str) -> tuple[str, str]:
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2 or not all(parts):
+        fail(f"{what} takes two values separated by a comma, got {text!r}")
+    return parts[0], parts[1]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Validate, get the strategy if the optimal player plays, evaluate, print."""
+    from solver.match import OPTIMAL, MatchError, exact_odds, exact_players, simulate_odds
+    from solver.model import DEFAULT_FLOOR
+    from solver.players import ai_players
+
+    a, b = parse_pair(args.players, "--players")
+    known = [pid for pid, _, _ in ai_players()]
+    for pid in (a, b):
+        if pid not in known:
+            fail(f"unknown player {pid!r}; the players are: {', '.join(known)}")
+    try:
+        start = tuple(int(x) for x in parse_pair(args.start_scores, "--start-scores"))
+    except ValueError:
+        fail(f"--start-scores takes two whole numbers, got {args.start_scores!r}")
+        raise AssertionError("unreachable") from None
+    rules = rules_from_args(args)
+    floor = DEFAULT_FLOOR if args.floor is None else args.floor
+    simulate = args.games is not None
+    if simulate and args.games < 2:
+        fail(f"--games must be at least 2, got {args.games}")
+    if not simulate:
+        for pid in (a, b):
+            if pid not in exact_players():
+                fail(f"{pid!r} has no exact evaluation; use --games N to simulate it")
+    strategy = None
+    if OPTIMAL in (a, b):
+        strategy = obtain_strategy(rules, floor, args.cache_dir, quiet=False)
+    try:
+        if simulate:
+            odds = _simulate(rules, a, b, args.games, args.seed, strategy, start)  # type: ignore[arg-type]
+        else:
+            odds = _exact(rules, a, b, strategy, floor, start)  # type: ignore[arg-type]
+    except (MatchError, FarkleError, ValueError) as exc:
+        fail(str(exc))
+        raise AssertionError("unreachable") from exc
+    if args.json:
+        data = odds.to_json()
+        data["rules"] = rules.name
+        data["start_scores"] = list(start)
+        if simulate:
+            data["seed"] = args.seed
+        emit_json(data)
+    else:
+        print_odds(odds, rules, start, args.seed if simulate else None)
+    return 0
+
+
+def _exact(
+    rules: Rules, a: str, b: str, strategy: Strategy | None, floor: int, start: tuple[int, int]
+) -> MatchOdds:
+    from solver.match import OPTIMAL, exact_odds
+    from solver.model import build_model
+
+    model = build_model(rules, strategy.floor if strategy is not None else floor)
+    if OPTIMAL in (a, b) and model.start_states > SLOW_STATES:
+        print(
+            f"Evaluating {model.start_states:,} start states exactly; with the optimal player "
+            "this takes a few minutes for a goal this large.",
+            file=sys.stderr,
+        )
+    with ProgressBar("exact odds") as update:
+        return exact_odds(rules, a, b, strategy, floor, start, progress=update)
+
+
+def _simulate(
+    rules: Rules, a: str, b: str, games: int, seed: int, strategy: Strategy | None,
+    start: tuple[int, int],
+) -> MatchOdds:
+    from solver.match import simulate_odds
+    from solver.players import make_player
+
+    def make(pid: str, r: Rules) -> Any:
+        return make_player(pid, r, strategy)
+
+    with ProgressBar("simulating") as update:
+        return simulate_odds(rules, a, b, games, seed, make, start, progress=update)
+
+
+class ProgressBar:
+    """A rich progress bar on stderr (only when stderr is a terminal): ``with ... as update``."""
+
+    def __init__(self, label: str) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.console = Console(stderr=True)
+        self.enabled = self.console.is_terminal
+        self.progress = Progress(
+            TextColumn(f"[bold]{label}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
+            TimeElapsedColumn(), TextColumn("{task.description}"), console=self.console,
+            transient=True, disable=not self.enabled,
+        )
+        self.task = self.progress.add_task("", total=1.0)
+
+    def __enter__(self) -> Any:
+        self.progress.start()
+
+        def update(fraction: float, message: str) -> None:
+            self.progress.update(self.task, completed=fraction, description=message)
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+
+def obtain_strategy(
+    rules: Rules, floor: int, cache_dir: Path | None, quiet: bool = False
+) -> Strategy:
+    """The cached strategy, or solve (and cache) it with a progress bar on stderr."""
+    from solver.cache import load_strategy, solve_strategy, supports
+
+    reason = supports(rules)
+    if reason is not None:
+        fail(reason)
+    strategy = load_strategy(rules, floor, cache_dir)
+    if strategy is not None:
+        return strategy
+    if not quiet:
+        print(
+            f"Solving the optimal strategy for {rules.display_name} once (it is cached for "
+            "next time)...",
+            file=sys.stderr,
+        )
+    started = time.perf_counter()
+    with ProgressBar("solving") as update:
+        strategy = solve_strategy(rules, floor, cache_dir, progress=update)
+    if not quiet:
+        print(f"Solved in {time.perf_counter() - started:.1f} s.", file=sys.stderr)
+    return strategy
+
+
+def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int | None) -> None:
+    """A small table of the three probabilities, from A's point of view."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    a, b = odds.players
+    console = Console(highlight=False)
+    exact = odds.method == "exact"
+    if exact:
+        how = f"exact (policy evaluation, {odds.sweeps} sweeps, {odds.seconds:.1f} s)"
+    else:
+        how = f"simulation of {odds.games:,} games, seed {seed} ({odds.seconds:.1f} s)"
+    komi = f", head starts {start[0]:,} / {start[1]:,}" if any(start) else ""
+    table = Table(
+        title=f"{a} (A) vs {b} (B): {rules.name}, goal {rules.goal:,}{komi}",
+        caption=how,
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("Who starts")
+    table.add_column("P(A wins)", justify="right")
+    table.add_column("P(B wins)", justify="right")
+    errors = (odds.stderr_first, odds.stderr_second, odds.stderr)
+    for (label, p), se in zip(
+        (("A first", odds.first), ("B first", odds.second), ("random", odds.overall)), errors
+    ):
+        pm = "" if exact or se is None else f" ± {100 * se:.2f}"
+        table.add_row(label, f"{100 * p:.4f}%{pm}", f"{100 * (1 - p):.4f}%{pm}")
+    console.print(table)
