@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import work
 from textual.app import App
 from textual.binding import Binding
 
@@ -177,14 +178,34 @@ class FarkleApp(App[int]):
         ``optional``: no computer player needs the strategy (hot seat), so the solve screen
         offers to skip it and play without hints.
         """
+        self._load_strategy(rules, then, optional)
+
+    @work(thread=True, exclusive=True, group="strategy", exit_on_error=False)
+    def _load_strategy(
+        self, rules: Rules, then: Callable[[Strategy | None, str], None], optional: bool
+    ) -> None:
+        """Import the solver and read the cached strategy off the UI thread (it takes a moment)."""
+        try:
+            reason = self.supports(rules)
+            strategy = self.cached_strategy(rules) if reason is None else None
+        except Exception as exc:  # a broken cache or solver must not freeze or kill the app
+            self.call_from_thread(self.notify, f"Cannot load the strategy: {exc}", severity="error")
+            return
+        self.call_from_thread(self._strategy_loaded, rules, then, optional, reason, strategy)
+
+    def _strategy_loaded(
+        self,
+        rules: Rules,
+        then: Callable[[Strategy | None, str], None],
+        optional: bool,
+        reason: str | None,
+        strategy: Strategy | None,
+    ) -> None:
         from .screens.solve import SolveScreen
 
-        reason = self.supports(rules)
-        if reason is None:
-            strategy = self.cached_strategy(rules)
-            if strategy is not None:
-                then(strategy, "")
-                return
+        if strategy is not None:
+            then(strategy, "")
+            return
 
         def done(result: Strategy | str | None) -> None:
             if result is None:

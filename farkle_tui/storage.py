@@ -32,7 +32,7 @@ SETTINGS_FILE = "settings.json"
 CURRENT_FILE = "current-game.json"
 GAMES_DIR = "games"
 FIRST_CHOICES = ("random", "me", "opponent")
-DEFAULT_PACE = 0.8
+DEFAULT_PACE = 0.6
 MIN_PACE = 0.0
 MAX_PACE = 5.0
 

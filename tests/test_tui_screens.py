@@ -143,6 +143,7 @@ def test_solve_screen_finishes_and_the_game_starts_with_the_strategy() -> None:
             game = app.screen
             assert isinstance(game.strategy, FakeStrategy)  # type: ignore[attr-defined]
             assert app.cached_strategy(RULES) is game.strategy  # type: ignore[attr-defined]
+            await pilot.pause(0.1)  # let the new screen finish mounting before the app exits
 
     run(body())
 

@@ -134,6 +134,7 @@ class GameScreen(Screen[None]):
 
     # -- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        self.title = f"Farkle · {self.session.state.rules.display_name}"  # before mount: no Header watcher race
         yield Header()
         yield Scoreboard(id="scores")
         yield Static("", id="status")
@@ -147,7 +148,6 @@ class GameScreen(Screen[None]):
 
     def on_mount(self) -> None:
         state = self.session.state
-        self.title = f"Farkle · {state.rules.display_name}"
         self.query_one(Scoreboard).titles = self.farkle.ai_titles() if self.ais else {}
         log = self.query_one(MoveLog)
         players = state.players

@@ -24,6 +24,7 @@ class ReplayViewScreen(Screen[None]):
         self.game = game
 
     def compose(self) -> ComposeResult:
+        self.title = "Replay"  # before mount: no Header watcher race
         yield Header()
         state = self.game.state
         record = self.game.record
@@ -36,7 +37,6 @@ class ReplayViewScreen(Screen[None]):
     def on_mount(self) -> None:
         record = self.game.record
         assert record is not None
-        self.title = "Replay"
         log = self.query_one(MoveLog)
         state = record.initial_state()
         for event in record.events:

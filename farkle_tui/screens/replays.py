@@ -42,13 +42,13 @@ class ReplaysScreen(Screen[None]):
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
+        self.title = "Replays"  # before mount: no Header watcher race
         yield Header()
         yield Static("", id="replays-info")
         yield DataTable(id="replays", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = "Replays"
         self.games = self.farkle.storage.finished_games()
         table = self.query_one(DataTable)
         table.add_columns("Date", "Players", "Rules", "Result")

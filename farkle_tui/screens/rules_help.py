@@ -151,6 +151,7 @@ class RulesHelpScreen(Screen[None]):
         self.choose = choose
 
     def compose(self) -> ComposeResult:
+        self.title = "Rules and keys"  # before mount: no Header watcher race
         yield Header()
         if self.choose:
             names = list(dict.fromkeys([self.rules.name, *PRESETS]))
@@ -161,7 +162,6 @@ class RulesHelpScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = "Rules and keys"
         self.query_one("#rules-scroll").focus()
 
     def on_select_changed(self, event: Select.Changed) -> None:

@@ -56,6 +56,7 @@ class SetupScreen(Screen[None]):
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
+        self.title = "New game"  # before mount: no Header watcher race
         settings = self.farkle.settings
         ais = self.farkle.ai_players()
         self.ai_info = {pid: (title, description) for pid, title, description in ais}
@@ -103,7 +104,6 @@ class SetupScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = "New game"
         self._refresh_opponent()
         self._refresh_rules()
         self.query_one("#start", Button).focus()

@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.containers import Center, Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, ProgressBar, Static
+from textual.widgets import Button, Footer, ProgressBar, Static
 
 from engine import Rules
 
@@ -69,7 +69,7 @@ class SolveScreen(Screen["Any"]):
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        self.title = "Solving" if not self.unsupported else "Not solvable"  # before mount: no Header watcher race
         with Center():
             with Vertical(id="solve-box"):
                 if self.unsupported:
@@ -101,7 +101,6 @@ class SolveScreen(Screen["Any"]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = "Solving" if not self.unsupported else "Not solvable"
         if not self.unsupported:
             self.started = time.monotonic()
             self._solve()
