@@ -1,0 +1,154 @@
+"""``farkle replay FILE``: where a saved game was won and lost, decision by decision.
+
+Every decision of either player is compared with optimal play (:mod:`solver.analysis`): the
+win probability before, after the choice made and after the best choice, the loss, and a
+mark (inaccuracy, mistake, blunder). The rules come from the record itself; if their
+strategy is not cached yet it is solved once, with a progress bar on stderr. A record that
+cannot be read or does not replay is an error (exit status 2), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine import FarkleError, RecordError
+from engine.record import load_record
+
+from .common import add_cache_dir, emit_json, fail
+
+if TYPE_CHECKING:
+    from solver.analysis import GameAnalysis
+
+MARK_STYLES = {
+    "best": "green",
+    "good": "",
+    "inaccuracy": "yellow",
+    "mistake": "bold dark_orange",
+    "blunder": "bold red",
+}
+SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``replay`` subcommand."""
+    parser = subparsers.add_parser(
+        "replay",
+        help="analyse a saved game move by move against optimal play",
+        description=(
+            "Replay a saved game record and judge every decision of both players against the "
+            "optimal strategy: the win probability before and after, what the best choice was, "
+            "and the win probability lost. The rules are those of the record."
+        ),
+    )
+    parser.add_argument("file", type=Path, metavar="FILE", help="a saved game (.json record)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    parser.add_argument("--floor", type=int, default=None, metavar="L",
+                        help="lowest banked score the optimal strategy models (default -2500)")
+    add_cache_dir(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the record, get the strategy, analyse, print."""
+    try:
+        record = load_record(args.file)
+    except (RecordError, FarkleError, OSError) as exc:
+        fail(f"cannot read the game: {exc}")
+        raise AssertionError("unreachable") from exc
+    from solver.analysis import AnalysisError, analyse
+    from solver.model import DEFAULT_FLOOR, unsupported
+
+    from .match import obtain_strategy
+
+    reason = unsupported(record.rules)
+    if reason is not None:
+        fail(f"this game cannot be analysed: {reason}")
+    floor = DEFAULT_FLOOR if args.floor is None else args.floor
+    strategy = obtain_strategy(record.rules, floor, args.cache_dir)
+    try:
+        analysis = analyse(record, strategy)
+    except AnalysisError as exc:
+        fail(f"{args.file}: {exc}")
+        raise AssertionError("unreachable") from exc
+    if args.json:
+        emit_json(analysis.to_json())
+    else:
+        print_analysis(analysis)
+    return 0
+
+
+def sparkline(values: list[float]) -> str:
+    """Probabilities in [0, 1] as block characters, one per value."""
+    top = len(SPARKS) - 1
+    return "".join(SPARKS[max(0, min(top, round(v * top)))] for v in values)
+
+
+def short(choice: str) -> str:
+    """``keep 5666`` for ``set aside 5 6 6 6 (650)``: a narrow table cell."""
+    if not choice.startswith("set aside "):
+        return choice
+    dice = choice.removeprefix("set aside ").partition(" (")[0]
+    return f"keep {dice.replace(' ', '')}"
+
+
+def print_analysis(analysis: GameAnalysis) -> None:
+    """The decisions, the per-player summary and the win curve, with rich (honours NO_COLOR)."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    record = analysis.record
+    console = Console(highlight=False)
+    names = [p.name for p in record.players]
+    winner = names[analysis.winner] if analysis.winner is not None else "nobody yet"
+    start = f", head starts {' / '.join(f'{s:,}' for s in record.start_scores)}" if record.start_scores else ""
+    console.print(
+        f"[bold]{' vs '.join(names)}[/bold] · {record.rules.name} (goal {record.rules.goal:,}){start} · "
+        f"{names[record.first]} went first · winner: {winner}"
+    )
+    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
+    for column, justify in (("Turn", "right"), ("Player", "left"), ("Position", "left"),
+                            ("Choice", "left"), ("Best", "left"), ("Win → after", "right"),
+                            ("Loss", "right"), ("Mark", "left")):
+        table.add_column(column, justify=justify, no_wrap=True,  # type: ignore[arg-type]
+                         max_width=10 if column == "Player" else None, overflow="ellipsis")
+    for d in analysis.decisions:
+        state = d.state
+        position = (
+            f"{state.turn_total:,}: {''.join(map(str, state.roll))}"
+            if state.roll else f"{state.turn_total:,}, {state.dice_left}d"
+        )
+        style = MARK_STYLES.get(d.mark, "")
+        table.add_row(
+            str(d.turn), names[d.player], position, short(d.choice),
+            "" if d.mark == "best" else short(d.best),
+            f"{100 * d.win_before:.1f}→{100 * d.win_after_choice:.1f}",
+            f"{100 * d.loss:.2f}", Text(d.mark, style=style),
+        )
+    console.print(table)
+    summary = Table(title="Summary", box=box.SIMPLE_HEAD)
+    for column in ("Player", "Decisions", "Best", "Accuracy", "Loss", "Mean",
+                   "Inacc.", "Mist.", "Blund."):
+        summary.add_column(column, justify="left" if column == "Player" else "right")
+    for s in analysis.summary:
+        summary.add_row(
+            s.name, str(s.decisions), str(s.best), f"{100 * s.accuracy:.0f}%",
+            f"{100 * s.total_loss:.2f}", f"{100 * s.mean_loss:.2f}", str(s.inaccuracies),
+            str(s.mistakes), str(s.blunders),
+        )
+    console.print(summary)
+    console.print(
+        "Position: turn total and the dice showing (or dice to roll). Win → after: the "
+        "mover's win chance in % before deciding and after the choice made. Loss, Mean: "
+        "percentage points of win probability lost.",
+        style="dim",
+    )
+    curve = [p.win for p in analysis.win_curve]
+    if curve:
+        console.print(
+            f"{names[record.first]}'s win chance by turn: {sparkline(curve)} "
+            f"({100 * curve[0]:.1f}% → {100 * curve[-1]:.0f}%)"
+        )
