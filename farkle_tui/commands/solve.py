@@ -1,0 +1,72 @@
+"""``farkle solve``: build (or load) the optimal strategy of a rule set and report on it."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .common import add_cache_dir, add_common, emit_json, rules_from_args
+from .progress import add_floor, check_floor, obtain_strategy
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "solve",
+        help="compute (or load) the optimal strategy and report its figures",
+        description=(
+            "Solve the start-of-turn win probabilities of two-player Farkle by value iteration "
+            "until one more pass changes no value by more than 1e-12, and cache them."
+        ),
+    )
+    add_common(parser)
+    add_floor(parser)
+    add_cache_dir(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    check_floor(args.floor)
+    rules = rules_from_args(args)
+    strategy, loaded = obtain_strategy(rules, args.floor, args.cache_dir)
+    from solver.cache import cache_path
+
+    model = strategy.model
+    path = cache_path(rules, args.floor, args.cache_dir)
+    info = strategy.info
+    result = {
+        "rules": rules.name,
+        "floor": model.floor,
+        "start_states": model.start_states,
+        "in_turn_states": model.in_turn_states,
+        "passes": info.passes,
+        "single_precision_passes": round(info.cheap_passes, 3),
+        "max_residual": info.residual,
+        "seconds": 0 if loaded else round(info.seconds, 3),
+        "solve_seconds": round(info.seconds, 3),
+        "loaded": loaded,
+        "cache_file": str(path),
+        "cache_bytes": path.stat().st_size if path.exists() else 0,
+        "first_player_win": strategy.start_win(0, 0, 0, 0),
+    }
+    if args.json:
+        emit_json(result)
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"Optimal strategy: {rules.display_name}", show_header=False)
+    table.add_column("what", style="bold")
+    table.add_column("value")
+    table.add_row("first player wins", f"{result['first_player_win']:.6f}")
+    table.add_row("start-of-turn states", f"{model.start_states:,}")
+    table.add_row("in-turn states", f"{model.in_turn_states:,}")
+    table.add_row("floor", f"{model.floor:,}")
+    table.add_row(
+        "passes",
+        f"{info.passes} double precision + {info.cheap_passes:.2f} single-precision equivalents",
+    )
+    table.add_row("largest change in the last pass", f"{info.residual:.2e}")
+    table.add_row("solve time", f"{info.seconds:.1f} s" + (" (loaded from the cache now)" if loaded else ""))
+    table.add_row("cache", f"{path} ({result['cache_bytes'] / 1e6:.1f} MB)")
+    Console().print(table)
+    return 0

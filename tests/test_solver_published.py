@@ -1,0 +1,85 @@
+"""The published figures for ``facebook`` (Busche, "Optimal Farkle Strategy"), to their printed digits.
+
+This is the one slow test: it needs the full 10,000-point solve (about a minute on two cores,
+then cached). Opt in with ``FARKLE_SLOW=1``; ``bench/solve.py`` measures the same solve.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from engine import preset
+from engine.game import Phase, Player, Roll, SetAside, apply, new_game
+from solver.cache import solve_strategy
+from solver.decisions import rank_options
+from solver.strategy import Strategy, reachable
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("FARKLE_SLOW") != "1", reason="the full facebook solve: set FARKLE_SLOW=1"
+)
+
+TABLE = Path(__file__).parent / "data" / "busche_table1.tsv"
+
+
+@pytest.fixture(scope="module")
+def strategy() -> Strategy:
+    # The user's cache when there is one (FARKLE_SLOW_CACHE), else the session's temp cache.
+    return solve_strategy(preset("facebook"), -2500, os.environ.get("FARKLE_SLOW_CACHE") or None)
+
+
+def _table() -> list[tuple[int, list[tuple[float, bool]]]]:
+    rows = []
+    for line in TABLE.read_text().splitlines():
+        if line.startswith("#"):
+            continue
+        t, *cells = line.split("\t")
+        rows.append((int(t), [(float(c.rstrip("*")), not c.endswith("*")) for c in cells]))
+    return rows
+
+
+def test_first_player_wins_53_487_percent(strategy: Strategy) -> None:
+    assert round(strategy.start_win(0, 0, 0, 0), 6) == 0.534870
+    assert strategy.info.residual <= 1e-12
+
+
+def test_table_1_every_cell(strategy: Strategy) -> None:
+    turn = strategy.turn(0, 0, 0, 0)
+    reach = reachable(strategy.rules, turn.top)
+    rows = _table()
+    assert len(rows) == 101
+    for t, cells in rows:
+        for n, (published, accessible) in zip(range(6, 0, -1), cells):
+            assert f"{turn.win(t, n):.6f}" == f"{published:.6f}", (t, n)
+            assert bool(reach[t // 50, n - 1]) == accessible, (t, n)
+
+
+def test_opening_bank_thresholds(strategy: Strategy) -> None:
+    """First reachable bank per dice count: 5000, 2500, 1000, 400, 300, 300 (the tables, not the prose)."""
+    turn = strategy.turn(0, 0, 0, 0)
+    reach = reachable(strategy.rules, turn.top)
+    thresholds = {}
+    for n in range(6, 0, -1):
+        thresholds[n] = next(
+            t for t in range(0, 5050, 50) if reach[t // 50, n - 1] and turn.action(t, n) == "bank"
+        )
+        # From there to the end of the table it banks throughout.
+        assert all(turn.action(t, n) == "bank" for t in range(thresholds[n], 5050, 50))
+    assert thresholds == {6: 5000, 5: 2500, 4: 1000, 3: 400, 2: 300, 1: 300}
+    assert turn.action(350, 3) == "roll"  # the unreachable cell the prose's 350 comes from
+
+
+def test_opening_roll_take_only_the_five(strategy: Strategy) -> None:
+    rules = strategy.rules
+    state = new_game(rules, [Player("a", "optimal"), Player("b", "optimal")])
+    state, _ = apply(state, Roll((6, 5, 3, 3, 3, 2)))
+    assert state.phase is Phase.CHOOSE
+    ranked = rank_options(strategy, state)
+    by_dice = {r.option.dice: r for r in ranked}
+    assert ranked[0].option.dice == (5,)
+    assert f"{by_dice[(5,)].win:.6f}" == "0.511005" and (by_dice[(5,)].turn_total, by_dice[(5,)].dice_left) == (50, 5)
+    assert f"{by_dice[(3, 3, 3)].win:.6f}" == "0.506680"
+    assert f"{by_dice[(3, 3, 3, 5)].win:.6f}" == "0.509711"
+    apply(state, SetAside((5,)))
