@@ -126,6 +126,14 @@ class FarkleApp(App[int]):
     def ai_titles(self) -> dict[str, str]:
         return {pid: title for pid, title, _ in self.ai_players()}
 
+    def needs_strategy(self, kind: str) -> bool:
+        """Whether this kind of player cannot play without the solved strategy."""
+        if kind == HUMAN:
+            return False
+        from solver.players import needs_strategy
+
+        return needs_strategy(kind)
+
     def make_ai(self, kind: str, rules: Rules, strategy: Strategy | None) -> AIPlayer:
         from solver.players import make_player
 
@@ -153,7 +161,7 @@ class FarkleApp(App[int]):
 
     def begin(self, setup: GameSetup) -> None:
         """Start a new game: make sure the strategy exists (solving it once if needed), then play."""
-        optional = all(p.kind == HUMAN for p in setup.players)
+        optional = not any(self.needs_strategy(p.kind) for p in setup.players)
         self._with_strategy(
             setup.rules, lambda strategy, reason: self._start_new(setup, strategy, reason), optional
         )
@@ -165,7 +173,7 @@ class FarkleApp(App[int]):
             self.notify(saved.error if saved else "There is no unfinished game.", severity="error")
             return
         record = saved.record
-        optional = all(p.kind == HUMAN for p in record.players)
+        optional = not any(self.needs_strategy(p.kind) for p in record.players)
         self._with_strategy(
             record.rules, lambda strategy, reason: self._resume(record, strategy, reason), optional
         )
@@ -271,26 +279,26 @@ class FarkleApp(App[int]):
 
 def _default_solve(cache_dir: Path | None) -> SolveFn:
     def solve(rules: Rules, progress: Callable[[float, str], None], cancel: threading.Event) -> Strategy:
-        import solver
+        from solver.cache import solve_strategy
 
-        return solver.solve_strategy(rules, cache_dir=cache_dir, progress=progress, cancel=cancel)
+        return solve_strategy(rules, cache_dir=cache_dir, progress=progress, cancel=cancel)
 
     return solve
 
 
 def _default_load(cache_dir: Path | None) -> LoadFn:
     def load(rules: Rules) -> Strategy | None:
-        import solver
+        from solver.cache import load_strategy
 
-        return solver.load_strategy(rules, cache_dir=cache_dir)
+        return load_strategy(rules, cache_dir=cache_dir)
 
     return load
 
 
 def _default_supports(rules: Rules) -> str | None:
-    import solver
+    from solver.cache import supports
 
-    return solver.supports(rules)
+    return supports(rules)
 
 
 def make_app(

@@ -121,13 +121,13 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--cache-dir", type=Path, default=None)
     args = parser.parse_args()
-    import solver
+    from solver.cache import load_strategy, solve_strategy
 
     rules = load_rules(args.rules)
-    strategy = solver.load_strategy(rules, cache_dir=args.cache_dir)
+    strategy = load_strategy(rules, cache_dir=args.cache_dir)
     if strategy is None:
         print(f"solving {rules.name} once (cached afterwards)...", flush=True)
-        strategy = solver.solve_strategy(
+        strategy = solve_strategy(
             rules, cache_dir=args.cache_dir, progress=lambda f, note: print(f"  {100 * f:5.1f}% {note}", flush=True)
         )
     args.out.mkdir(parents=True, exist_ok=True)

@@ -124,7 +124,10 @@ def test_solve_screen_cancel_stops_the_solve_and_returns() -> None:
 
 
 def test_solve_screen_finishes_and_the_game_starts_with_the_strategy() -> None:
+    go = threading.Event()
+
     def quick_solve(rules: Rules, progress: Any, cancel: threading.Event) -> Any:
+        go.wait(10)
         for i in range(5):
             progress(i / 5, f"pass {i}")
             time.sleep(0.02)
@@ -138,6 +141,7 @@ def test_solve_screen_finishes_and_the_game_starts_with_the_strategy() -> None:
             app.begin(GameSetup(RULES, (Player("Ann"), Player("Bob")), 0))
             await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen))
             solve = app.screen
+            go.set()
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
             assert solve.outcome == "solved"
             game = app.screen

@@ -20,10 +20,10 @@ _SOLVED: dict[str, Any] = {}
 @pytest.fixture
 def strategy() -> Any:
     """The small-goal strategy, solved once per session into the session's cache dir."""
-    import solver
+    from solver.cache import load_strategy, solve_strategy
 
     if "s" not in _SOLVED:
-        _SOLVED["s"] = solver.load_strategy(RULES) or solver.solve_strategy(RULES)
+        _SOLVED["s"] = load_strategy(RULES) or solve_strategy(RULES)
     return _SOLVED["s"]
 
 
@@ -44,9 +44,9 @@ def test_a_real_solve_runs_through_the_solve_screen(tmp_path: Any) -> None:
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=300)
             assert solve.outcome == "solved"
             assert app.screen.strategy is not None  # type: ignore[attr-defined]
-        import solver
+        from solver.cache import load_strategy
 
-        assert solver.load_strategy(RULES, cache_dir=tmp_path) is not None  # cached for next time
+        assert load_strategy(RULES, cache_dir=tmp_path) is not None  # cached for next time
 
     run(body())
 

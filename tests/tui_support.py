@@ -59,6 +59,10 @@ async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: fl
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {condition}")
         await pilot.pause(0.01)
+    # A screen that has just appeared finishes mounting (Textual's Header sets its title in a
+    # deferred callback that fails if the app exits first).
+    await pilot.pause()
+    await pilot.pause()
 
 
 async def click_when_ready(pilot: Pilot[Any], selector: str) -> None:
