@@ -1,0 +1,162 @@
+"""The opponent levels: legal and sensible play, and each level doing what its description says."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import STEP, preset, scorer
+from engine.dice import SeededDice
+from engine.game import Bank, GameState, Phase, Player, Roll, SetAside, apply, new_game
+from engine.record import GameSession
+from solver.expected import expected_strategy
+from solver.levels import (
+    GO_FOR_IT,
+    LEVEL_PLAYERS,
+    NORMAL,
+    PRESS,
+    CautiousPlayer,
+    CoachPlayer,
+    LevelPlayer,
+    MaxScorePlayer,
+    keep_list,
+)
+from solver.players import ai_players, make_player, needs_strategy
+
+SMALL = preset("facebook").with_goal(1000)
+FULL = preset("facebook")
+
+
+def play(rules, a: LevelPlayer, b: LevelPlayer, seed: int, start=None):  # type: ignore[no-untyped-def]
+    """One whole game; yields every (state, action) and returns nothing (raises if illegal)."""
+    session = GameSession.start(rules, (Player("A", a.id), Player("B", b.id)), dice=SeededDice(seed),
+                                start_scores=start)
+    players = (a, b)
+    while not session.is_over:
+        state = session.state
+        action = players[state.current].act(state)
+        yield state, action
+        session.act(action)
+
+
+def test_the_registry_lists_every_level_with_a_player_facing_description() -> None:
+    assert set(LEVEL_PLAYERS) == {"max-score", "coach", "cautious"}
+    listed = {pid: (title, text) for pid, title, text in ai_players()}
+    for pid, cls in LEVEL_PLAYERS.items():
+        assert cls.id == pid and pid in listed
+        title, text = listed[pid]
+        assert title and len(text) > 40 and not needs_strategy(pid)
+        player = make_player(pid, SMALL, None)
+        assert player.id == pid and player.description
+
+
+@pytest.mark.parametrize("rules", [SMALL, preset("neller-busche").with_goal(2000), preset("zilch").with_goal(2000),
+                                   preset("patch").with_goal(2000)])
+def test_levels_play_whole_games_legally_under_every_preset(rules) -> None:  # type: ignore[no-untyped-def]
+    ids = list(LEVEL_PLAYERS)
+    for k in range(12):
+        a = LEVEL_PLAYERS[ids[k % 3]](rules)
+        b = LEVEL_PLAYERS[ids[(k + 1) % 3]](rules)
+        steps = list(play(rules, a, b, seed=100 + k))
+        assert steps, "a game has moves"
+
+
+def winning_pairs(state: GameState) -> bool:
+    pairs = keep_list(state.options())
+    minimum = state.rules.bank_minimum(state.standing.entered)
+    return any(state.standing.score + state.turn_total + p >= state.rules.goal and state.turn_total + p >= minimum
+               for p, _ in pairs)
+
+
+def test_every_level_takes_a_win_that_is_on_the_table() -> None:
+    seen = 0
+    for k, pid in enumerate(["max-score", "coach", "cautious"] * 10):
+        me = LEVEL_PLAYERS[pid](SMALL)
+        for state, action in play(SMALL, me, me, seed=k, start=(700, 700)):
+            if state.phase is Phase.CHOOSE and winning_pairs(state):
+                after, _ = apply(state, action)
+                assert after.is_over and after.winner == state.current, (pid, state.roll, action)
+                seen += 1
+    assert seen > 10
+
+
+def test_max_score_follows_the_expected_score_strategy() -> None:
+    me = MaxScorePlayer(FULL)
+    exp = expected_strategy(FULL)
+    checked = 0
+    for k in range(20):
+        for state, action in play(FULL, me, me, seed=k):
+            t, n = state.turn_total, state.dice_left
+            if state.phase is Phase.DECIDE and state.can_bank():
+                assert isinstance(action, Bank) == (exp.action(t, n) == "bank")
+                checked += 1
+            elif state.phase is Phase.CHOOSE and not winning_pairs(state):
+                assert isinstance(action, SetAside)
+                best = exp.best_option(state.roll, t, len(state.roll))
+                assert tuple(sorted(action.dice)) == best.dice
+                checked += 1
+        if checked > 400:
+            break
+    assert checked > 100
+
+
+def test_max_score_never_banks_where_the_rules_forbid_it() -> None:
+    state = new_game(SMALL, (Player("A", "max-score"), Player("B", "cautious")))
+    state, _ = apply(state, Roll((5, 2, 3, 4, 6, 6)))
+    state, _ = apply(state, SetAside((5,)))
+    assert state.bank_refusal() is not None
+    assert isinstance(MaxScorePlayer(SMALL).act(state), Roll)
+
+
+def test_the_coach_learns_its_tables_from_the_expected_score_strategy() -> None:
+    coach = CoachPlayer(FULL)
+    exp = expected_strategy(FULL)
+    for n in range(1, 6):
+        assert coach.thresholds[n] == exp.bank_threshold(n)
+    assert coach.thresholds[6] is None  # 16,400 with six dice: "never"
+    worth = [coach.dice_worth[n] for n in range(1, 7)]
+    assert worth == sorted(worth) and all(w % STEP == 0 for w in worth)
+    assert "3,050" in coach.description and "go for the win" in coach.description
+
+
+def test_the_coach_goes_for_it_near_the_end() -> None:
+    coach = CoachPlayer(FULL)
+    goal = FULL.goal
+    assert coach.mode(0, 0) == NORMAL
+    assert coach.mode(0, goal - coach.press_gap) == PRESS
+    assert coach.mode(0, goal - coach.all_in_gap) == GO_FOR_IT
+    assert coach.banks(500, 1, NORMAL) and not coach.banks(500, 1, PRESS)
+    assert coach.banks(coach.press_bank, 1, PRESS)
+    assert not any(coach.banks(t, n, GO_FOR_IT) for t in (300, 1000, 5000) for n in range(1, 7))
+    # Far behind a player about to win, the coach keeps rolling where max-score would bank.
+    state = new_game(FULL, (Player("A", "coach"), Player("B", "max-score")), start_scores=(0, 9800))
+    state, _ = apply(state, Roll((1, 1, 1, 2, 3, 4)))
+    state, _ = apply(state, SetAside((1, 1, 1)))
+    assert isinstance(coach.act(state), Roll)
+
+
+def test_the_coach_keeps_what_its_rule_of_thumb_values_most() -> None:
+    coach = CoachPlayer(FULL)
+    # 6-5-3-3-3-2 at the start: 5 + three 3s would bank 350 with two dice; three 3s alone
+    # leave three dice worth their table value on top of 300; the 5 alone leaves five.
+    pairs = tuple(keep_list(scorer(FULL).options((6, 5, 3, 3, 3, 2))))
+    assert pairs == ((350, 4), (300, 3), (50, 1))
+    value = {
+        (350, 4): 350,  # banks: 2 dice at 350 >= 300
+        (300, 3): 300 + coach.dice_worth[3],
+        (50, 1): 50 + coach.dice_worth[5],
+    }
+    best = max(value.values())
+    assert pairs[coach.keep(pairs, 0, 6, NORMAL)] == next(p for p in pairs if value[p] == best)
+    # Hot dice are worth six fresh dice.
+    six = tuple(keep_list(scorer(FULL).options((1, 1, 5, 5, 2, 2))))
+    assert six[0] == (750, 6)
+    assert coach.keep(six, 0, 6, NORMAL) == 0
+
+
+def test_cautious_banks_early_and_takes_the_most_points() -> None:
+    me = CautiousPlayer(SMALL)
+    assert me.banks(350, 3, NORMAL) and not me.banks(300, 3, NORMAL)
+    assert me.banks(1000, 5, NORMAL) and not me.banks(950, 4, NORMAL) and not me.banks(5000, 6, NORMAL)
+    for state, action in play(SMALL, me, me, seed=3):
+        if state.phase is Phase.CHOOSE:
+            assert tuple(sorted(action.dice)) == state.options()[0].dice

@@ -1,0 +1,157 @@
+"""Exact head-to-head odds by policy evaluation, checked against the solve and against simulation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import preset
+from farkle_tui.cli import main
+from solver.cache import solve_strategy
+from solver.levels import LEVEL_PLAYERS
+from solver.match import (
+    MatchError,
+    evaluate,
+    exact_odds,
+    level_exits,
+    optimal_exits,
+    simulate_odds,
+    _tables,
+)
+from solver.model import build_model
+
+SMALL = preset("facebook").with_goal(1000)
+FLOOR = -500
+
+
+@pytest.fixture(scope="module")
+def strategy():  # type: ignore[no-untyped-def]
+    return solve_strategy(SMALL, FLOOR)
+
+
+def make(pid: str, rules):  # type: ignore[no-untyped-def]
+    return LEVEL_PLAYERS[pid](rules)
+
+
+def test_optimal_against_optimal_is_the_solved_first_player_win(strategy) -> None:  # type: ignore[no-untyped-def]
+    odds = exact_odds(SMALL, "optimal", "optimal", strategy, FLOOR)
+    w0 = strategy.start_win(0, 0, 0, 0)
+    assert abs(odds.first - w0) < 1e-9
+    assert abs(odds.second - (1 - w0)) < 1e-9
+    assert odds.overall == pytest.approx(0.5, abs=1e-12)
+
+
+def test_the_evaluation_reaches_the_solve_from_a_flat_start(strategy) -> None:  # type: ignore[no-untyped-def]
+    """Not just a fixed point it was started at: from 0.5 everywhere it converges to W0."""
+    model = build_model(SMALL, FLOOR)
+    exits = optimal_exits(strategy.w0, model, _tables(SMALL))
+    result = evaluate(model, exits, exits)
+    assert result.sweeps > 1
+    assert np.max(np.abs(result.va - strategy.w0)) < 1e-9
+    assert np.max(np.abs(result.vb - strategy.w0)) < 1e-9
+
+
+def test_rules_without_a_penalty_work_too() -> None:
+    rules = preset("neller-busche").with_goal(1000)
+    strategy = solve_strategy(rules, FLOOR)
+    odds = exact_odds(rules, "optimal", "optimal", strategy)
+    assert abs(odds.first - strategy.start_win(0, 0)) < 1e-9
+    lv = exact_odds(rules, "coach", "cautious")
+    assert 0 < lv.first < 1
+
+
+def test_head_starts_are_just_start_scores(strategy) -> None:  # type: ignore[no-untyped-def]
+    odds = exact_odds(SMALL, "optimal", "optimal", strategy, FLOOR, start_scores=(0, 500))
+    assert abs(odds.first - strategy.start_win(0, 500)) < 1e-9
+    assert abs(odds.second - (1 - strategy.start_win(500, 0))) < 1e-9
+    plain = exact_odds(SMALL, "coach", "max-score")
+    behind = exact_odds(SMALL, "coach", "max-score", start_scores=(0, 300))
+    assert behind.first < plain.first and behind.second < plain.second
+
+
+def test_a_player_against_itself_is_even_and_swapping_players_mirrors(strategy) -> None:  # type: ignore[no-untyped-def]
+    same = exact_odds(SMALL, "cautious", "cautious")
+    assert same.overall == pytest.approx(0.5, abs=1e-12)
+    ab = exact_odds(SMALL, "optimal", "coach", strategy, FLOOR)
+    ba = exact_odds(SMALL, "coach", "optimal", strategy, FLOOR)
+    assert ab.first == pytest.approx(1 - ba.second, abs=1e-10)
+    assert ab.second == pytest.approx(1 - ba.first, abs=1e-10)
+
+
+def test_the_optimal_player_beats_every_level_and_levels_rank_sensibly(strategy) -> None:  # type: ignore[no-untyped-def]
+    for pid in LEVEL_PLAYERS:
+        assert exact_odds(SMALL, "optimal", pid, strategy, FLOOR).overall > 0.5
+    assert exact_odds(SMALL, "max-score", "cautious").overall > 0.5
+    assert exact_odds(SMALL, "coach", "cautious").overall > 0.5
+
+
+def test_level_exits_are_probability_distributions() -> None:
+    model = build_model(SMALL, FLOOR)
+    for pid, cls in LEVEL_PLAYERS.items():
+        exits = level_exits(cls(SMALL), model, _tables(SMALL))
+        for r in range(len(exits.win)):
+            total = exits.win[r] + exits.farkle[r] + exits.bank[exits.offset[r]:exits.offset[r + 1]].sum()
+            assert total == pytest.approx(1.0, abs=1e-12), (pid, r)
+
+
+@pytest.mark.parametrize("a,b", [("max-score", "cautious"), ("coach", "max-score")])
+def test_exact_and_20000_simulated_games_agree_within_three_standard_errors(a: str, b: str) -> None:
+    exact = exact_odds(SMALL, a, b, floor=FLOOR)
+    sim = simulate_odds(SMALL, a, b, 20000, seed=7, make=make)
+    assert sim.games == 20000 and sim.stderr is not None
+    assert abs(sim.overall - exact.overall) < 3 * sim.stderr
+    assert abs(sim.first - exact.first) < 3 * (sim.stderr_first or 0)
+    assert abs(sim.second - exact.second) < 3 * (sim.stderr_second or 0)
+
+
+def test_refusals_name_the_problem() -> None:
+    with pytest.raises(MatchError, match="unknown player 'nobody'.*optimal, max-score, coach, cautious"):
+        exact_odds(SMALL, "nobody", "coach")
+    with pytest.raises(MatchError, match="first-to-goal"):
+        exact_odds(preset("zilch"), "coach", "cautious")
+    with pytest.raises(MatchError, match="solved strategy"):
+        exact_odds(SMALL, "optimal", "coach")
+    with pytest.raises(MatchError, match="multiples of 50"):
+        exact_odds(SMALL, "coach", "cautious", start_scores=(25, 0))
+
+
+def small_rules_file(tmp_path: Path) -> Path:
+    text = (Path(__file__).resolve().parent.parent / "assets" / "rules" / "facebook.toml").read_text()
+    path = tmp_path / "small.toml"
+    path.write_text(text.replace("goal = 10000", "goal = 1000").replace('name = "facebook"', 'name = "small"'))
+    return path
+
+
+def test_the_command_prints_the_solved_odds_as_json(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    rules = small_rules_file(tmp_path)
+    code = main(["match", "--players", "optimal,optimal", "--exact", "--rules", str(rules),
+                 "--floor", str(FLOOR), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["method"] == "exact" and out["players"] == ["optimal", "optimal"]
+    from engine import load_rules
+
+    w0 = solve_strategy(load_rules(str(rules)), FLOOR).start_win(0, 0)
+    assert abs(out["first"] - w0) < 1e-9 and abs(out["overall"] - 0.5) < 1e-12
+    code = main(["match", "--players", "coach,cautious", "--games", "200", "--seed", "3",
+                 "--rules", str(rules), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "simulation" and out["games"] == 200 and out["stderr"] > 0
+    assert set(out) >= {"players", "first", "second", "overall", "method", "games", "stderr"}
+
+
+def test_the_command_lists_the_players_for_an_unknown_one(capsys) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(SystemExit) as exc:
+        main(["match", "--players", "optimal,grandma"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown player 'grandma'" in err and "max-score" in err and "cautious" in err
+
+
+def test_the_command_prints_a_table(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    rules = small_rules_file(tmp_path)
+    assert main(["match", "--players", "coach,max-score", "--rules", str(rules)]) == 0
+    out = capsys.readouterr().out
+    assert "A first" in out and "B first" in out and "random" in out and "exact" in out
