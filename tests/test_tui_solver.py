@@ -124,3 +124,41 @@ def test_hints_show_the_decision_apis_numbers(strategy: Any) -> None:
             assert not panel.has_class("-shown")
 
     run(body())
+
+
+def test_the_ai_is_paced_by_timers_and_space_skips_ahead(strategy: Any) -> None:
+    """A slow pace never blocks the interface; space finishes the computer's turn at once."""
+
+    async def body() -> None:
+        app = app_for_tests(seed=8, pace=3.0)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, opponent="optimal", first=1, other="Perfect")
+            assert screen.state is not None and screen.state.current == 1
+            await pilot.pause(0.3)
+            assert screen.state.current == 1 and not screen.ai_moves  # still waiting: paced
+            assert "Wait" not in screen.message
+            await pilot.press("r")  # the interface stays live: a refusal, not a freeze
+            assert "Wait" in screen.message
+            await pilot.press("space")
+            await wait_for(pilot, lambda: screen.state is not None and screen.state.current == 0, timeout=5)
+            assert screen.ai_moves
+            await pilot.press("minus")
+            assert app.pace > 3.0
+            await pilot.press("plus")
+            await pilot.press("plus")
+            assert app.pace < 3.0
+            assert app.storage.load_settings().ai_pace == app.settings.ai_pace
+
+    run(body())
+
+
+def test_the_theme_is_remembered() -> None:
+    async def body() -> str:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.theme = "nord"
+            await pilot.pause()
+        return app.storage.load_settings().theme
+
+    assert run(body()) == "nord"
