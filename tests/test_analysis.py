@@ -26,7 +26,7 @@ SMALL = preset("facebook").with_goal(1000)
 FLOOR = -2500  # the default floor: what `farkle replay` uses
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture()
 def strategy():  # type: ignore[no-untyped-def]
     return solve_strategy(SMALL, FLOOR)
 

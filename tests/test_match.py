@@ -27,7 +27,7 @@ SMALL = preset("facebook").with_goal(1000)
 FLOOR = -500
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture()
 def strategy():  # type: ignore[no-untyped-def]
     return solve_strategy(SMALL, FLOOR)
 
