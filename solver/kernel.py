@@ -200,7 +200,7 @@ def solve_blocks(
 
     ``block_lanes`` is ``(blocks, 4, LANES)``: the ``b, d, f, e`` of each lane (a block that is
     not full repeats a real state, which is harmless). ``new_values`` is ``(blocks, LANES)``;
-    the caller writes them into ``w0`` once the whole sub-layer is done, so the result does
+    the caller writes them into ``w0`` once the whole batch is done, so the result does
     not depend on how blocks are split between threads.
     """
     out = np.empty(LANES, dtype=values.dtype)

@@ -124,20 +124,23 @@ def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:
 
 @dataclass(frozen=True)
 class Schedule:
-    """The order of one Gauss-Seidel pass: blocks of lanes, grouped into sub-layers.
+    """The order of one Gauss-Seidel pass: blocks of lanes, grouped into batches.
 
-    Sub-layer ``k`` is blocks ``sub_start[k]:sub_start[k + 1]``. Sub-layers go from the
-    highest combined score ``b + d`` down and, within a layer, from the highest combined
-    farkle count ``f + e`` down: banking only raises ``b + d`` and an unpenalised farkle keeps
-    it while raising ``f + e``, so every state reads values already updated in this pass,
-    except across the penalty, which points to a lower layer. States of one sub-layer never
-    read each other, so a sub-layer's blocks may run in any order and on any thread.
+    Batch ``k`` is blocks ``batch_start[k]:batch_start[k + 1]``. Batches go from the highest
+    combined score ``b + d`` down and, within it, from the highest combined farkle count
+    ``f + e`` down: banking raises ``b + d`` by at least the minimum bank and an unpenalised
+    farkle keeps it while raising ``f + e``, so every state reads values already updated in
+    this pass, except across the penalty, which points to a lower layer. Because a bank
+    moves at least ``bank_min`` steps up, that many consecutive layers never read each
+    other and share a batch. States of one batch never read each other (new values are
+    written back only when the batch is done), so its blocks run in any order, on any
+    thread, with the same result.
     """
 
     block_lanes: np.ndarray  # (blocks, 4, LANES) int64: b, d, f, e
     block_top: np.ndarray  # (blocks,) int64
     block_flat: np.ndarray  # (blocks, LANES) int64 flat W0 index of each lane
-    sub_start: np.ndarray  # (sub-layers + 1,) int64
+    batch_start: np.ndarray  # (batches + 1,) int64
     work: np.ndarray  # (blocks,) float64 option checks of each block, for progress
 
     @property
@@ -149,15 +152,21 @@ def build_schedule(model: Model) -> Schedule:
     nb, nf = model.nb, model.nf
     lanes_list: list[np.ndarray] = []
     tops: list[int] = []
-    sub_start = [0]
-    b_all = np.arange(nb)
-    for s in range(2 * nb - 2, -1, -1):
-        b_range = b_all[(b_all >= max(0, s - nb + 1)) & (b_all <= min(nb - 1, s))]
+    batch_start = [0]
+    group = max(1, model.bank_min)
+    for s_high in range(2 * nb - 2, -1, -group):
+        layers = range(s_high, max(-1, s_high - group), -1)
         for c in range(2 * nf - 2, -1, -1):
             pairs = [(f, c - f) for f in range(nf) if 0 <= c - f < nf]
-            states = [(b, s - b, f, e) for b in b_range.tolist() for f, e in pairs]
+            states = [
+                (b, s - b, f, e)
+                for s in layers
+                for b in range(max(0, s - nb + 1), min(nb - 1, s) + 1)
+                for f, e in pairs
+            ]
+            states.sort()  # lanes of similar b have similar tops: little wasted work
             # Without a penalty an unpenalised farkle maps (b, d) to (d, b) in the same
-            # sub-layer: solve b > d first so the other half reads fresh values.
+            # layer and count: solve b > d first so the other half reads fresh values.
             parts = (
                 [[x for x in states if x[0] > x[1]], [x for x in states if x[0] <= x[1]]]
                 if nf == 1
@@ -171,7 +180,7 @@ def build_schedule(model: Model) -> Schedule:
                     chunk = chunk + [chunk[0]] * (LANES - len(chunk))
                     lanes_list.append(np.array(chunk, dtype=np.int64).T.copy())
                     tops.append(max(model.top(x[0]) for x in chunk))
-                sub_start.append(len(tops))
+                batch_start.append(len(tops))
     block_lanes = np.ascontiguousarray(np.stack(lanes_list))
     b, d, f, e = (block_lanes[:, i, :] for i in range(4))
     flat = ((b * nb + d) * nf + f) * nf + e
@@ -180,6 +189,6 @@ def build_schedule(model: Model) -> Schedule:
         block_lanes=block_lanes,
         block_top=block_top,
         block_flat=np.ascontiguousarray(flat),
-        sub_start=np.array(sub_start, dtype=np.int64),
+        batch_start=np.array(batch_start, dtype=np.int64),
         work=block_top.astype(np.float64) * model.checks_per_turn_total * LANES,
     )

@@ -21,8 +21,8 @@ The passes are staged so that most of them are cheap:
    per pass instead of 10-fold. A mixed point is only ever a new starting point: the
    residual is always that of a full pass from it.
 
-Passes run on two threads: a sub-layer's blocks are independent, so they are dealt out in
-turn to the threads (the kernels release the GIL), which balances their very unequal sizes.
+Passes run on two threads: a batch's blocks are independent, so they are dealt out in turn
+to the threads (the kernels release the GIL), which balances their very unequal sizes.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class _Runner:
         """One Gauss-Seidel pass over every start state, in place; the largest change."""
         sch = self.schedule
         largest = 0.0
-        bounds = sch.sub_start.tolist()
+        bounds = sch.batch_start.tolist()
         work = sch.work
         for k in range(len(bounds) - 1):
             lo, hi = bounds[k], bounds[k + 1]
@@ -115,7 +115,7 @@ class _Runner:
             largest = max(largest, change)
             if cancel is not None and cancel.is_set():
                 raise SolveCancelled()
-            if on_progress is not None and (k % 64 == 0 or k == len(bounds) - 2):
+            if on_progress is not None and (k % 16 == 0 or k == len(bounds) - 2):
                 on_progress(float(work[:hi].sum()) / self.total_work)
         return largest
 
