@@ -1,0 +1,284 @@
+"""A literal, plain-Python value iteration of Busche's equation: the yardstick for the numba kernel.
+
+The kernel (:mod:`solver.kernel`) earns its speed with grouped and reduced roll tables, 64
+lanes, a layered schedule and extrapolation. This module does none of that, so that agreement
+between the two means something. It follows the value-iteration equation of Busche's "Optimal
+Farkle Strategy" (``shared/reference/busche-optimal-farkle-facebook.txt``) term by term, for a
+state ``(t, n, b, d, f, e)``::
+
+    W(t, n, b, d, f, e) = 1                                  if b + t >= goal and t >= min_bank
+                        = max(bank, roll)                    if t >= min_bank
+                        = roll                               otherwise
+    bank = 1 - W(0, 6, d, b + t, e, 0)
+    roll = F_n (1 - W(0, 6, d, b', e, f'))
+           + 1/6^n  sum_{r scoring roll of n dice}  max_{c legal set-aside of r}  W(t + C_T(c), h(n - C_N(c)), b, d, f, e)
+    b' = max(L, b - Y_f),  Y_f = penalty if f == K - 1 else 0,  f' = (f + 1) mod K
+    h(0) = 6, h(x) = x
+
+with ``min_bank = rules.bank_minimum()``, ``K = rules.penalty_farkles`` (``K = 1`` and no
+penalty for rules without one, so ``f = e = 0`` throughout) and ``L`` the floor on banked
+scores. The sum runs over *every* distinct roll of :func:`engine.tables.roll_table`, weighted
+by the number of ordered rolls it stands for, and the max over *every* option that
+:meth:`engine.scoring.Scorer.options` lists for it: no grouping of rolls and no reduction of
+options (those are exactly what is being checked). ``F_n`` is the weight of the rolls with no
+option over ``6^n``.
+
+How the iteration is organised (the only liberties taken, none of which changes the fixed
+point):
+
+* Only the start-of-turn values ``W0(b, d, f, e) = W(0, 6, b, d, f, e)`` are stored between
+  updates. A start state's turn is solved by backward recursion over ``t`` from the current
+  ``W0``: this *is* the article's equation with the values ``W(t', ...)`` for ``t' > t``
+  already updated (every option scores at least 50, so ``W(t, .)`` reads only larger ``t``).
+* Gauss-Seidel: start states are updated in place, from the highest ``b + d`` down and, within
+  that, from the highest ``f + e`` down, so most reads are of values already updated in the
+  same pass. Any order has the same fixed point; this one just needs fewer passes.
+* Iteration stops after the first full pass whose largest change is below ``tolerance``.
+
+Everything is plain Python (floats in lists); numpy is used only to hand back the result.
+It is slow -- about 0.2 ms per turn total per start state -- so keep goals and floors small.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from operator import itemgetter, mul
+
+import numpy as np
+
+from engine import STEP, Rules, roll_table, scorer
+from engine.scoring import dice_of
+
+DICE = range(1, 7)
+
+
+def hot(n: int) -> int:
+    """The article's ``h``: all dice used means six fresh dice."""
+    return 6 if n == 0 else n
+
+
+@dataclass(frozen=True)
+class Roll:
+    """One distinct scoring roll: how many ordered rolls show it, and every legal set-aside."""
+
+    dice: tuple[int, ...]
+    ways: int  # ordered rolls out of 6**n with these faces
+    options: tuple[tuple[int, int], ...]  # (C_T points, C_N dice used) of every set-aside
+
+
+@dataclass(frozen=True)
+class Throw:
+    """All rolls of ``n`` dice: the farkling ones counted, the scoring ones listed."""
+
+    n: int
+    farkle_ways: int
+    rolls: tuple[Roll, ...]
+
+    @property
+    def farkle_probability(self) -> float:  # the article's F_n
+        return self.farkle_ways / 6**self.n
+
+
+@lru_cache(maxsize=32)
+def throw(rules: Rules, n: int) -> Throw:
+    """Every distinct roll of ``n`` dice with its weight and its options, straight from the scorer."""
+    table = roll_table(rules, n)
+    score = scorer(rules)
+    farkle_ways = 0
+    rolls = []
+    for counts, ways in zip(table.rolls.tolist(), table.weights.tolist()):
+        dice = dice_of(counts)
+        options = score.options(dice)
+        if not options:
+            farkle_ways += ways
+            continue
+        rolls.append(Roll(dice, ways, tuple((o.points, o.size) for o in options)))
+    assert farkle_ways + sum(r.ways for r in rolls) == 6**n
+    return Throw(n, farkle_ways, tuple(rolls))
+
+
+class _Scorer:
+    """The scoring-roll sum of one dice count, as fast as plain Python allows.
+
+    In-turn values live in one flat list, row ``ti * 6 + (n - 1)`` for turn total ``50 ti``.
+    An option ``c`` of a roll of ``n`` dice leads from row block ``ti`` to offset
+    ``(C_T / 50) * 6 + h(n - C_N) - 1`` past ``ti * 6``. ``sum(row)`` takes the values from
+    ``ti * 6`` on (a slice) and returns ``sum_r ways_r * max_c value(c)``: one ``itemgetter``
+    reads the value of every option of every roll in order, then each roll takes the max of
+    its own run of them. (Rolls with one option skip the max.)
+    """
+
+    def __init__(self, th: Throw) -> None:
+        single_ways: list[int] = []
+        single_off: list[int] = []
+        self.multi_ways: list[int] = []
+        self.multi_runs: list[slice] = []
+        multi_off: list[int] = []
+        reach = 0
+        for roll in th.rolls:
+            offs = []
+            for points, used in roll.options:
+                assert points > 0 and points % STEP == 0, (roll, points)
+                offs.append((points // STEP) * 6 + hot(th.n - used) - 1)
+            reach = max(reach, *offs)
+            if len(offs) == 1:
+                single_ways.append(roll.ways)
+                single_off.append(offs[0])
+            else:
+                self.multi_ways.append(roll.ways)
+                self.multi_runs.append(slice(len(multi_off), len(multi_off) + len(offs)))
+                multi_off.extend(offs)
+        self.single_ways = single_ways
+        # itemgetter of one index returns a bare value, of several a tuple: two padding reads
+        # keep it a tuple (map(mul, ...) stops at the shorter list, so they are never used).
+        self.single_get = itemgetter(*single_off, 0, 0)
+        self.multi_get = itemgetter(*multi_off, 0, 0)
+        self.reach = reach  # largest offset read
+
+    def sum(self, row: list[float]) -> float:
+        total = sum(map(mul, self.single_ways, self.single_get(row)))
+        values = self.multi_get(row)
+        return total + sum(map(mul, self.multi_ways, map(max, map(values.__getitem__, self.multi_runs))))
+
+
+@dataclass(frozen=True)
+class ReferenceResult:
+    """The converged ``W0`` and what it took; ``w0[bi, di, f, e]`` with ``b = floor + 50 bi``."""
+
+    solver: ReferenceSolver
+    w0: np.ndarray  # (nb, nb, K, K) float64
+    passes: int
+    history: tuple[float, ...]
+    seconds: float
+
+    def in_turn(self, b: int, d: int, f: int = 0, e: int = 0) -> dict[tuple[int, int], float]:
+        """``W(t, n)`` of every turn total ``t`` (points) below the win and every ``n``, for one start state."""
+        return self.solver.in_turn(self.w0, b, d, f, e)
+
+
+class ReferenceSolver:
+    """The state space of one rule set and floor, and the literal update of one start state."""
+
+    def __init__(self, rules: Rules, floor: int) -> None:
+        if floor % STEP or floor > 0:
+            raise ValueError(f"the floor must be a multiple of {STEP} at or below 0")
+        self.rules = rules
+        self.goal = rules.goal
+        self.floor = floor  # the article's L
+        self.min_bank = rules.bank_minimum()
+        self.K = rules.penalty_farkles if rules.has_penalty else 1
+        self.penalty = rules.penalty_points if rules.has_penalty else 0
+        self.scores = list(range(floor, self.goal, STEP))  # banked scores of start states
+        self.nb = len(self.scores)
+        throws = {n: throw(rules, n) for n in DICE}
+        self.F = {n: throws[n].farkle_probability for n in DICE}
+        self.scorers = {n: _Scorer(throws[n]) for n in DICE}
+        self.reach = max(s.reach for s in self.scorers.values())
+        self.inv = {n: 1.0 / 6**n for n in DICE}
+
+    # -- indexing ----------------------------------------------------------------------------
+    def index(self, b: int, d: int, f: int, e: int) -> int:
+        """Flat index of ``W0(b, d, f, e)`` (scores in points)."""
+        bi, di = (b - self.floor) // STEP, (d - self.floor) // STEP
+        assert 0 <= bi < self.nb and 0 <= di < self.nb and 0 <= f < self.K and 0 <= e < self.K
+        return ((bi * self.nb + di) * self.K + f) * self.K + e
+
+    def won(self, b: int, t: int) -> bool:
+        """Terminal: the mover's banked score plus turn total reaches the goal and may be banked."""
+        return b + t >= self.goal and t >= self.min_bank
+
+    # -- one turn ----------------------------------------------------------------------------
+    def turn(self, w0: list[float], b: int, d: int, f: int, e: int) -> tuple[list[float], int]:
+        """All in-turn values of one start state from the current ``W0``: (flat rows, top).
+
+        Row ``ti * 6 + n - 1`` is ``W(50 ti, n, b, d, f, e)``; rows from ``top`` on are won (1).
+        """
+        top = 0
+        while not self.won(b, top * STEP):
+            top += 1
+        values = [1.0] * ((top + 1) * 6 + self.reach)  # rows >= top: terminal wins
+        # Farkle: b' = max(L, b - Y_f), f' = (f + 1) mod K.
+        y = self.penalty if f == self.K - 1 else 0
+        farkle = 1.0 - w0[self.index(d, max(self.floor, b - y), e, (f + 1) % self.K)]
+        for ti in range(top - 1, -1, -1):
+            t = ti * STEP
+            assert not self.won(b, t)
+            bank = 1.0 - w0[self.index(d, b + t, e, 0)] if t >= self.min_bank else None
+            base = ti * 6
+            row = values[base : base + self.reach + 1]
+            for n in DICE:
+                roll = self.F[n] * farkle + self.inv[n] * self.scorers[n].sum(row)
+                values[base + n - 1] = roll if bank is None else max(bank, roll)
+        return values, top
+
+    def start_value(self, w0: list[float], b: int, d: int, f: int, e: int) -> float:
+        return self.turn(w0, b, d, f, e)[0][6 - 1]
+
+    def in_turn(self, w0: np.ndarray, b: int, d: int, f: int, e: int) -> dict[tuple[int, int], float]:
+        values, top = self.turn(w0.reshape(-1).tolist(), b, d, f, e)
+        return {(ti * STEP, n): values[ti * 6 + n - 1] for ti in range(top) for n in DICE}
+
+    # -- the iteration -----------------------------------------------------------------------
+    def order(self) -> list[tuple[int, int, int, int]]:
+        """Start states, highest ``b + d`` first, then highest ``f + e`` first (see the module doc)."""
+        states = [
+            (b, d, f, e)
+            for b in self.scores
+            for d in self.scores
+            for f in range(self.K)
+            for e in range(self.K)
+        ]
+        states.sort(key=lambda s: (-(s[0] + s[1]), -(s[2] + s[3]), -s[0], s[1], s[2], s[3]))
+        return states
+
+    def solve(
+        self,
+        tolerance: float = 1e-14,
+        initial: float | np.ndarray = 0.5,
+        max_passes: int = 500,
+        progress: Callable[[int, float], None] | None = None,
+    ) -> ReferenceResult:
+        started = time.perf_counter()
+        size = self.nb * self.nb * self.K * self.K
+        if isinstance(initial, np.ndarray):
+            # A starting point only (e.g. another solver's answer): the passes below judge it.
+            assert initial.shape == (self.nb, self.nb, self.K, self.K), initial.shape
+            w0 = initial.astype(np.float64).reshape(-1).tolist()
+        else:
+            w0 = [float(initial)] * size
+        order = [(s, self.index(*s)) for s in self.order()]
+        history: list[float] = []
+        while True:
+            largest = 0.0
+            for (b, d, f, e), i in order:
+                new = self.start_value(w0, b, d, f, e)
+                largest = max(largest, abs(new - w0[i]))
+                w0[i] = new
+            history.append(largest)
+            if progress is not None:
+                progress(len(history), largest)
+            if largest < tolerance:
+                break
+            if len(history) >= max_passes:
+                raise RuntimeError(f"no convergence in {max_passes} passes: {history[-5:]}")
+        return ReferenceResult(
+            solver=self,
+            w0=np.array(w0, dtype=np.float64).reshape(self.nb, self.nb, self.K, self.K),
+            passes=len(history),
+            history=tuple(history),
+            seconds=time.perf_counter() - started,
+        )
+
+
+def reference_solve(rules: Rules, floor: int, tolerance: float = 1e-14) -> ReferenceResult:
+    """Solve ``rules`` with banked scores floored at ``floor`` (use 0 for rules without a penalty)."""
+    return ReferenceSolver(rules, floor).solve(tolerance)
+
+
+@lru_cache(maxsize=16)
+def cached_reference(rules: Rules, floor: int) -> ReferenceResult:
+    """:func:`reference_solve`, once per process (the test modules share the slow solves)."""
+    return reference_solve(rules, floor)
