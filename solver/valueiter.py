@@ -73,7 +73,7 @@ class _Runner:
         ]
         self.new_values = np.empty((self.schedule.blocks, LANES), dtype=dtype)
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
-        self.total_work = float(self.schedule.work.sum())
+        self.work_done = np.cumsum(self.schedule.work) / float(self.schedule.work.sum())
 
     def close(self) -> None:
         if self.pool is not None:
@@ -98,7 +98,6 @@ class _Runner:
         sch = self.schedule
         largest = 0.0
         bounds = sch.batch_start.tolist()
-        work = sch.work
         for k in range(len(bounds) - 1):
             lo, hi = bounds[k], bounds[k + 1]
             if self.pool is None or hi - lo < 2:
@@ -116,7 +115,7 @@ class _Runner:
             if cancel is not None and cancel.is_set():
                 raise SolveCancelled()
             if on_progress is not None and (k % 16 == 0 or k == len(bounds) - 2):
-                on_progress(float(work[:hi].sum()) / self.total_work)
+                on_progress(float(self.work_done[hi - 1]))
         return largest
 
 
