@@ -73,7 +73,8 @@ async def shoot(app: FarkleApp, out: Path, strategy: Any) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
         rules = app.rules_override
         assert rules is not None
-        app.begin(GameSetup(rules, (Player("Ann", HUMAN), Player("Optimal", "optimal")), 0))
+        opponent = app.ai_titles().get("optimal", "Optimal")
+        app.begin(GameSetup(rules, (Player("Ann", HUMAN), Player(opponent, "optimal")), 0))
         await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
         game = app.screen
         assert isinstance(game, GameScreen)

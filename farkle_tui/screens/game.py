@@ -43,7 +43,7 @@ from ..widgets.hints import Hints, HintsPanel, compute_hints
 from ..widgets.log import MoveLog
 from ..widgets.scoreboard import Scoreboard
 from ..widgets.tray import Tray
-from ..widgets.words import Line, describe_event, dice_text, pct, pts
+from ..widgets.words import Line, describe_event, pct, pts
 
 if TYPE_CHECKING:
     from solver.players import AIPlayer
@@ -592,5 +592,3 @@ def _after_set_aside(state: GameState, option: ScoringOption) -> GameState | Non
     except FarkleError:
         return None
 
-
-__all__ = ["GameScreen", "dice_text", "indices_of", "selection_dice"]

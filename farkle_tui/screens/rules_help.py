@@ -50,7 +50,7 @@ def scoring_rows(rules: Rules) -> list[tuple[str, tuple[int, ...], int]]:
         if rules.four_and_pair_is_three_pairs:
             rows.append(("four of a kind and a pair (as three pairs)", (2, 2, 2, 2, 3, 3), rules.three_pairs))
     if rules.straight:
-        rows.append(("straight 1-2-3-4-5-6", (1, 2, 3, 4, 5, 6), rules.straight))
+        rows.append(("a straight", (1, 2, 3, 4, 5, 6), rules.straight))
     if rules.two_triplets:
         rows.append(("two triplets", (2, 2, 2, 3, 3, 3), rules.two_triplets))
     if rules.four_and_pair:

@@ -1,0 +1,352 @@
+"""Step through a saved game, position by position, with optimal play's verdict on each decision.
+
+The positions are rebuilt by replaying the record with the engine (never read from the file),
+so scores, dice, the tray and the turn are drawn exactly as they were. Position ``i`` is the
+state after ``i`` recorded actions; the panel below judges the action taken *from* it: the
+choice made, the optimal choice, the win probability before and after, the loss and its
+mark (:mod:`solver.analysis`). The analysis runs in a thread worker once the strategy of the
+game's rules is available; if it is not cached yet, ``a`` solves it first (the solve screen
+shows why and how long), and stepping works meanwhile.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from engine.events import Farkled
+from engine.game import Bank, GameState, Phase, Roll, SetAside
+from engine.record import GameRecord, replay_steps
+
+from ..storage import SavedGame
+from ..widgets.dice import DiceRow
+from ..widgets.scoreboard import Scoreboard
+from ..widgets.tray import Tray
+from ..widgets.wincurve import WinCurve
+from ..widgets.words import describe_event, dice_text, pct, pts
+
+if TYPE_CHECKING:
+    from solver.analysis import DecisionAnalysis, GameAnalysis
+    from solver.strategy import Strategy
+
+    from ..app import FarkleApp
+
+MARK_STYLES = {"best": "green", "good": "", "inaccuracy": "yellow", "mistake": "bold dark_orange",
+               "blunder": "bold red"}
+MARK_SIGNS = {"best": "✓", "good": "·", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+
+
+class ReplayScreen(Screen[None]):
+    """One saved game, replayed; keys step by action, decision or turn, both ways."""
+
+    BINDINGS = [
+        Binding("right,l", "step(1)", "Next"),
+        Binding("left,h", "step(-1)", "Back"),
+        Binding("n", "decision(1)", "Next decision"),
+        Binding("p", "decision(-1)", "Prev decision"),
+        Binding("down,j,pagedown", "turn(1)", "Next turn", key_display="↓"),
+        Binding("up,k,pageup", "turn(-1)", "Prev turn", key_display="↑"),
+        Binding("home,g", "jump(0)", "Start", key_display="home"),
+        Binding("end,G", "jump(-1)", "End", key_display="end"),
+        Binding("a", "analyse", "Analyse", show=False),
+        Binding("escape,q", "app.pop_screen", "Back"),
+    ]
+
+    position: reactive[int] = reactive(0)
+
+    class Analysed(Message):
+        """The analysis of the game is ready (or ``error`` says why there is none)."""
+
+        def __init__(self, analysis: GameAnalysis | None, error: str = "") -> None:
+            super().__init__()
+            self.analysis = analysis
+            self.error = error
+
+    def __init__(self, game: SavedGame | GameRecord) -> None:
+        super().__init__()
+        record = game.record if isinstance(game, SavedGame) else game
+        if record is None:
+            raise ValueError("this game file cannot be read")
+        self.record: GameRecord = record
+        self.steps = list(replay_steps(record))
+        self.states: list[GameState] = [record.initial_state()] + [after for *_, after in self.steps]
+        self.analysis: GameAnalysis | None = None
+        self.note = "Analysing…"
+
+    @property
+    def farkle(self) -> FarkleApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def last(self) -> int:
+        """The final position (after every recorded action)."""
+        return len(self.steps)
+
+    # -- layout ----------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        names = " vs ".join(p.name for p in self.record.players)
+        self.title = f"Replay · {names}"
+        yield Header()
+        yield Scoreboard(id="replay-scores")
+        yield Static("", id="replay-status")
+        yield DiceRow(id="replay-dice")
+        yield Tray(id="replay-tray")
+        yield Static("", id="replay-move")
+        with Horizontal(id="replay-bottom"):
+            yield Static("", id="replay-analysis")
+            yield WinCurve(f"{self.record.players[self.record.first].name}'s win chance",
+                           id="replay-curve")
+        yield Footer()
+
+    DEFAULT_CSS = """
+    ReplayScreen #replay-status { height: 1; padding: 0 1; text-style: bold; }
+    ReplayScreen #replay-move { height: 2; padding: 0 1; color: $text-muted; }
+    ReplayScreen #replay-bottom { height: 1fr; min-height: 6; }
+    ReplayScreen #replay-analysis {
+        width: 1fr; min-width: 36; height: 100%;
+        border: round $accent 60%; border-title-color: $accent; padding: 0 1;
+    }
+    ReplayScreen #replay-curve { width: 1fr; height: 100%; }
+    """
+
+    def on_mount(self) -> None:
+        self.query_one("#replay-analysis", Static).border_title = "Analysis"
+        self._show()
+        self._start_analysis()
+
+    # -- analysis ----------------------------------------------------------------------------
+    def _start_analysis(self) -> None:
+        reason = self.farkle.supports(self.record.rules)
+        if reason is not None:
+            self._no_analysis(f"No analysis: {reason}")
+            return
+        if len(self.record.players) != 2:
+            self._no_analysis("No analysis: only two-player games are analysed.")
+            return
+        self._load_and_analyse()
+
+    def _no_analysis(self, note: str) -> None:
+        self.note = note
+        self._show()
+
+    @work(thread=True, exclusive=True, group="analysis", exit_on_error=False)
+    def _load_and_analyse(self) -> None:
+        strategy = self.farkle.cached_strategy(self.record.rules)
+        if strategy is None:
+            self.post_message(self.Analysed(None, "The optimal strategy for these rules is not "
+                                                  "solved yet: press a to solve it and analyse."))
+            return
+        self._analyse_with(strategy)
+
+    def _analyse_with(self, strategy: Strategy) -> None:
+        from solver.analysis import AnalysisError, analyse
+
+        try:
+            self.post_message(self.Analysed(analyse(self.record, strategy)))
+        except AnalysisError as exc:
+            self.post_message(self.Analysed(None, f"No analysis: {exc}"))
+
+    @work(thread=True, exclusive=True, group="analysis", exit_on_error=False)
+    def _analyse_in_worker(self, strategy: Strategy) -> None:
+        self._analyse_with(strategy)
+
+    def on_replay_screen_analysed(self, message: Analysed) -> None:
+        self.analysis = message.analysis
+        self.note = message.error
+        if message.analysis is not None:
+            self.query_one(WinCurve).values = tuple(p.win for p in message.analysis.win_curve)
+        self._show()
+
+    def action_analyse(self) -> None:
+        """Solve the strategy (through the solve screen) if needed, then analyse."""
+        if self.analysis is not None or self.farkle.supports(self.record.rules) is not None:
+            return
+        from .solve import SolveScreen
+
+        def done(result: Any) -> None:
+            if result is None or isinstance(result, str):
+                return
+            self.farkle.remember_strategy(self.record.rules, result)
+            self.note = "Analysing…"
+            self._show()
+            self._analyse_in_worker(result)
+
+        self.app.push_screen(SolveScreen(self.record.rules), done)
+
+    # -- moving -----------------------------------------------------------------------------
+    def action_step(self, delta: int) -> None:
+        self.position = max(0, min(self.last, self.position + delta))
+
+    def action_jump(self, where: int) -> None:
+        self.position = self.last if where < 0 else 0
+
+    def action_turn(self, delta: int) -> None:
+        """To the start of the next (or this/previous) turn."""
+        turn = self.states[self.position].turn
+        if delta > 0:
+            later = [i for i in range(self.position + 1, self.last + 1) if self.states[i].turn > turn]
+            self.position = later[0] if later else self.last
+        else:
+            start = self._turn_start(self.position)
+            self.position = start if start < self.position else self._turn_start(max(0, start - 1))
+
+    def _turn_start(self, i: int) -> int:
+        turn = self.states[i].turn
+        while i > 0 and self.states[i - 1].turn == turn:
+            i -= 1
+        return i
+
+    def action_decision(self, delta: int) -> None:
+        """To the next (previous) position where a player made a real decision."""
+        if self.analysis is None:
+            self.notify(self.note or "The analysis is not ready yet.", timeout=3)
+            return
+        steps = [d.step for d in self.analysis.decisions]
+        if delta > 0:
+            ahead = [s for s in steps if s > self.position]
+            if ahead:
+                self.position = ahead[0]
+        else:
+            behind = [s for s in steps if s < self.position]
+            if behind:
+                self.position = behind[-1]
+
+    def watch_position(self) -> None:
+        if self.is_mounted:
+            self._show()
+
+    # -- drawing ------------------------------------------------------------------------------
+    def _show(self) -> None:
+        i = self.position
+        state = self.states[i]
+        self.query_one(Scoreboard).state = state
+        self.query_one(Tray).set_aside = state.set_aside
+        self._show_dice(i, state)
+        self._show_status(i, state)
+        self._show_move(i)
+        self.query_one("#replay-analysis", Static).update(self._analysis_text(i))
+        curve = self.query_one(WinCurve)
+        if self.analysis is not None:
+            points = self.analysis.win_curve
+            at = max((k for k, p in enumerate(points) if p.step <= i), default=0)
+            curve.cursor = at
+
+    def _show_dice(self, i: int, state: GameState) -> None:
+        dice = self.query_one(DiceRow)
+        dice.selectable = False
+        if state.phase is Phase.CHOOSE:
+            dice.farkled = False
+            dice.dice = state.roll
+            action = self.steps[i][1] if i < self.last else None
+            dice.held = _indices(state.roll, action.dice) if isinstance(action, SetAside) else frozenset()
+            return
+        events = self.steps[i - 1][2] if i > 0 else ()
+        farkle = next((e for e in events if isinstance(e, Farkled)), None)
+        dice.held = frozenset()
+        if farkle is not None:
+            dice.dice = farkle.dice
+            dice.farkled = True
+        else:
+            dice.farkled = False
+            dice.dice = ()
+            dice.blanks = state.dice_left
+
+    def _show_status(self, i: int, state: GameState) -> None:
+        parts = [f"Turn {state.turn}"]
+        if state.is_over:
+            winner = state.players[state.winner].name if state.winner is not None else "nobody"
+            parts.append(f"game over, {winner} won")
+        else:
+            parts.append(f"▶ {state.player.name}")
+            parts.append(f"turn total {pts(state.turn_total)}")
+            parts.append(f"{len(state.roll)} dice showing" if state.phase is Phase.CHOOSE
+                         else f"{state.dice_left} to roll")
+        parts.append(f"position {i}/{self.last}")
+        self.query_one("#replay-status", Static).update(" · ".join(parts))
+
+    def _show_move(self, i: int) -> None:
+        players = self.record.players
+        lines = []
+        if i > 0:
+            before, _action, events, _after = self.steps[i - 1]
+            said = "; ".join(describe_event(e, players, before).text for e in events)
+            lines.append(f"Last: {said}")
+        else:
+            lines.append("Start of the game.")
+        if i < self.last:
+            before, action, _events, _after = self.steps[i]
+            lines.append(f"Next: {before.player.name} {_verb(action, before)}")
+        else:
+            lines.append("End of the record.")
+        self.query_one("#replay-move", Static).update("\n".join(lines))
+
+    def _analysis_text(self, i: int) -> Group | Text:
+        if self.analysis is None:
+            return Text(self.note or "Analysing…", style="italic")
+        if i >= self.last:
+            return self._summary()
+        decision = self.analysis.decision_at(i)
+        if decision is None:
+            before, action, _e, _a = self.steps[i]
+            return Text(f"Forced move: {before.player.name} {_verb(action, before)} "
+                        "(no choice to judge). n/p jump between decisions.", style="dim")
+        return _decision_text(decision, self.record)
+
+    def _summary(self) -> Group:
+        assert self.analysis is not None
+        table = Table(box=None, padding=(0, 1), header_style="bold")
+        for column in ("Player", "Decisions", "Accuracy", "Lost", "?!", "?", "??"):
+            table.add_column(column, justify="left" if column == "Player" else "right")
+        for s in self.analysis.summary:
+            table.add_row(s.name, str(s.decisions), f"{100 * s.accuracy:.0f}%",
+                          f"{100 * s.total_loss:.1f}", str(s.inaccuracies), str(s.mistakes),
+                          str(s.blunders))
+        return Group(Text("Game summary", style="bold"), table,
+                     Text("Lost: win-chance points given away in total; ?! inaccuracies, "
+                          "? mistakes, ?? blunders.", style="dim"))
+
+
+def _indices(roll: tuple[int, ...], dice: tuple[int, ...]) -> frozenset[int]:
+    """Which dice of ``roll`` make up ``dice`` (the first matching faces)."""
+    wanted = list(dice)
+    chosen = set()
+    for i, face in enumerate(roll):
+        if face in wanted:
+            wanted.remove(face)
+            chosen.add(i)
+    return frozenset(chosen)
+
+
+def _verb(action: Any, state: GameState) -> str:
+    if isinstance(action, Bank):
+        return f"banks {pts(state.turn_total)}"
+    if isinstance(action, Roll):
+        return f"rolls {state.dice_left} {'die' if state.dice_left == 1 else 'dice'}"
+    return f"sets aside {dice_text(tuple(sorted(action.dice)))}"
+
+
+def _decision_text(d: DecisionAnalysis, record: GameRecord) -> Group:
+    """The verdict on one decision: made vs best, the win chances, the loss and its mark."""
+    name = record.players[d.player].name
+    style = MARK_STYLES.get(d.mark, "")
+    head = Text.assemble((f"{name}: ", "bold"), (d.choice, "bold"),
+                         ("   ", ""), (f"{MARK_SIGNS.get(d.mark, '')} {d.mark}", style))
+    table = Table.grid(padding=(0, 2))
+    table.add_column()
+    table.add_column(justify="right")
+    table.add_row("Win chance before", pct(d.win_before))
+    table.add_row("after this choice", pct(d.win_after_choice))
+    table.add_row(f"after the best ({d.best})" if d.mark != "best" else "the best choice", pct(d.win_after_best))
+    table.add_row("Lost", f"{100 * d.loss:.2f} points" if d.loss > 0 else "nothing")
+    return Group(head, table)
