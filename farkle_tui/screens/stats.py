@@ -119,7 +119,7 @@ class StatsScreen(Screen[None]):
             g.record for g in self.farkle.storage.finished_games() if g.record is not None
         ]
         self.history = self._history({})
-        self._render(analysed=0, pending=0)
+        self._update_view(analysed=0, pending=0)
         self._analyse_all()
 
     def _history(self, analyses: dict[int, GameAnalysis]) -> History:
@@ -127,7 +127,7 @@ class StatsScreen(Screen[None]):
 
         return history(self.records, me=self.farkle.settings.player_name, analyses=analyses)
 
-    def _render(self, analysed: int, pending: int) -> None:
+    def _update_view(self, analysed: int, pending: int) -> None:
         self.query_one("#stats-body", Static).update(history_view(self.history, analysed, pending))
         trend = self.query_one(WinCurve)
         losses = tuple(p.mean_loss for p in self.history.losses)
@@ -157,4 +157,4 @@ class StatsScreen(Screen[None]):
 
     def on_stats_screen_analysed(self, message: Analysed) -> None:
         self.history = self._history(message.analyses)
-        self._render(analysed=len(message.analyses), pending=message.pending)
+        self._update_view(analysed=len(message.analyses), pending=message.pending)
