@@ -65,6 +65,7 @@ async def shoot(app: FarkleApp, out: Path, strategy: Any) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
         await pilot.pause(0.2)
         app.save_screenshot("start.svg", str(out))
+        app.settings.player_name = "Ann"  # the same picture whoever runs the script
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
         await pilot.pause(0.3)
