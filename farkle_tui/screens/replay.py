@@ -114,7 +114,7 @@ class ReplayScreen(Screen[None]):
     ReplayScreen #replay-move { height: 2; padding: 0 1; color: $text-muted; }
     ReplayScreen #replay-bottom { height: 1fr; min-height: 6; }
     ReplayScreen #replay-analysis {
-        width: 1fr; min-width: 36; height: 100%;
+        width: 46; height: 100%;
         border: round $accent 60%; border-title-color: $accent; padding: 0 1;
     }
     ReplayScreen #replay-curve { width: 1fr; height: 100%; }
@@ -306,15 +306,16 @@ class ReplayScreen(Screen[None]):
     def _summary(self) -> Group:
         assert self.analysis is not None
         table = Table(box=None, padding=(0, 1), header_style="bold")
-        for column in ("Player", "Decisions", "Accuracy", "Lost", "?!", "?", "??"):
-            table.add_column(column, justify="left" if column == "Player" else "right")
+        for column in ("Player", "Moves", "Best", "Lost", "?!", "?", "??"):
+            table.add_column(column, justify="left" if column == "Player" else "right",
+                             no_wrap=True, overflow="ellipsis", max_width=12 if column == "Player" else None)
         for s in self.analysis.summary:
             table.add_row(s.name, str(s.decisions), f"{100 * s.accuracy:.0f}%",
                           f"{100 * s.total_loss:.1f}", str(s.inaccuracies), str(s.mistakes),
                           str(s.blunders))
         return Group(Text("Game summary", style="bold"), table,
-                     Text("Lost: win-chance points given away in total; ?! inaccuracies, "
-                          "? mistakes, ?? blunders.", style="dim"))
+                     Text("Moves: decisions; Best: share played best; Lost: win-chance points "
+                          "given away; ?! inaccuracies, ? mistakes, ?? blunders.", style="dim"))
 
 
 def _indices(roll: tuple[int, ...], dice: tuple[int, ...]) -> frozenset[int]:

@@ -90,7 +90,7 @@ class StatsScreen(Screen[None]):
 
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]
     DEFAULT_CSS = """
-    StatsScreen #stats-body { height: 1fr; padding: 0 1; }
+    StatsScreen #stats-body { height: auto; padding: 0 1; }
     StatsScreen #stats-trend { height: 8; }
     """
 
@@ -101,6 +101,13 @@ class StatsScreen(Screen[None]):
             super().__init__()
             self.analyses = analyses
             self.pending = pending
+
+    def __init__(self) -> None:
+        super().__init__()
+        from solver.analysis import History
+
+        self.records: list[GameRecord] = []
+        self.history: History = History()
 
     @property
     def farkle(self) -> FarkleApp:
@@ -115,7 +122,7 @@ class StatsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.records: list[GameRecord] = [
+        self.records = [
             g.record for g in self.farkle.storage.finished_games() if g.record is not None
         ]
         self.history = self._history({})
