@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import FarkleError, Rules
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args
+from .progress import add_floor, check_floor, obtain_strategy
 
 if TYPE_CHECKING:
     from solver.match import MatchOdds
@@ -51,8 +50,7 @@ def register(subparsers: Any) -> None:
     how.add_argument("--games", type=int, metavar="N", help="simulate N games instead")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",
                         help=f"dice seed of the simulation (game k uses S + k; default {DEFAULT_SEED})")
-    parser.add_argument("--floor", type=int, default=None, metavar="L",
-                        help="lowest banked score the optimal strategy models (default -2500)")
+    add_floor(parser)
     parser.add_argument("--start-scores", default="0,0", metavar="A,B",
                         help="head starts (komi) of A and B, multiples of 50 (default 0,0)")
     parser.set_defaults(run=run)
@@ -67,8 +65,7 @@ def parse_pair(text: str, what: str) -> tuple[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Validate, get the strategy if the optimal player plays, evaluate, print."""
-    from solver.match import OPTIMAL, MatchError, exact_odds, exact_players, simulate_odds
-    from solver.model import DEFAULT_FLOOR
+    from solver.match import OPTIMAL, MatchError, exact_players
     from solver.players import ai_players
 
     a, b = parse_pair(args.players, "--players")
@@ -82,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--start-scores takes two whole numbers, got {args.start_scores!r}")
         raise AssertionError("unreachable") from None
     rules = rules_from_args(args)
-    floor = DEFAULT_FLOOR if args.floor is None else args.floor
+    check_floor(args.floor)
+    floor = args.floor
     simulate = args.games is not None
     if simulate and args.games < 2:
         fail(f"--games must be at least 2, got {args.games}")
@@ -92,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
                 fail(f"{pid!r} has no exact evaluation; use --games N to simulate it")
     strategy = None
     if OPTIMAL in (a, b):
-        strategy = obtain_strategy(rules, floor, args.cache_dir, quiet=False)
+        strategy, _loaded = obtain_strategy(rules, floor, args.cache_dir)
     try:
         if simulate:
             odds = _simulate(rules, a, b, args.games, args.seed, strategy, start)  # type: ignore[arg-type]
@@ -170,32 +168,6 @@ class ProgressBar:
 
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()
-
-
-def obtain_strategy(
-    rules: Rules, floor: int, cache_dir: Path | None, quiet: bool = False
-) -> Strategy:
-    """The cached strategy, or solve (and cache) it with a progress bar on stderr."""
-    from solver.cache import load_strategy, solve_strategy, supports
-
-    reason = supports(rules)
-    if reason is not None:
-        fail(reason)
-    strategy = load_strategy(rules, floor, cache_dir)
-    if strategy is not None:
-        return strategy
-    if not quiet:
-        print(
-            f"Solving the optimal strategy for {rules.display_name} once (it is cached for "
-            "next time)...",
-            file=sys.stderr,
-        )
-    started = time.perf_counter()
-    with ProgressBar("solving") as update:
-        strategy = solve_strategy(rules, floor, cache_dir, progress=update)
-    if not quiet:
-        print(f"Solved in {time.perf_counter() - started:.1f} s.", file=sys.stderr)
-    return strategy
 
 
 def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int | None) -> None:

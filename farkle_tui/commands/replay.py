@@ -17,6 +17,7 @@ from engine import FarkleError, RecordError
 from engine.record import load_record
 
 from .common import add_cache_dir, emit_json, fail
+from .progress import add_floor, check_floor, obtain_strategy
 
 if TYPE_CHECKING:
     from solver.analysis import GameAnalysis
@@ -44,8 +45,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("file", type=Path, metavar="FILE", help="a saved game (.json record)")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
-    parser.add_argument("--floor", type=int, default=None, metavar="L",
-                        help="lowest banked score the optimal strategy models (default -2500)")
+    add_floor(parser)
     add_cache_dir(parser)
     parser.set_defaults(run=run)
 
@@ -58,15 +58,13 @@ def run(args: argparse.Namespace) -> int:
         fail(f"cannot read the game: {exc}")
         raise AssertionError("unreachable") from exc
     from solver.analysis import AnalysisError, analyse
-    from solver.model import DEFAULT_FLOOR, unsupported
-
-    from .match import obtain_strategy
+    from solver.model import unsupported
 
     reason = unsupported(record.rules)
     if reason is not None:
         fail(f"this game cannot be analysed: {reason}")
-    floor = DEFAULT_FLOOR if args.floor is None else args.floor
-    strategy = obtain_strategy(record.rules, floor, args.cache_dir)
+    check_floor(args.floor)
+    strategy, _loaded = obtain_strategy(record.rules, args.floor, args.cache_dir)
     try:
         analysis = analyse(record, strategy)
     except AnalysisError as exc:

@@ -201,7 +201,7 @@ class GameScreen(Screen[None]):
     def _status(self, state: GameState) -> None:
         """``Turn 6 ▶ Ann │ turn total 150 │ 3 dice showing``, plus the computer's win chance."""
         if state.is_over:
-            self.query_one("#status", Static).update(f"Turn {state.turn} │ game over")
+            _show(self.query_one("#status", Static), f"Turn {state.turn} │ game over")
             return
         parts = [f"Turn {state.turn} ▶ {state.player.name}", f"turn total {pts(state.turn_total)}"]
         if state.phase is Phase.CHOOSE:
@@ -210,7 +210,7 @@ class GameScreen(Screen[None]):
             parts.append(f"{state.dice_left} {'die' if state.dice_left == 1 else 'dice'} to roll")
         if state.current in self.ais and self.ai_win is not None:
             parts.append(f"win chance {pct(self.ai_win)}")
-        self.query_one("#status", Static).update(" │ ".join(parts))
+        _show(self.query_one("#status", Static), " │ ".join(parts))
 
     def _feedback(self, error: str = "") -> None:
         """The selection line: live points of the selection, why it is illegal, or what to do."""
@@ -221,7 +221,7 @@ class GameScreen(Screen[None]):
         line.set_class(bool(error), "-error")
         if error:
             self.message = error
-            line.update(f"✗ {error}")
+            _show(line, f"✗ {error}")
             return
         text = ""
         if state.is_over:
@@ -235,7 +235,7 @@ class GameScreen(Screen[None]):
             text = self._selection_text(state, line)
             if line.has_class("-error"):
                 self.message = text
-                line.update(f"✗ {text}")
+                _show(line, f"✗ {text}")
                 return
         elif state.turn_total == 0:
             text = f"Press r to roll {state.dice_left} dice."
@@ -244,7 +244,7 @@ class GameScreen(Screen[None]):
             bank = f"b banks {pts(state.turn_total)}" if refusal is None else f"bank unavailable: {refusal}"
             text = f"r rolls {state.dice_left} {'die' if state.dice_left == 1 else 'dice'} · {bank}"
         self.message = text
-        line.update(text)
+        _show(line, text)
 
     def _selection_text(self, state: GameState, line: Static) -> str:
         dice = selection_dice(state.roll, self.selected)
@@ -460,14 +460,14 @@ class GameScreen(Screen[None]):
             self.selected = indices_of(state.roll, option.dice)
             self._pending = action
             self.message = f"{name} keeps {option.describe()}"
-            self.query_one("#selection", Static).update(self.message)
+            _show(self.query_one("#selection", Static), self.message)
             self._schedule_ai()
             return
         if isinstance(action, Bank):
             self.message = f"{name} banks {pts(state.turn_total)}"
         else:
             self.message = f"{name} rolls {state.dice_left} {'die' if state.dice_left == 1 else 'dice'}"
-        self.query_one("#selection", Static).update(self.message)
+        _show(self.query_one("#selection", Static), self.message)
         self._act(state, [action])
 
     def on_screen_resume(self) -> None:
@@ -583,6 +583,13 @@ class GameScreen(Screen[None]):
                 self.farkle.back_to_start()
 
         self.app.push_screen(GameOverScreen(state, self.query_one(MoveLog).lines_written), chosen)
+
+
+def _show(widget: Static, text: str) -> None:
+    """Update a one-line Static only when its text changes (each update costs a layout pass)."""
+    if getattr(widget, "_shown_text", None) != text:
+        widget._shown_text = text  # type: ignore[attr-defined]
+        widget.update(text)
 
 
 def _after_set_aside(state: GameState, option: ScoringOption) -> GameState | None:

@@ -99,7 +99,7 @@ class DieSlot(Vertical):
     def __init__(self, index: int) -> None:
         super().__init__(id=f"die-{index + 1}")
         self.index = index
-        self._look = (0, False, False, False)
+        self._look: tuple[int, bool, bool, bool] = (-1, False, False, False)  # nothing painted yet
 
     def compose(self) -> ComposeResult:
         yield DieFace()
@@ -111,8 +111,12 @@ class DieSlot(Vertical):
 
     def show(self, face: int, held: bool, farkled: bool, selectable: bool) -> None:
         """Draw this slot (attributes down: the row decides, the slot only paints)."""
-        self._look = (face, held, farkled, selectable)
-        self.display = True
+        look = (face, held, farkled, selectable)
+        if look == self._look and self.display and self.query(DieFace):
+            return  # unchanged: repainting would cost a layout pass per die
+        self._look = look
+        if not self.display:
+            self.display = True
         if not self.query(DieFace):
             return  # not composed yet: on_mount paints it
         die = self.query_one(DieFace)
@@ -121,8 +125,7 @@ class DieSlot(Vertical):
         die.set_class(farkled, "-farkled")
         die.set_class(face == 0, "-blank")
         self.set_class(held, "-held")
-        key = self.query_one(".key", Static)
-        key.update(f"[{self.index + 1}]" if face and selectable else "")
+        self.query_one(".key", Static).update(f"[{self.index + 1}]" if face and selectable else "")
 
     def on_click(self) -> None:
         self.post_message(self.Clicked(self.index))
@@ -217,5 +220,5 @@ class DiceRow(Widget):
                 )
             elif not self.dice and i < self.blanks:
                 slot.show(0, held=False, farkled=False, selectable=False)
-            else:
+            elif slot.display:
                 slot.display = False

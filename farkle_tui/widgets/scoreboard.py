@@ -43,7 +43,7 @@ class Scoreboard(Widget):
     }
     """
 
-    state: reactive[GameState | None] = reactive(None, layout=True)
+    state: reactive[GameState | None] = reactive(None)  # one line per player: height never changes
     titles: reactive[dict[str, str]] = reactive(dict)
 
     def on_mount(self) -> None:
