@@ -35,7 +35,7 @@ if args["goal"] != rules.goal:
 imported = time.perf_counter() - t0
 # Compile: a tiny model through every kernel specialisation (float32 and float64).
 t1 = time.perf_counter()
-value_iteration(build_model(preset("facebook").with_goal(200), -100))
+value_iteration(build_model(preset("facebook").with_goal(400), -100))
 compile_s = time.perf_counter() - t1
 model = build_model(rules, args["floor"])
 stages = {}
@@ -79,11 +79,30 @@ loaded = time.perf_counter() - t0
 state, _ = apply(new_game(rules, [Player("a"), Player("b")]), Roll((6, 5, 3, 3, 3, 2)))
 t1 = time.perf_counter(); rank_options(s, state); first = time.perf_counter() - t1
 times = []
-for b in range(0, 5000, 250):
-    t = time.perf_counter(); s.turn(b, 5000 - b, 1, 2); times.append(time.perf_counter() - t)
-print(json.dumps({"load_s": loaded, "first_decision_ms": first * 1e3, "turn_ms_max": max(times) * 1e3,
+for b in range(0, rules.goal // 2, 50):
+    t = time.perf_counter(); s.turn(b, rules.goal // 2 - b, 1, 2); times.append(time.perf_counter() - t)
+# One pass of the full model in each configuration, in this one process (ratios, same data).
+import numpy as np
+from solver.model import build_model
+from solver.valueiter import _Runner
+model = build_model(rules, args["floor"])
+passes = {}
+for label, threads, dtype in (("float64, 1 thread", 1, np.float64), ("float64, 2 threads", 2, np.float64),
+                              ("float32, 2 threads", 2, np.float32)):
+    runner = _Runner(model, threads, dtype)
+    flat = s.w0.reshape(-1).astype(dtype)
+    t = time.perf_counter(); runner.sweep(flat); passes[label] = time.perf_counter() - t
+    runner.close()
+print(json.dumps({"passes": passes, "load_s": loaded, "first_decision_ms": first * 1e3, "turn_ms_max": max(times) * 1e3,
                   "turn_ms_median": sorted(times)[len(times) // 2] * 1e3}))
 """
+
+
+def _run(code: str, payload: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-c", code, payload], env=env, capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"benchmark step failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
+    return done
 
 
 def main() -> None:
@@ -97,12 +116,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as numba_dir, tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=numba_dir, FARKLE_CACHE_DIR=cache)
         start = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", CHILD, payload], env=env, check=True,
-                             capture_output=True, text=True)
+        out = _run(CHILD, payload, env)
         first_run = time.perf_counter() - start
         r = json.loads(out.stdout.strip().splitlines()[-1])
-        out2 = subprocess.run([sys.executable, "-c", LOAD, payload], env=env, check=True,
-                              capture_output=True, text=True)
+        out2 = _run(LOAD, payload, env)
         load = json.loads(out2.stdout.strip().splitlines()[-1])
     equiv = r["passes"] + r["cheap_passes"] / 2
     updates = r["in_turn_states"] * (r["passes"] + r["cheap_passes"])
@@ -125,6 +142,11 @@ def main() -> None:
     print(f"cache file                  {r['cache_bytes'] / 1e6:.2f} MB")
     print(f"load from cache (new proc)  {load['load_s']:.2f} s incl. imports; first decision {load['first_decision_ms']:.1f} ms; "
           f"one turn recomputed: median {load['turn_ms_median']:.2f} ms, max {load['turn_ms_max']:.2f} ms")
+    base = load["passes"]["float64, 1 thread"]
+    checks_pass = r["in_turn_states"] / 6 * r["checks_per_turn_total"]
+    print("one full pass, measured in one process:")
+    for label, secs in load["passes"].items():
+        print(f"  {label:<20} {secs:6.2f} s  {checks_pass / secs:.3g} option checks/s  x{base / secs:.2f}")
 
 
 if __name__ == "__main__":

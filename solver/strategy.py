@@ -110,8 +110,15 @@ class Strategy:
         return float(self.w0[ib, id_, m.farkle_count(f), m.farkle_count(e)])
 
     def turn(self, b: int, d: int, f: int = 0, e: int = 0) -> TurnValues:
-        """All in-turn values for the start state ``(b, d, f, e)`` (scores in points)."""
+        """All in-turn values for the start state ``(b, d, f, e)`` (scores in points).
+
+        Scores must be below the goal (a player at the goal has won); scores below the floor
+        are treated as the floor. The kernel does no bounds checks, so this is checked here.
+        """
         m = self.model
+        goal = self.rules.goal
+        if b >= goal or d >= goal:
+            raise ValueError(f"scores {b} and {d}: a turn needs both below the goal of {goal}")
         ib, id_ = m.index(b, d)
         key = (ib, id_, m.farkle_count(f), m.farkle_count(e))
         cached = self._turns.get(key)
@@ -126,8 +133,6 @@ class Strategy:
 
     def _solve_turn(self, ib: int, id_: int, f: int, e: int) -> TurnValues:
         m = self.model
-        if ib >= m.nb:
-            raise ValueError("the player to move has already reached the goal")
         lanes = [np.full(LANES, x, dtype=np.int64) for x in (ib, id_, f, e)]
         top = m.top(ib)
         values, rolls, out = self._scratch

@@ -93,6 +93,9 @@ def test_start_win_clamps_and_terminal(strategy: Strategy) -> None:
     assert strategy.start_win(-5000, 0) == strategy.start_win(FLOOR, 0)
     assert strategy.start_win(RULES.goal, 0) == 1.0
     assert strategy.start_win(0, RULES.goal) == 0.0
+    for b, d in ((RULES.goal, 0), (0, RULES.goal), (0, RULES.goal + 500)):
+        with pytest.raises(ValueError, match="below the goal"):
+            strategy.turn(b, d)
 
 
 def test_reachable_matches_combinatorics() -> None:
