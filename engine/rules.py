@@ -46,6 +46,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from .errors import RulesError
@@ -98,7 +99,9 @@ class Rules:
     description: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        _check_consistent(self)
+        problem = _contradiction(self)
+        if problem is not None:
+            raise RulesError(f"{self.name}: {problem}")
 
     @property
     def display_name(self) -> str:
@@ -125,7 +128,7 @@ class Rules:
         if self.extra_dice is ExtraDice.ADD:
             return base * (size - 2)
         if self.extra_dice is ExtraDice.DOUBLE:
-            return base * 2 ** (size - 3)
+            return base << (size - 3)
         if self.extra_dice is ExtraDice.TABLE:
             return self.of_a_kind[size - 4]
         return 0
@@ -217,8 +220,8 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
 
     extra = _choice(scoring, "extra_dice", ExtraDice, "scoring", source)
     if extra is ExtraDice.TABLE:
-        table = _face_table(scoring, "of_a_kind", "scoring", source, faces=(4, 5, 6), full=True)
-        of_a_kind = (table[4], table[5], table[6])
+        sizes = _face_table(scoring, "of_a_kind", "scoring", source, faces=(4, 5, 6), full=True)
+        of_a_kind = (sizes[4], sizes[5], sizes[6])
     else:
         if "of_a_kind" in scoring:
             raise RulesError(
@@ -227,7 +230,7 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         of_a_kind = (0, 0, 0)
     singles = _face_table(scoring, "singles", "scoring", source)
     triples = _face_table(scoring, "three_of_a_kind", "scoring", source)
-    return Rules(
+    fields: dict[str, Any] = dict(
         name=name,
         title=_string(data, "title", source, required=False),
         description=_string(data, "description", source, required=False),
@@ -248,30 +251,31 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         entry_minimum=_points(game, "entry_minimum", "game", source),
         endgame=_choice(game, "endgame", Endgame, "game", source),
     )
+    # Contradictions name the file, not the rules' own name, so check before constructing.
+    problem = _contradiction(SimpleNamespace(**fields))
+    if problem is not None:
+        raise RulesError(f"{source}: {problem}")
+    return Rules(**fields)
 
 
-def _check_consistent(rules: Rules) -> None:
-    """Contradictions between keys that each look fine alone."""
-    src = rules.name
+def _contradiction(rules: Any) -> str | None:
+    """A contradiction between keys that each look fine alone, in words; None if consistent."""
     if not any(rules.singles) and not any(rules.three_of_a_kind) and not rules.straight:
-        raise RulesError(f"{src}: [scoring] nothing scores: give 'singles' or 'three_of_a_kind'")
+        return "[scoring] nothing scores: give 'singles' or 'three_of_a_kind'"
     if rules.four_and_pair_is_three_pairs and not rules.three_pairs:
-        raise RulesError(
-            f"{src}: [scoring] 'four_and_pair_is_three_pairs' needs a nonzero 'three_pairs'"
-        )
+        return "[scoring] 'four_and_pair_is_three_pairs' needs a nonzero 'three_pairs'"
     if rules.four_and_pair and rules.four_and_pair_is_three_pairs:
-        raise RulesError(
-            f"{src}: [scoring] 'four_and_pair' and 'four_and_pair_is_three_pairs' contradict: "
+        return (
+            "[scoring] 'four_and_pair' and 'four_and_pair_is_three_pairs' contradict: "
             "four of a kind plus a pair can have only one value"
         )
     if (rules.penalty_farkles == 0) != (rules.penalty_points == 0):
-        raise RulesError(
-            f"{src}: [penalty] 'farkles' and 'points' must both be 0 (no penalty) or both positive"
-        )
+        return "[penalty] 'farkles' and 'points' must both be 0 (no penalty) or both positive"
     if rules.min_bank >= rules.goal:
-        raise RulesError(f"{src}: [turn] 'min_bank' ({rules.min_bank}) must be below the goal")
+        return f"[turn] 'min_bank' ({rules.min_bank}) must be below the goal"
     if rules.entry_minimum >= rules.goal:
-        raise RulesError(f"{src}: [game] 'entry_minimum' must be below the goal")
+        return "[game] 'entry_minimum' must be below the goal"
+    return None
 
 
 def _no_unknown(table: dict[str, Any], known: set[str], name: str, source: str) -> None:

@@ -67,7 +67,7 @@ class RollTable:
 
     @property
     def farkle_probability(self) -> float:
-        return self.farkle_rolls / 6**self.n
+        return self.farkle_rolls / int(6**self.n)
 
 
 @lru_cache(maxsize=64)
