@@ -89,7 +89,7 @@ class FarkleApp(App[int]):
         self.solve_strategy = solve
         self.supports = supports
         self.pace_override = pace
-        self.animate = animate
+        self.animate_rolls = animate
         self.settings: Settings = storage.load_settings()
         self._strategies: dict[str, Strategy] = {}
 
@@ -331,7 +331,7 @@ def make_app(
         source: Any = dice
         dice_factory = lambda: source  # noqa: E731 - the same injected source for every game
     else:
-        dice_factory = dice  # type: ignore[assignment]
+        dice_factory = dice
     return FarkleApp(
         storage=Storage(data_dir),
         dice=dice_factory,

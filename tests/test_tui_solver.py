@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine.game import Bank, GameState, Phase, SetAside, apply
+from engine.game import Bank, Banked, GameState, Phase, Rolled, SetAside, SetAsideEvent, apply
 from farkle_tui.screens.game import GameScreen
 from farkle_tui.screens.solve import SolveScreen
 from farkle_tui.widgets.hints import HintsPanel
@@ -63,10 +63,11 @@ def test_the_ai_plays_the_decision_apis_best_move_every_time(strategy: Any) -> N
                     await human_step(pilot, screen)
                 else:
                     await pilot.pause(0.005)
-            ai_actions = sum(
+            ai_actions = sum(  # every Roll, SetAside and (own) Bank the computer made
                 1 for e in screen.session.record.events
-                if e.player == 1 and type(e).__name__ in ("Rolled", "SetAsideEvent")
-                or (type(e).__name__ == "Banked" and e.player == 1 and not e.automatic)
+                if e.player == 1 and (
+                    isinstance(e, Rolled | SetAsideEvent) or (isinstance(e, Banked) and not e.automatic)
+                )
             )
             assert len(screen.ai_moves) == ai_actions
             return screen.ai_moves

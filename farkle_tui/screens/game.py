@@ -75,8 +75,8 @@ class GameScreen(Screen[None]):
     """A game in progress (new or resumed). The app pushes it with a session and the AIs."""
 
     BINDINGS = [
-        Binding("1", "toggle(0)", "Select", key_display="1-6"),
-        *(Binding(str(n), f"toggle({n - 1})", f"Die {n}", show=False) for n in range(2, 7)),
+        Binding("1", "select_die(0)", "Select", key_display="1-6"),
+        *(Binding(str(n), f"select_die({n - 1})", f"Die {n}", show=False) for n in range(2, 7)),
         Binding("r", "roll", "Roll"),
         Binding("b", "bank", "Bank"),
         Binding("h", "hints", "Hints"),
@@ -279,7 +279,7 @@ class GameScreen(Screen[None]):
             self._feedback(f"Wait: it is {state.player.name}'s turn (space skips ahead).")
         return True
 
-    def action_toggle(self, index: int) -> None:
+    def action_select_die(self, index: int) -> None:
         """Select or unselect the ``index``-th die of the roll (keys 1-6, or a click)."""
         state = self.state
         if self._refuse_unless_human() or state is None:
@@ -293,7 +293,7 @@ class GameScreen(Screen[None]):
         self.selected = self.selected ^ {index}
 
     def on_die_slot_clicked(self, message: DieSlot.Clicked) -> None:
-        self.action_toggle(message.index)
+        self.action_select_die(message.index)
 
     def _chosen_option(self, state: GameState) -> ScoringOption | None:
         """The validated selection, or None after saying inline why it is not legal."""
@@ -398,7 +398,7 @@ class GameScreen(Screen[None]):
         after = self.session.state
         rolled = next((e for e in reversed(events) if isinstance(e, Rolled)), None)
         farkled = any(isinstance(e, Farkled) for e in events)
-        frames = ANIMATION_FRAMES if self.farkle.animate else 0
+        frames = ANIMATION_FRAMES if self.farkle.animate_rolls else 0
         if rolled is not None and (after.phase is Phase.CHOOSE or farkled):
             dice.held = frozenset()
             dice.farkled = False
