@@ -26,14 +26,9 @@ Rows are ``ti * 6 + (n - 1)`` for turn-total index ``ti``; an option's target ro
 
 from __future__ import annotations
 
-import llvmlite.binding as llvm
 import numpy as np
 from numba import njit
 
-# The lane loops read up to six rows of ``values`` and update ``acc``; LLVM proves they do
-# not overlap with runtime checks, and by default gives up (leaving the loop scalar) past 8
-# of them. Raising the limit is what makes the six-option loop vectorise.
-llvm.set_option("", "-runtime-memory-check-threshold=64")
 
 #: No NaNs or infinities ever occur (every value is a probability), which lets LLVM use
 #: vector max instructions; sums stay in their written order (no reassociation).

@@ -6,7 +6,7 @@ dice; the session throws them), :class:`Bank`, or :class:`SetAside`.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 from engine import Rules
 from engine.game import Action, Bank, GameState, Phase, Roll, SetAside
@@ -47,8 +47,9 @@ class OptimalPlayer:
         return Bank() if decide(self.strategy, state).best == "bank" else Roll()
 
 
-def _registry() -> dict[str, type]:
-    players: dict[str, type] = {OptimalPlayer.id: OptimalPlayer}
+def _registry() -> dict[str, Any]:
+    """Player classes by id: each has ``id``, ``title``, ``description`` and ``(rules, strategy)``."""
+    players: dict[str, Any] = {OptimalPlayer.id: OptimalPlayer}
     try:
         from .levels import LEVEL_PLAYERS
     except ImportError:  # pragma: no cover - levels ship with the package

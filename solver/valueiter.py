@@ -65,13 +65,13 @@ class _Runner:
         self.dtype = dtype
         self.schedule = build_schedule(model)
         self.threads = max(1, threads)
-        self.group_prob = model.group_prob.astype(dtype)
-        self.farkle_prob = model.farkle_prob.astype(dtype)
+        self.group_prob: np.ndarray = model.group_prob.astype(dtype)
+        self.farkle_prob: np.ndarray = model.farkle_prob.astype(dtype)
         rows = model.scratch_rows() * LANES
-        self.scratch = [
+        self.scratch: list[tuple[np.ndarray, np.ndarray]] = [
             (np.empty(rows, dtype=dtype), np.empty(rows, dtype=dtype)) for _ in range(self.threads)
         ]
-        self.new_values = np.empty((self.schedule.blocks, LANES), dtype=dtype)
+        self.new_values: np.ndarray = np.empty((self.schedule.blocks, LANES), dtype=dtype)
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
         self.work_done = np.cumsum(self.schedule.work) / float(self.schedule.work.sum())
 
@@ -164,7 +164,7 @@ class _Anderson:
         d_res = np.stack([b - a for a, b in zip(self.residuals, self.residuals[1:])], axis=1)
         d_out = np.stack([b - a for a, b in zip(self.outputs, self.outputs[1:])], axis=1)
         gamma = np.linalg.lstsq(d_res, r, rcond=None)[0]
-        mixed = gx - d_out @ gamma
+        mixed: np.ndarray = gx - d_out @ gamma
         np.clip(mixed, 0.0, 1.0, out=mixed)
         return mixed
 
