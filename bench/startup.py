@@ -10,7 +10,8 @@ Three figures, each the median of several runs:
   the start screen's "New game" appears in its output: what a player waits for.
 
 The start screen never loads or imports the solver (numpy, numba), so a cached or missing
-strategy makes no difference here; the strategy is loaded only once a game starts.
+strategy makes no difference to it; the strategy is loaded only once a game starts, and a
+fourth figure times that (new game to game screen, with the strategy already cached).
 
 Usage: ``python bench/startup.py [--runs N]``.
 """
@@ -115,9 +116,32 @@ def terminal_once(env: dict[str, str], timeout: float = 20.0) -> float | None:
     return elapsed
 
 
+async def game_screen_once(rules_name: str, cache: Path | None) -> float | None:
+    """Seconds from starting a game to its screen, with the strategy read from the cache."""
+    from engine import load_rules
+    from engine.game import Player
+    from farkle_tui.app import GameSetup, make_app
+    from farkle_tui.screens.game import GameScreen
+    from solver.cache import load_strategy
+
+    rules = load_rules(rules_name)
+    if load_strategy(rules, cache_dir=cache) is None:
+        return None
+    app = make_app(cache_dir=cache)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        started = time.perf_counter()
+        app.begin(GameSetup(rules, (Player("Ann"), Player("Perfect", "optimal")), 0))
+        while not (isinstance(app.screen, GameScreen) and app.screen.is_mounted):
+            await pilot.pause(0.001)
+        return time.perf_counter() - started
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--rules", default="facebook", help="rules of the game-screen figure")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="strategy cache (default: the solver's)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data:
         env = {**os.environ, "FARKLE_DATA_DIR": data}
@@ -127,6 +151,8 @@ def main() -> int:
         inproc = [asyncio.run(in_process_once()) for _ in range(args.runs)]
         sub = [subprocess_once(env) for _ in range(args.runs)]
         term = [t for t in (terminal_once(env) for _ in range(args.runs)) if t is not None]
+        solver_on_start = "solver" in sys.modules
+        first_game = asyncio.run(game_screen_once(args.rules, args.cache_dir))
     print(f"start screen, in-process (headless):      median {statistics.median(inproc):.3f} s  "
           f"(min {min(inproc):.3f}, max {max(inproc):.3f})")
     print(f"start screen, fresh process (headless):   median {statistics.median(sub):.3f} s  "
@@ -136,7 +162,12 @@ def main() -> int:
               f"(min {min(term):.3f}, max {max(term):.3f})")
     else:
         print("start screen, `farkle` in a terminal:     not measured (no pty or no farkle command)")
-    print(f"solver imported by the start screen: {'solver' in sys.modules}")
+    print(f"solver imported by the start screen: {solver_on_start}")
+    if first_game is None:
+        print(f"game screen with the cached strategy:      not measured ({args.rules} is not solved yet)")
+    else:
+        print(f"game screen with the cached strategy:      {first_game:.3f} s  "
+              f"(first game of the process: imports the solver and reads the {args.rules} cache)")
     return 0
 
 

@@ -49,6 +49,7 @@ class SetupScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
         Binding("ctrl+s", "start", "Start"),
+        Binding("f1", "rules", "Rules"),
     ]
 
     @property
@@ -157,6 +158,15 @@ class SetupScreen(Screen[None]):
         info.remove_class("-error")
         info.update(rules_summary(rules))
         return True
+
+    def action_rules(self) -> None:
+        """Show the rules the form currently describes (F1: "?" would type into a field)."""
+        try:
+            rules = self.chosen_rules()
+        except FarkleError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.farkle.show_rules(rules, choose=False)
 
     # -- start ---------------------------------------------------------------------------------
     def on_button_pressed(self, event: Button.Pressed) -> None:
