@@ -206,3 +206,19 @@ def test_rules_screen_from_start_switches_presets() -> None:
             assert "Zilch" in text_of(text) or "zilch" in text_of(text).lower()
 
     run(body())
+
+
+def test_no_color_is_respected_and_focus_keeps_a_shape_cue(monkeypatch: Any) -> None:
+    """Under NO_COLOR the focused button still differs in shape (its border), not only colour."""
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            assert app.no_color
+            new, rules = app.screen.query_one("#new"), app.screen.query_one("#rules")
+            assert new.has_focus
+            assert new.styles.border_top[0] != rules.styles.border_top[0]
+
+    run(body())
