@@ -21,11 +21,14 @@ from ..widgets.words import pts
 if TYPE_CHECKING:
     from ..app import FarkleApp
 
-LOGO = """\
+_LOGO = """\
  ___ _   ___ _  ___    ___
 | __/_\\ | _ \\ |/ / |  | __|
 | _/ _ \\|   / ' <| |__| _|
 |_/_/ \\_\\_|_\\_|\\_\\____|___|"""
+_WIDTH = max(len(line) for line in _LOGO.splitlines())
+#: The logo with every line padded to one width, so centring keeps the letters aligned.
+LOGO = "\n".join(line.ljust(_WIDTH) for line in _LOGO.splitlines())
 
 
 def game_summary(state: GameState) -> str:
@@ -52,17 +55,23 @@ class StartScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        with Center():
-            with Vertical(id="start-menu"):
-                yield Static(LOGO, id="logo")
-                yield Static("Farkle against a provably optimal opponent", id="tagline")
-                yield Button("New game", id="new", variant="primary")
-                yield Button("Continue", id="continue")
-                yield Static("", id="continue-info")
-                yield Button("Replays", id="replays")
-                yield Button("Rules", id="rules")
-                yield Button("Quit", id="quit")
+        with Vertical(id="start-menu"):
+            yield Static(LOGO, id="logo")
+            yield Static("Farkle against a provably optimal opponent", id="tagline")
+            for button_id, label in (("new", "New game"), ("continue", "Continue")):
+                with Center():
+                    yield Button(label, id=button_id, variant="primary" if button_id == "new" else "default")
+            yield Static("", id="continue-info")
+            for button_id, label in (("replays", "Replays"), ("rules", "Rules"), ("quit", "Quit")):
+                with Center():
+                    yield Button(label, id=button_id)
         yield Footer()
+
+    @property
+    def can_continue(self) -> bool:
+        """Whether the Continue button is offered (there is a readable unfinished game)."""
+        parent = self.query_one("#continue", Button).parent
+        return parent is not None and bool(parent.display)
 
     def on_mount(self) -> None:
         self.refresh_saved()
@@ -76,17 +85,17 @@ class StartScreen(Screen[None]):
         button = self.query_one("#continue", Button)
         info = self.query_one("#continue-info", Static)
         if saved is None:
-            button.display = False
+            button.parent.display = False  # type: ignore[union-attr]
             info.display = False
         elif saved.state is None:
-            button.display = False
+            button.parent.display = False  # type: ignore[union-attr]
             info.display = True
             info.update(f"The saved game cannot be read: {saved.error}")
         else:
-            button.display = True
+            button.parent.display = True  # type: ignore[union-attr]
             info.display = True
             info.update(game_summary(saved.state))
-        first = button if button.display else self.query_one("#new", Button)
+        first = button if saved is not None and saved.state is not None else self.query_one("#new", Button)
         first.focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -107,7 +116,7 @@ class StartScreen(Screen[None]):
         self.app.push_screen(SetupScreen())
 
     def action_continue(self) -> None:
-        if self.query_one("#continue", Button).display:
+        if self.farkle.storage.load_current() is not None:
             self.farkle.continue_game()
 
     def action_replays(self) -> None:
