@@ -220,3 +220,28 @@ def test_a_new_game_keeps_the_unfinished_one_under_replays() -> None:
             assert [g.state for g in kept] == [unfinished]
 
     run(body())
+
+
+def test_a_final_turn_game_plays_to_the_end() -> None:
+    """Rules the solver does not cover (final-turn endgame) are played without it, to the end."""
+    from engine import preset
+
+    zilch = preset("zilch").with_goal(1000)
+
+    async def body() -> None:
+        app = app_for_tests(seed=6, rules=zilch, supports=None)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, rules=zilch)  # the solve screen says why; play without
+            assert screen.strategy is None
+            for _ in range(500):
+                assert screen.state is not None
+                if screen.state.is_over:
+                    break
+                await human_step(pilot, screen)
+            state = screen.state
+            assert state is not None and state.is_over
+            lines = screen.query_one(MoveLog).lines_written
+            assert any("final turn" in line for line in lines)
+            assert any(line.startswith("Game over") for line in lines)
+
+    run(body())

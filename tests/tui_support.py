@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from textual.pilot import Pilot
 
-from engine import preset
+from engine import Rules, preset
 from engine.dice import SeededDice
 from engine.game import GameState, Phase, Player
 from farkle_tui.app import HUMAN, FarkleApp, GameSetup, make_app
@@ -78,11 +78,12 @@ async def start_game(
     first: int = 0,
     name: str = "Ann",
     other: str = "Bob",
+    rules: Rules = RULES,
 ) -> GameScreen:
     """Start a game through the app's own flow (skipping the setup form) and return its screen."""
     app: FarkleApp = pilot.app  # type: ignore[assignment]
     await pilot.pause()
-    app.begin(GameSetup(RULES, (Player(name, HUMAN), Player(other, opponent)), first))
+    app.begin(GameSetup(rules, (Player(name, HUMAN), Player(other, opponent)), first))
     await wait_for(pilot, lambda: isinstance(app.screen, GameScreen) or app.screen.id == "solve"
                    or type(app.screen).__name__ == "SolveScreen")
     if type(app.screen).__name__ == "SolveScreen":

@@ -208,6 +208,8 @@ class GameScreen(Screen[None]):
             parts.append(f"{len(state.roll)} {'die' if len(state.roll) == 1 else 'dice'} showing")
         else:
             parts.append(f"{state.dice_left} {'die' if state.dice_left == 1 else 'dice'} to roll")
+        if state.in_final_round:
+            parts.append("final turn" if state.final_turn() else "final round")
         if state.current in self.ais and self.ai_win is not None:
             parts.append(f"win chance {pct(self.ai_win)}")
         _show(self.query_one("#status", Static), " │ ".join(parts))

@@ -51,7 +51,7 @@ class Scoreboard(Widget):
 
     def watch_state(self, state: GameState | None) -> None:
         if state is not None:
-            endgame = "final turn" if state.rules.endgame.value == "final-turn" else "first to goal wins"
+            endgame = "then a final turn each" if state.rules.endgame.value == "final-turn" else "first to goal wins"
             self.border_title = f"Scores · goal {pts(state.rules.goal)} · {endgame}"
 
     def render(self) -> Table:
