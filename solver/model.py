@@ -18,6 +18,8 @@ from engine import STEP, Endgame, Rules, grouped_tables
 from .kernel import LANES
 
 DEFAULT_FLOOR = -2500
+#: Options per roll group the kernel reads: reduced tables keep one per number of dice used.
+MAX_OPTIONS = 6
 
 
 def unsupported(rules: Rules) -> str | None:
@@ -99,6 +101,10 @@ def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:
     used_floor = floor if penalty else 0
     nb = (rules.goal - used_floor) // STEP
     tables = grouped_tables(rules)
+    widest = int(np.diff(tables.option_start).max())
+    if widest > MAX_OPTIONS:
+        # The kernel unrolls the max over a group's options for at most one per dice count.
+        raise ValueError(f"a roll group has {widest} options; the kernel handles at most {MAX_OPTIONS}")
     offsets = np.empty_like(tables.option_points)
     for n in range(1, 7):
         for g in tables.groups(n):
