@@ -124,6 +124,7 @@ class GameScreen(Screen[None]):
         self._ai_timer: Timer | None = None
         self._pending: Action | None = None  # an AI set-aside shown, waiting to be applied
         self._skipping = False
+        self._ai_said = ""  # the computer's latest decision, in words
         self._banner_turn = 0
         self._finished = False
         self.set_reactive(GameScreen.state, session.state)
@@ -197,6 +198,7 @@ class GameScreen(Screen[None]):
         else:
             self._skipping = False
             self.ai_win = None
+            self._ai_said = ""
 
     def _status(self, state: GameState) -> None:
         """``Turn 6 ▶ Ann │ turn total 150 │ 3 dice showing``, plus the computer's win chance."""
@@ -229,10 +231,8 @@ class GameScreen(Screen[None]):
         if state.is_over:
             text = "The game is over."
         elif not self._human_to_move(state):
-            if self._pending is None:
-                text = f"{state.player.name} is playing · space skips ahead · +/- change the pace"
-            else:
-                text = self.message
+            # The computer's last decision stays readable until its next one.
+            text = self._ai_said or f"{state.player.name} is playing · space skips ahead · +/- pace"
         elif state.phase is Phase.CHOOSE:
             text = self._selection_text(state, line)
             if line.has_class("-error"):
@@ -457,19 +457,20 @@ class GameScreen(Screen[None]):
         self._status(state)
         name = state.player.name
         action = message.action
+        chance = f" · win chance {pct(message.win)}" if message.win is not None else ""
         if isinstance(action, SetAside):
             option = scorer(state.rules).validate(state.roll, action.dice)
             self.selected = indices_of(state.roll, option.dice)
             self._pending = action
-            self.message = f"{name} keeps {option.describe()}"
-            _show(self.query_one("#selection", Static), self.message)
+            self._ai_said = f"{name} keeps {option.describe()}{chance}"
+            self._feedback()
             self._schedule_ai()
             return
         if isinstance(action, Bank):
-            self.message = f"{name} banks {pts(state.turn_total)}"
+            self._ai_said = f"{name} banks {pts(state.turn_total)}{chance}"
         else:
-            self.message = f"{name} rolls {state.dice_left} {'die' if state.dice_left == 1 else 'dice'}"
-        _show(self.query_one("#selection", Static), self.message)
+            self._ai_said = f"{name} rolls {state.dice_left} {'die' if state.dice_left == 1 else 'dice'}{chance}"
+        self._feedback()
         self._act(state, [action])
 
     def on_screen_resume(self) -> None:
