@@ -107,14 +107,12 @@ def test_max_score_never_banks_where_the_rules_forbid_it() -> None:
     assert isinstance(MaxScorePlayer(SMALL).act(state), Roll)
 
 
-def test_the_coach_learns_its_tables_from_the_expected_score_strategy() -> None:
+def test_the_coach_learns_its_thresholds_from_the_expected_score_strategy() -> None:
     coach = CoachPlayer(FULL)
     exp = expected_strategy(FULL)
     for n in range(1, 6):
         assert coach.thresholds[n] == exp.bank_threshold(n)
     assert coach.thresholds[6] is None  # 16,400 with six dice: "never"
-    worth = [coach.dice_worth[n] for n in range(1, 7)]
-    assert worth == sorted(worth) and all(w % STEP == 0 for w in worth)
     assert "3,050" in coach.description and "go for the win" in coach.description
 
 
@@ -134,23 +132,18 @@ def test_the_coach_goes_for_it_near_the_end() -> None:
     assert isinstance(coach.act(state), Roll)
 
 
-def test_the_coach_keeps_what_its_rule_of_thumb_values_most() -> None:
+def test_the_coach_keeps_the_fewest_dice_by_its_rule_of_thumb() -> None:
     coach = CoachPlayer(FULL)
-    # 6-5-3-3-3-2 at the start: 5 + three 3s would bank 350 with two dice; three 3s alone
-    # leave three dice worth their table value on top of 300; the 5 alone leaves five.
+    pairs = tuple(keep_list(scorer(FULL).options((1, 1, 5, 5, 2, 2))))
+    assert pairs[0] == (750, 6) and coach.keep(pairs, 0, 6, NORMAL) == 0  # hot dice
     pairs = tuple(keep_list(scorer(FULL).options((6, 5, 3, 3, 3, 2))))
     assert pairs == ((350, 4), (300, 3), (50, 1))
-    value = {
-        (350, 4): 350,  # banks: 2 dice at 350 >= 300
-        (300, 3): 300 + coach.dice_worth[3],
-        (50, 1): 50 + coach.dice_worth[5],
-    }
-    best = max(value.values())
-    assert pairs[coach.keep(pairs, 0, 6, NORMAL)] == next(p for p in pairs if value[p] == best)
-    # Hot dice are worth six fresh dice.
-    six = tuple(keep_list(scorer(FULL).options((1, 1, 5, 5, 2, 2))))
-    assert six[0] == (750, 6)
-    assert coach.keep(six, 0, 6, NORMAL) == 0
+    assert coach.keep(pairs, 0, 6, NORMAL) == 0  # 350 with two dice left banks
+    pairs = tuple(keep_list(scorer(FULL).options((5, 5, 2, 3, 4, 6))))
+    assert pairs[coach.keep(pairs, 0, 6, NORMAL)] == (50, 1)  # one 5, re-roll five dice
+    assert coach.keep(((400, 3), (50, 1)), 0, 6, NORMAL) == 0  # 350 more than the single die
+    assert coach.keep(((300, 3), (50, 1)), 0, 6, NORMAL) == 1
+    assert coach.keep(((150, 2), (100, 1)), 0, 3, NORMAL) == 0  # three dice: take the points
 
 
 def test_cautious_banks_early_and_takes_the_most_points() -> None:
