@@ -245,13 +245,14 @@ def _optimal_states(
     penalty_count: int, penalty_steps: int,
     group_start: np.ndarray, group_prob: np.ndarray, option_start: np.ndarray,
     option_steps: np.ndarray, option_used: np.ndarray, farkle_prob: np.ndarray,
-    values: np.ndarray, rolls: np.ndarray, bankv: np.ndarray, reach: np.ndarray,
+    values: np.ndarray, chosen: np.ndarray, banks: np.ndarray, reach: np.ndarray,
     offsets: np.ndarray, bank_out: np.ndarray, win_out: np.ndarray, farkle_out: np.ndarray,
 ) -> None:
     """Exits of the optimal player for flat start states ``first, first + stride, ... < stop``.
 
-    Backward: ``W(t, n)`` from ``w0`` as in :func:`solver.kernel.solve_turns` (one lane);
-    forward: follow its argmax choices (first best keep; ties bank).
+    Backward: ``W(t, n)`` from ``w0`` as in :func:`solver.kernel.solve_turns` (one lane),
+    remembering each choice (the first best keep of every roll group; ties bank); forward:
+    follow those choices from ``(0, 6)``. ``chosen[ti, g]`` and ``banks[ti, n]`` are scratch.
     """
     rows_all = values.shape[0]
     for s in range(first, stop, stride):
@@ -277,18 +278,20 @@ def _optimal_states(
                 bv = 1.0
             else:
                 bv = 1.0 - w0[((d * nb + b + ti) * nf + e) * nf]
-            bankv[ti] = bv
             for n in range(1, 7):
                 acc = farkle_prob[n] * farkv
                 for g in range(group_start[n], group_start[n + 1]):
                     best = -1.0
+                    pick = option_start[g]
                     for o in range(option_start[g], option_start[g + 1]):
                         left = n - option_used[o]
                         v = values[ti + option_steps[o], 6 if left == 0 else left]
                         if v > best:
                             best = v
+                            pick = o
+                    chosen[ti, g] = pick
                     acc += group_prob[g] * best
-                rolls[ti, n] = acc
+                banks[ti, n] = ti >= bank_min and bv >= acc
                 values[ti, n] = acc if acc > bv else bv
         reach[:, :] = 0.0
         reach[0, 6] = 1.0
@@ -299,21 +302,14 @@ def _optimal_states(
                 p = reach[ti, n]
                 if p == 0.0:
                     continue
-                if ti >= bank_min and bankv[ti] >= rolls[ti, n]:
+                if banks[ti, n]:
                     bank_out[base + ti - bank_min] += p
                     continue
                 farkle += p * farkle_prob[n]
                 for g in range(group_start[n], group_start[n + 1]):
-                    best = -1.0
-                    chosen = option_start[g]
-                    for o in range(option_start[g], option_start[g + 1]):
-                        left = n - option_used[o]
-                        v = values[ti + option_steps[o], 6 if left == 0 else left]
-                        if v > best:
-                            best = v
-                            chosen = o
-                    left = n - option_used[chosen]
-                    reach[ti + option_steps[chosen], 6 if left == 0 else left] += p * group_prob[g]
+                    o = chosen[ti, g]
+                    left = n - option_used[o]
+                    reach[ti + option_steps[o], 6 if left == 0 else left] += p * group_prob[g]
         win = 0.0
         for ti in range(top, rows_all):
             for n in range(1, 7):
@@ -387,13 +383,13 @@ def optimal_exits(
 
     def run_block(block: int) -> None:
         values = np.empty((rows_needed, 7))
-        rolls = np.empty((rows_needed, 7))
-        bankv = np.empty(rows_needed)
+        chosen = np.empty((rows_needed, len(t.group_prob)), dtype=np.int64)
+        banks = np.zeros((rows_needed, 7), dtype=np.bool_)
         reach = np.zeros((rows_needed, 7))
         _optimal_states(
             w0_flat, nb, nf, block, states, blocks, m, model.penalty_count, model.penalty_steps,
             t.group_start, t.group_prob, t.option_start, t.option_steps, t.option_used,
-            t.farkle_prob, values, rolls, bankv, reach, offsets, bank, win, farkle,
+            t.farkle_prob, values, chosen, banks, reach, offsets, bank, win, farkle,
         )
 
     with ThreadPoolExecutor(max(1, threads)) as pool:
