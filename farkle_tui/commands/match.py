@@ -38,6 +38,12 @@ def register(subparsers: Any) -> None:
             "it exactly by policy evaluation (a few minutes for the full 10,000-point game when "
             "the optimal player takes part); --games N simulates N games with the real engine."
         ),
+        epilog=(
+            "--json prints one object: players, first (P(A wins) when A moves first), second "
+            "(when B moves first), overall (first player chosen at random), method (exact or "
+            "simulation), rules, start_scores; exact adds sweeps and residual; simulation adds "
+            "games, seed, stderr (of overall), stderr_first and stderr_second."
+        ),
     )
     add_common(parser)
     add_cache_dir(parser)

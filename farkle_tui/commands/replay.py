@@ -42,6 +42,14 @@ def register(subparsers: Any) -> None:
             "optimal strategy: the win probability before and after, what the best choice was, "
             "and the win probability lost. The rules are those of the record."
         ),
+        epilog=(
+            "Marks: inaccuracy from 0.5, mistake from 2, blunder from 5 percentage points of win "
+            "probability lost. --json prints one object: rules, players, first, start_scores, "
+            "winner, decisions (turn, player, state, choice, best, win_before, win_after_choice, "
+            "win_after_best, loss, mark), summary (per player: decisions, total_loss, "
+            "mean_loss, inaccuracies, mistakes, blunders, accuracy) and win_curve (turn, win: "
+            "the first player's win probability at the start of each turn, then the result)."
+        ),
     )
     parser.add_argument("file", type=Path, metavar="FILE", help="a saved game (.json record)")
     parser.add_argument("--json", action="store_true", help="print one JSON object on stdout")
