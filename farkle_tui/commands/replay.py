@@ -43,8 +43,8 @@ def register(subparsers: Any) -> None:
             "and the win probability lost. The rules are those of the record."
         ),
         epilog=(
-            "Marks: inaccuracy from 0.5, mistake from 2, blunder from 5 percentage points of win "
-            "probability lost. --json prints one object: rules, players, first, start_scores, "
+            "Marks (inaccuracy, mistake, blunder) grade the win probability a decision lost; the "
+            "output states the thresholds. --json prints one object: rules, players, first, start_scores, "
             "winner, decisions (turn, player, state, choice, best, win_before, win_after_choice, "
             "win_after_best, loss, mark), summary (per player: decisions, total_loss, "
             "mean_loss, inaccuracies, mistakes, blunders, accuracy) and win_curve (turn, win: "
@@ -146,7 +146,11 @@ def print_analysis(analysis: GameAnalysis) -> None:
             str(s.mistakes), str(s.blunders),
         )
     console.print(summary)
+    from solver.analysis import THRESHOLDS
+
+    marks = ", ".join(f"{name} from {100 * limit:g}" for name, limit in reversed(THRESHOLDS))
     console.print(
+        f"Marks: {marks} points lost. "
         "Position: turn total and the dice showing (or dice to roll). Win → after: the "
         "mover's win chance in % before deciding and after the choice made. Loss, Mean: "
         "percentage points of win probability lost.",
