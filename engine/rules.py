@@ -234,8 +234,8 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         name=name,
         title=_string(data, "title", source, required=False),
         description=_string(data, "description", source, required=False),
-        singles=tuple(singles.get(f, 0) for f in FACES),  # type: ignore[arg-type]
-        three_of_a_kind=tuple(triples.get(f, 0) for f in FACES),  # type: ignore[arg-type]
+        singles=tuple(singles.get(f, 0) for f in FACES),
+        three_of_a_kind=tuple(triples.get(f, 0) for f in FACES),
         extra_dice=extra,
         of_a_kind=of_a_kind,
         three_pairs=_points(scoring, "three_pairs", "scoring", source),
