@@ -63,6 +63,7 @@ class Settings:
     """The setup choices and preferences remembered between runs (lenient: bad values fall back)."""
 
     player_name: str = field(default_factory=default_player_name)
+    seat: str = "human"  # who plays seat 1: "human" (you) or an AI id (watch two computers)
     opponent: str = "optimal"  # an AI id from solver.players.ai_players(), or "human"
     rules: str = DEFAULT_PRESET  # a preset name or a rules file path
     first: str = "random"  # one of FIRST_CHOICES

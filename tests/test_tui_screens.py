@@ -222,3 +222,27 @@ def test_no_color_is_respected_and_focus_keeps_a_shape_cue(monkeypatch: Any) -> 
             assert new.styles.border_top[0] != rules.styles.border_top[0]
 
     run(body())
+
+
+def test_setup_can_seat_two_computers_to_watch() -> None:
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            setup = app.screen
+            setup.query_one("#rules", Select).value = "__given__"
+            setup.query_one("#me", Select).value = "cautious"
+            setup.query_one("#opponent", Select).value = "coach"
+            await pilot.pause()
+            assert not setup.query_one("#name", Input).display
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen)
+                           or type(app.screen).__name__ == "GameOverScreen", timeout=60)
+            state = app.screen.state  # type: ignore[attr-defined]
+            assert [p.kind for p in state.players] == ["cautious", "coach"]
+            await wait_for(pilot, lambda: type(app.screen).__name__ == "GameOverScreen", timeout=60)
+            assert app.storage.load_settings().seat == "cautious"
+
+    run(body())

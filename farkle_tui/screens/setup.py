@@ -1,4 +1,4 @@
-"""New game setup: your name, the opponent, the rules (a preset or a file), who goes first.
+"""New game setup: you (or a computer to watch), the opponent, the rules (a preset or a file), who goes first.
 
 Every choice is remembered in the settings. A rules file that does not load says why right
 here, inline, and the game does not start until the choices make a legal game.
@@ -78,8 +78,12 @@ class SetupScreen(Screen[None]):
         yield Header()
         with VerticalScroll(id="setup-form"):
             with Horizontal(classes="row"):
-                yield Label("Your name")
-                yield Input(settings.player_name or default_player_name(), id="name", max_length=24)
+                yield Label("You")
+                seats = [("Me", HUMAN)] + [(f"{title} (watch)", pid) for pid, title, _ in ais]
+                me = settings.seat if settings.seat in {v for _, v in seats} else HUMAN
+                yield Select(seats, value=me, allow_blank=False, id="me")
+                yield Input(settings.player_name or default_player_name(), id="name", max_length=24,
+                            placeholder="your name")
             with Horizontal(classes="row"):
                 yield Label("Opponent")
                 yield Select(opponents, value=opponent, allow_blank=False, id="opponent")
@@ -105,6 +109,7 @@ class SetupScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one("#name", Input).display = str(self.query_one("#me", Select).value) == HUMAN
         self._refresh_opponent()
         self._refresh_rules()
         self.query_one("#start", Button).focus()
@@ -113,6 +118,8 @@ class SetupScreen(Screen[None]):
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "opponent":
             self._refresh_opponent()
+        elif event.select.id == "me":
+            self.query_one("#name", Input).display = str(event.value) == HUMAN
         elif event.select.id == "rules":
             self._refresh_rules()
 
@@ -132,6 +139,7 @@ class SetupScreen(Screen[None]):
         else:
             title, description = self.ai_info.get(kind, (kind, ""))
             info.update(description or title)
+            self.query_one("#opponent", Select).tooltip = description or None
 
     def chosen_rules(self) -> Rules:
         """The rules the form describes; raises FarkleError with a readable reason."""
@@ -182,6 +190,8 @@ class SetupScreen(Screen[None]):
         rules = self.chosen_rules()
         settings = self.farkle.settings
         name = self.query_one("#name", Input).value.strip() or default_player_name()
+        seat = str(self.query_one("#me", Select).value)
+        me = Player(name, HUMAN) if seat == HUMAN else Player(self.ai_info.get(seat, (seat, ""))[0], seat)
         kind = str(self.query_one("#opponent", Select).value)
         if kind == HUMAN:
             other = self.query_one("#opponent-name", Input).value.strip() or "Player 2"
@@ -189,9 +199,12 @@ class SetupScreen(Screen[None]):
                 other = f"{other} 2"
         else:
             other = self.ai_info.get(kind, (kind, ""))[0]
+        if other == me.name:
+            other = f"{other} 2"
         first_choice = str(self.query_one("#first", Select).value)
         first = {"me": 0, "opponent": 1}.get(first_choice, random.randrange(2))
         settings.player_name = name
+        settings.seat = seat
         settings.opponent = kind
         settings.first = first_choice
         rules_value = str(self.query_one("#rules", Select).value)
@@ -200,5 +213,5 @@ class SetupScreen(Screen[None]):
         elif rules_value == FILE:
             settings.rules = self.query_one("#rules-file", Input).value.strip()
         self.farkle.storage.save_settings(settings)
-        setup = GameSetup(rules=rules, players=(Player(name, HUMAN), Player(other, kind)), first=first)
+        setup = GameSetup(rules=rules, players=(me, Player(other, kind)), first=first)
         self.farkle.begin(setup)
