@@ -60,10 +60,12 @@ class SolveResult:
 class _Runner:
     """Scratch buffers and the thread pool for sweeping one model."""
 
-    def __init__(self, model: Model, threads: int, dtype: type = np.float64) -> None:
+    def __init__(
+        self, model: Model, threads: int, dtype: type = np.float64, schedule: Schedule | None = None
+    ) -> None:
         self.model = model
         self.dtype = dtype
-        self.schedule = build_schedule(model)
+        self.schedule = schedule if schedule is not None else build_schedule(model)
         self.threads = max(1, threads)
         self.group_prob: np.ndarray = model.group_prob.astype(dtype)
         self.farkle_prob: np.ndarray = model.farkle_prob.astype(dtype)
@@ -212,6 +214,7 @@ def value_iteration(
     def estimate() -> float:
         return len(warm) / 18 + len(cheap) / 2 + _expected_passes(history, tolerance)
 
+    schedule = build_schedule(model)  # shared by the single- and double-precision passes
     if initial is not None:
         w0 = initial.astype(np.float64, copy=True).reshape(model.shape)
     else:
@@ -230,7 +233,7 @@ def value_iteration(
             finally:
                 runner.close()
             w0[:] = flat32.reshape(plain.nb, plain.nb).astype(np.float64)[:, :, None, None]
-        runner = _Runner(model, threads, np.float32)
+        runner = _Runner(model, threads, np.float32, schedule)
         try:
             flat32 = w0.reshape(-1).astype(np.float32)
             _iterate(
@@ -243,7 +246,7 @@ def value_iteration(
             runner.close()
         w0 = flat32.astype(np.float64).reshape(model.shape)
     x = w0.reshape(-1).copy()
-    runner = _Runner(model, threads, np.float64)
+    runner = _Runner(model, threads, np.float64, schedule)
     mixer = _Anderson()
     report = reporter(
         "exact passes (double precision)",
