@@ -1,1 +1,40 @@
-"""The optimal strategy: win-probability value iteration, its cache, decisions, and AI players."""
+"""The optimal strategy: win-probability value iteration, its cache, decisions, and AI players.
+
+The public names below load lazily, so ``import solver`` (and the ``farkle`` command line
+building its parser) does not pay for numba until a strategy is actually needed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+#: The lowest banked score the win-probability model represents (the article's floor).
+DEFAULT_FLOOR = -2500
+
+_EXPORTS = {
+    "load_strategy": "cache",
+    "solve_strategy": "cache",
+    "supports": "cache",
+    "cache_dir": "cache",
+    "SolveCancelled": "valueiter",
+    "Strategy": "strategy",
+    "TurnValues": "strategy",
+    "decide": "decisions",
+    "rank_options": "decisions",
+    "win_probability": "decisions",
+    "Decision": "decisions",
+    "OptionValue": "decisions",
+    "ai_players": "players",
+    "make_player": "players",
+    "expected_strategy": "expected",
+}
+
+__all__ = ["DEFAULT_FLOOR", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'solver' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"solver.{module}"), name)

@@ -15,9 +15,8 @@ import numpy as np
 
 from engine import STEP, Endgame, Rules, grouped_tables
 
+from . import DEFAULT_FLOOR
 from .kernel import LANES
-
-DEFAULT_FLOOR = -2500
 #: Options per roll group the kernel reads: reduced tables keep one per number of dice used.
 MAX_OPTIONS = 6
 

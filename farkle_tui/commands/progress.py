@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import sys
+import argparse
 from pathlib import Path
 
 from engine import Rules
+from solver import DEFAULT_FLOOR
 
 from .common import fail
 
@@ -59,9 +60,7 @@ def obtain_strategy(rules: Rules, floor: int, cache_dir: Path | None, quiet: boo
     return strategy, False
 
 
-def add_floor(parser) -> None:  # type: ignore[no-untyped-def]
-    from solver.model import DEFAULT_FLOOR
-
+def add_floor(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--floor",
         type=int,
@@ -76,7 +75,3 @@ def check_floor(floor: int) -> None:
         fail(f"--floor must be a multiple of 50 at or below 0, got {floor}")
     if floor < -20000:
         fail(f"--floor {floor} is too low: the state space grows with (goal - floor)^2")
-
-
-def _stderr_is_tty() -> bool:  # pragma: no cover - used by callers deciding on animation
-    return sys.stderr.isatty()
