@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import STEP, preset, scorer
+from engine import preset, scorer
 from engine.dice import SeededDice
 from engine.game import Bank, GameState, Phase, Player, Roll, SetAside, apply, new_game
 from engine.record import GameSession
