@@ -164,3 +164,25 @@ def test_a_computer_against_computer_game_is_watched_to_the_end() -> None:
             assert len(kept) == 1 and kept[0].state == screen.state
 
     run(body())
+
+
+def test_a_replay_without_a_cached_strategy_offers_to_solve_it_then_analyses(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    async def body() -> None:
+        from farkle_tui.screens.solve import SolveScreen
+
+        record = played(("cautious", "coach"), seed=8)
+        app = app_for_tests(cache_dir=tmp_path / "empty-cache")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.push_screen(ReplayScreen(record))
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and "press a" in app.screen.note)
+            screen: ReplayScreen = app.screen  # type: ignore[assignment]
+            await pilot.press("right")
+            assert screen.position == 1  # stepping works without the analysis
+            assert "press a" in text_of(screen.query_one("#replay-analysis", Static))
+            await pilot.press("a")
+            await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen) or screen.analysis is not None)
+            await wait_for(pilot, lambda: screen.analysis is not None, timeout=120)
+            assert app.screen is screen and screen.analysis.decisions  # type: ignore[union-attr]
+
+    run(body())
