@@ -54,11 +54,12 @@ def stylesheet() -> str:
 
 @dataclass(frozen=True)
 class GameSetup:
-    """What the setup screen decided: the rules, the two players in seat order, who starts."""
+    """What the setup screen decided: the rules, the two players in seat order, who starts, head starts."""
 
     rules: Rules
     players: tuple[Player, Player]
     first: int
+    start_scores: tuple[int, int] | None = None  # None: both start from 0
 
 
 class FarkleApp(App[int]):
@@ -229,7 +230,9 @@ class FarkleApp(App[int]):
     def _start_new(self, setup: GameSetup, strategy: Strategy | None, reason: str) -> None:
         self._keep_unfinished()
         dice = self.new_dice() if self.new_dice is not None else None  # None: seeded, seed recorded
-        session = GameSession.start(setup.rules, setup.players, first=setup.first, dice=dice)
+        session = GameSession.start(
+            setup.rules, setup.players, first=setup.first, dice=dice, start_scores=setup.start_scores
+        )
         self._play(session, strategy, reason)
 
     def _keep_unfinished(self) -> None:

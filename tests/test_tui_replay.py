@@ -105,7 +105,7 @@ def test_statistics_screen_counts_games_and_shows_the_loss_trend() -> None:
             app.storage.archive(played(("max-score", "cautious"), seed, ("Ann", "Cautious")))
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
-            app.push_screen(StatsScreen())
+            await pilot.press("s")
             await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen))
             screen: StatsScreen = app.screen  # type: ignore[assignment]
             await wait_for(pilot, lambda: len(screen.history.losses) == 4)

@@ -11,7 +11,7 @@ from engine import Rules
 from engine.game import Player
 from farkle_tui.app import HUMAN, GameSetup
 from farkle_tui.screens.game import GameScreen
-from farkle_tui.screens.replay_view import ReplayViewScreen
+from farkle_tui.screens.replay import ReplayScreen
 from farkle_tui.screens.replays import ReplaysScreen
 from farkle_tui.screens.rules_help import RulesHelpScreen
 from farkle_tui.screens.setup import SetupScreen
@@ -31,13 +31,13 @@ def test_start_screen_comes_up_fast_without_continue() -> None:
             assert time.perf_counter() - started < 1.0
             screen = app.screen
             assert not screen.can_continue  # type: ignore[attr-defined]
-            for button in ("#new", "#replays", "#rules", "#quit"):
+            for button in ("#new", "#replays", "#stats", "#rules", "#quit"):
                 assert screen.query_one(button).display
 
     run(body())
 
 
-def test_setup_defaults_validates_a_rules_file_inline_and_remembers(tmp_path: Path) -> None:
+def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_path: Path) -> None:
     async def body() -> None:
         app = app_for_tests(supports=no_solver)
         async with app.run_test(size=SIZE) as pilot:
@@ -69,6 +69,17 @@ def test_setup_defaults_validates_a_rules_file_inline_and_remembers(tmp_path: Pa
             name.value = "Zed"
             await pilot.pause()
             assert setup.query_one("#opponent-name-row").display
+            # A head start that is not a multiple of 50 is refused inline; a good one is used.
+            setup.query_one("#head-them", Input).value = "75"
+            await pilot.pause()
+            head = setup.query_one("#head-info", Static)
+            assert head.has_class("-error") and "multiple of 50" in text_of(head)
+            setup.action_start()
+            await pilot.pause()
+            assert app.screen is setup
+            setup.query_one("#head-them", Input).value = "500"
+            await pilot.pause()
+            assert not head.has_class("-error") and "the opponent with 500" in text_of(head)
             await click_when_ready(pilot, "#start")
             await wait_for(pilot, lambda: isinstance(app.screen, (SolveScreen, GameScreen)))
             if isinstance(app.screen, SolveScreen):
@@ -77,6 +88,7 @@ def test_setup_defaults_validates_a_rules_file_inline_and_remembers(tmp_path: Pa
             state = app.screen.state  # type: ignore[attr-defined]
             assert [p.name for p in state.players] == ["Zed", "Player 2"]
             assert state.current == 0 and state.rules == RULES
+            assert [s.score for s in state.standings] == [0, 500]
             settings = app.storage.load_settings()
             assert (settings.player_name, settings.opponent, settings.first) == ("Zed", HUMAN, "me")
 
@@ -168,7 +180,7 @@ def test_unsupported_rules_explain_why_and_offer_to_play_without() -> None:
     run(body())
 
 
-def test_replays_list_finished_games_and_open_a_summary() -> None:
+def test_replays_list_finished_games_and_open_one() -> None:
     async def body() -> None:
         app = app_for_tests(seed=23, supports=no_solver)
         async with app.run_test(size=SIZE) as pilot:
@@ -184,9 +196,11 @@ def test_replays_list_finished_games_and_open_a_summary() -> None:
             table = app.screen.query_one(DataTable)
             assert table.row_count == 1
             row = table.get_row_at(0)
-            assert "Ann vs Bob" in row[1] and "won" in row[3]
+            assert "Ann vs Bob" in row[1] and "won" in row[3] and row[4] == "Ann"
             await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, ReplayViewScreen))
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+            await pilot.pause()
+            assert app.screen.note == "No analysis: test: played without the solver"  # type: ignore[attr-defined]
 
     run(body())
 

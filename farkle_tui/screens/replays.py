@@ -1,4 +1,4 @@
-"""Replays: every finished game kept in the data dir, newest first; Enter opens a summary."""
+"""Replays: every finished game kept in the data dir, newest first; Enter steps through one with its analysis."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ if TYPE_CHECKING:
     from ..app import FarkleApp
 
 
-def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
-    """(date, opponent, rules, result) of a kept game, readable even when the file is not."""
+def replay_row(game: SavedGame) -> tuple[str, str, str, str, str]:
+    """(date, players, rules, result, who went first) of a kept game, readable even when the file is not."""
     when = game.when.strftime("%Y-%m-%d %H:%M") if game.when else "?"
     if game.state is None or game.record is None:
-        return (when, "?", "?", f"unreadable: {game.error[:60]}")
+        return (when, "?", "?", f"unreadable: {game.error[:60]}", "?")
     state = game.state
     players = state.players
     opponent = " vs ".join(p.name for p in players)
@@ -29,11 +29,11 @@ def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
         result = f"{players[state.winner].name} won, {scores}"
     else:
         result = "unfinished"
-    return (when, opponent, state.rules.display_name, result)
+    return (when, opponent, state.rules.display_name, result, players[game.record.first].name)
 
 
 class ReplaysScreen(Screen[None]):
-    """A table of finished games."""
+    """A table of finished games; unreadable files are listed with the reason, never hidden."""
 
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]
 
@@ -51,7 +51,7 @@ class ReplaysScreen(Screen[None]):
     def on_mount(self) -> None:
         self.games = self.farkle.storage.finished_games()
         table = self.query_one(DataTable)
-        table.add_columns("Date", "Players", "Rules", "Result")
+        table.add_columns("Date", "Players", "Rules", "Result", "First")
         for i, game in enumerate(self.games):
             table.add_row(*replay_row(game), key=str(i))
         info = self.query_one("#replays-info", Static)
@@ -62,10 +62,10 @@ class ReplaysScreen(Screen[None]):
         table.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        from .replay_view import ReplayViewScreen
+        from .replay import ReplayScreen
 
         game = self.games[int(str(event.row_key.value))]
         if game.record is not None:
-            self.app.push_screen(ReplayViewScreen(game))
+            self.app.push_screen(ReplayScreen(game))
         else:
             self.notify(game.error, severity="error")

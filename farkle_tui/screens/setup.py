@@ -1,4 +1,5 @@
-"""New game setup: you (or a computer to watch), the opponent, the rules (a preset or a file), who goes first.
+"""New game setup: you (or a computer to watch), the opponent, the rules (a preset or a file), who goes first,
+and an optional head start (start score) for either player.
 
 Every choice is remembered in the settings. A rules file that does not load says why right
 here, inline, and the game does not start until the choices make a legal game.
@@ -16,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from engine import PRESETS, FarkleError, Rules, load_rules, preset
-from engine.game import Player
+from engine.game import Player, check_start_scores
 
 from ..app import HUMAN, GameSetup
 from ..storage import FIRST_CHOICES, default_player_name
@@ -103,6 +104,12 @@ class SetupScreen(Screen[None]):
                 yield Label("Who goes first")
                 yield Select([(FIRST_LABELS[c], c) for c in FIRST_CHOICES], value=settings.first,
                              allow_blank=False, id="first")
+            with Horizontal(classes="row"):
+                yield Label("Head start")
+                yield Input("0", id="head-me", type="integer", max_length=6, tooltip="Your start score")
+                yield Input("0", id="head-them", type="integer", max_length=6,
+                            tooltip="The opponent's start score")
+            yield Static("", id="head-info", classes="info")
             with Horizontal(classes="buttons"):
                 yield Button("Start", id="start", variant="primary")
                 yield Button("Back", id="back")
@@ -112,6 +119,7 @@ class SetupScreen(Screen[None]):
         self.query_one("#name", Input).display = str(self.query_one("#me", Select).value) == HUMAN
         self._refresh_opponent()
         self._refresh_rules()
+        self._refresh_head_start()
         self.query_one("#start", Button).focus()
 
     # -- live feedback ---------------------------------------------------------------------
@@ -122,10 +130,13 @@ class SetupScreen(Screen[None]):
             self.query_one("#name", Input).display = str(event.value) == HUMAN
         elif event.select.id == "rules":
             self._refresh_rules()
+            self._refresh_head_start()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "rules-file":
             self._refresh_rules()
+        if event.input.id in ("rules-file", "head-me", "head-them"):
+            self._refresh_head_start()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_start()
@@ -167,6 +178,43 @@ class SetupScreen(Screen[None]):
         info.update(rules_summary(rules))
         return True
 
+    def chosen_start_scores(self) -> tuple[int, int] | None:
+        """The head starts as start scores (None when both are 0); FarkleError says what is wrong."""
+        scores = []
+        for field_id, whose in (("#head-me", "Your"), ("#head-them", "The opponent's")):
+            text = self.query_one(field_id, Input).value.strip() or "0"
+            try:
+                points = int(text)
+            except ValueError:
+                raise FarkleError(f"{whose} head start must be a whole number of points, got {text!r}.") from None
+            if points < 0:
+                raise FarkleError(f"{whose} head start cannot be negative.")
+            scores.append(points)
+        if not any(scores):
+            return None
+        try:
+            rules = self.chosen_rules()
+        except FarkleError:
+            return None  # the rules' own error is shown under the rules choice
+        try:
+            check_start_scores(rules, 2, scores)
+        except FarkleError as exc:
+            raise FarkleError(f"Head start: {exc}") from None
+        return scores[0], scores[1]
+
+    def _refresh_head_start(self) -> bool:
+        info = self.query_one("#head-info", Static)
+        try:
+            scores = self.chosen_start_scores()
+        except FarkleError as exc:
+            info.update(f"✗ {exc}")
+            info.add_class("-error")
+            return False
+        info.remove_class("-error")
+        info.update("Yours on the left, the opponent's on the right: both start from 0." if scores is None else
+                    f"You start with {pts(scores[0])}, the opponent with {pts(scores[1])}.")
+        return True
+
     def action_rules(self) -> None:
         """Show the rules the form currently describes (F1: "?" would type into a field)."""
         try:
@@ -185,9 +233,10 @@ class SetupScreen(Screen[None]):
 
     def action_start(self) -> None:
         """Validate, remember the choices, and hand the game to the app."""
-        if not self._refresh_rules():
-            return  # the reason is already shown under the rules choice
+        if not self._refresh_rules() or not self._refresh_head_start():
+            return  # the reason is already shown under the choice
         rules = self.chosen_rules()
+        start_scores = self.chosen_start_scores()
         settings = self.farkle.settings
         name = self.query_one("#name", Input).value.strip() or default_player_name()
         seat = str(self.query_one("#me", Select).value)
@@ -213,5 +262,5 @@ class SetupScreen(Screen[None]):
         elif rules_value == FILE:
             settings.rules = self.query_one("#rules-file", Input).value.strip()
         self.farkle.storage.save_settings(settings)
-        setup = GameSetup(rules=rules, players=(me, Player(other, kind)), first=first)
+        setup = GameSetup(rules=rules, players=(me, Player(other, kind)), first=first, start_scores=start_scores)
         self.farkle.begin(setup)

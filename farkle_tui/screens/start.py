@@ -1,4 +1,4 @@
-"""The start screen: New game, Continue (only with an unfinished game), Replays, Rules, Quit.
+"""The start screen: New game, Continue (only with an unfinished game), Replays, Statistics, Rules, Quit.
 
 It reads only the small settings and record files, never the solver, so it is up in well under
 a second; it refreshes whenever it comes back to the top (after a game or a quit to menu).
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Center, Vertical
+from textual.containers import Center, Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Static
 
@@ -44,6 +44,7 @@ class StartScreen(Screen[None]):
         Binding("n", "new", "New game"),
         Binding("c", "continue", "Continue"),
         Binding("p", "replays", "Replays"),
+        Binding("s", "stats", "Statistics"),
         Binding("r", "rules", "Rules"),
         Binding("f1,question_mark", "rules", "Help", show=False),
         Binding("q,escape", "app.quit", "Quit"),
@@ -62,8 +63,9 @@ class StartScreen(Screen[None]):
                 with Center():
                     yield Button(label, id=button_id, variant="primary" if button_id == "new" else "default")
             yield Static("", id="continue-info")
-            for button_id, label in (("replays", "Replays"), ("rules", "Rules"), ("quit", "Quit")):
-                with Center():
+            with Horizontal(id="start-more"):  # one row, so the menu fits 24 lines with Continue shown
+                for button_id, label in (("replays", "Replays"), ("stats", "Statistics"), ("rules", "Rules"),
+                                         ("quit", "Quit")):
                     yield Button(label, id=button_id)
         yield Footer()
 
@@ -103,6 +105,7 @@ class StartScreen(Screen[None]):
             "new": self.action_new,
             "continue": self.action_continue,
             "replays": self.action_replays,
+            "stats": self.action_stats,
             "rules": self.action_rules,
             "quit": self.app.exit,
         }
@@ -123,6 +126,11 @@ class StartScreen(Screen[None]):
         from .replays import ReplaysScreen
 
         self.app.push_screen(ReplaysScreen())
+
+    def action_stats(self) -> None:
+        from .stats import StatsScreen
+
+        self.app.push_screen(StatsScreen())
 
     def action_rules(self) -> None:
         self.farkle.show_rules()
