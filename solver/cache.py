@@ -33,7 +33,8 @@ import platformdirs
 
 from engine import Rules
 
-from .model import DEFAULT_FLOOR, build_model, unsupported
+from . import DEFAULT_FLOOR
+from .model import build_model, unsupported
 from .strategy import SolveInfo, Strategy
 from .valueiter import Progress, SolveCancelled, value_iteration
 

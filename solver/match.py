@@ -56,7 +56,8 @@ from engine.game import Player
 from engine.record import GameSession
 
 from .levels import LEVEL_PLAYERS, LevelPlayer, Pair
-from .model import DEFAULT_FLOOR, Model, build_model, unsupported
+from . import DEFAULT_FLOOR
+from .model import Model, build_model, unsupported
 
 if TYPE_CHECKING:
     from .strategy import Strategy
@@ -169,7 +170,7 @@ def _top(model: Model, b: np.ndarray | int) -> Any:
 
 
 def _bank_lengths(model: Model, b: np.ndarray) -> np.ndarray:
-    return np.maximum(_top(model, b) - model.bank_min, 0).astype(np.int64)
+    return np.asarray(np.maximum(_top(model, b) - model.bank_min, 0), dtype=np.int64)
 
 
 @njit(cache=True, nogil=True)
@@ -345,13 +346,13 @@ def level_exits(player: LevelPlayer, model: Model, tables: _Tables, threads: int
     win = np.zeros(len(rows_b))
     farkle = np.zeros(len(rows_b))
     rows_needed = int(_top(model, 0)) + tables.max_steps + 1
-    t = tables
+    tb = tables
 
     def run(worker: int, stride: int) -> None:
         reach = np.zeros((rows_needed, 7))
         _level_rows(
-            rows_b, rows_mode, worker, len(rows_b), stride, nb, m, t.group_start, t.group_prob,
-            t.option_start, t.option_steps, t.option_used, t.farkle_prob, bank_tab, keep_tab,
+            rows_b, rows_mode, worker, len(rows_b), stride, nb, m, tb.group_start, tb.group_prob,
+            tb.option_start, tb.option_steps, tb.option_used, tb.farkle_prob, bank_tab, keep_tab,
             True, reach, offsets, bank, win, farkle,
         )
 
@@ -434,7 +435,7 @@ def _turn_value(
         b2 = b
         f2 = f + 1 if penalty_count > 0 else 0
     acc += farkle[r] * (1.0 - other[((d * nb + b2) * nf + e) * nf + f2])
-    return acc
+    return float(acc)
 
 
 @njit(cache=True, nogil=True)
@@ -633,9 +634,8 @@ def simulate_odds(
     seats = (Player(f"A ({a})", a), Player(f"B ({b})", b))
     for k in range(games):
         a_first = k % 2 == 0
-        first = 0 if a_first else 1
         session = GameSession.start(
-            rules, seats, first=first, dice=SeededDice(seed + k), start_scores=start_scores
+            rules, seats, first=0 if a_first else 1, dice=SeededDice(seed + k), start_scores=start_scores
         )
         actors = (pa, pb)
         while not session.is_over:

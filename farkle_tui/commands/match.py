@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
         if pid not in known:
             fail(f"unknown player {pid!r}; the players are: {', '.join(known)}")
     try:
-        start = tuple(int(x) for x in parse_pair(args.start_scores, "--start-scores"))
+        mine, theirs = parse_pair(args.start_scores, "--start-scores")
+        start = (int(mine), int(theirs))
     except ValueError:
         fail(f"--start-scores takes two whole numbers, got {args.start_scores!r}")
         raise AssertionError("unreachable") from None
@@ -99,9 +100,9 @@ def run(args: argparse.Namespace) -> int:
         strategy, _loaded = obtain_strategy(rules, floor, args.cache_dir)
     try:
         if simulate:
-            odds = _simulate(rules, a, b, args.games, args.seed, strategy, start)  # type: ignore[arg-type]
+            odds = _simulate(rules, a, b, args.games, args.seed, strategy, start)
         else:
-            odds = _exact(rules, a, b, strategy, floor, start)  # type: ignore[arg-type]
+            odds = _exact(rules, a, b, strategy, floor, start)
     except (MatchError, FarkleError, ValueError) as exc:
         fail(str(exc))
         raise AssertionError("unreachable") from exc
