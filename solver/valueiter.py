@@ -41,6 +41,8 @@ from .model import Model, Schedule, build_schedule
 
 Progress = Callable[[float, str], None]
 TOLERANCE = 1e-12
+#: float32 passes stop once a pass changes no value by more than this (or stop improving).
+SINGLE_PRECISION_TARGET = 5e-4
 
 
 class SolveCancelled(Exception):
@@ -237,7 +239,7 @@ def value_iteration(
         try:
             flat32 = w0.reshape(-1).astype(np.float32)
             _iterate(
-                runner, flat32, lambda h: _stalled(h, 5e-4), cheap,
+                runner, flat32, lambda h: _stalled(h, SINGLE_PRECISION_TARGET), cheap,
                 reporter("fast passes (single precision)",
                          lambda: len(warm) / 18 + len(cheap) / 2, estimate),
                 cancel, max_passes,
