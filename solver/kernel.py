@@ -38,6 +38,19 @@ _FAST = {"nnan", "ninf", "nsz", "contract"}
 LANES = 64
 
 
+@njit(cache=True, nogil=True, inline="always")
+def after_farkle(b: int, f: int, penalty_count: int, penalty_steps: int) -> tuple[int, int]:
+    """The farkler's ``(b', f')`` at the opponent's next turn: the one definition of the penalty.
+
+    The penalty farkle (the ``penalty_count``-th in a row) costs ``penalty_steps`` (never
+    below the floor, index 0) and resets the count; any other farkle adds one to it.
+    Without a penalty the count is not tracked (always 0).
+    """
+    if penalty_count > 0 and f == penalty_count - 1:
+        return max(0, b - penalty_steps), 0
+    return b, (f + 1 if penalty_count > 0 else 0)
+
+
 @njit(cache=True, nogil=True, boundscheck=False, fastmath=_FAST)
 def solve_turns(
     w0: np.ndarray,
@@ -96,14 +109,7 @@ def solve_turns(
             values[r * LANES + lane] = 1.0
             rolls[r * LANES + lane] = 1.0
     for lane in range(lanes_u):
-        f = lane_f[lane]
-        b = lane_b[lane]
-        if penalty_count > 0 and f == penalty_count - 1:
-            b2 = max(0, b - penalty_steps)
-            f2 = 0
-        else:
-            b2 = b
-            f2 = f + 1 if penalty_count > 0 else 0
+        b2, f2 = after_farkle(lane_b[lane], lane_f[lane], penalty_count, penalty_steps)
         farkv[lane] = 1.0 - w0[((lane_d[lane] * nb + b2) * nf + lane_e[lane]) * nf + f2]
     for ti in range(top - 1, -1, -1):
         can_bank = ti >= bank_min

@@ -55,8 +55,9 @@ from engine.dice import SeededDice
 from engine.game import Player
 from engine.record import GameSession
 
-from .levels import LEVEL_PLAYERS, LevelPlayer, Pair
 from . import DEFAULT_FLOOR
+from .kernel import after_farkle
+from .levels import LEVEL_PLAYERS, LevelPlayer, Pair
 from .model import Model, build_model, unsupported
 
 if TYPE_CHECKING:
@@ -265,12 +266,7 @@ def _optimal_states(
         for ti in range(top, rows_all):
             for n in range(1, 7):
                 values[ti, n] = 1.0
-        if penalty_count > 0 and f == penalty_count - 1:
-            b2 = max(0, b - penalty_steps)
-            f2 = 0
-        else:
-            b2 = b
-            f2 = f + 1 if penalty_count > 0 else 0
+        b2, f2 = after_farkle(b, f, penalty_count, penalty_steps)
         farkv = 1.0 - w0[((d * nb + b2) * nf + e) * nf + f2]
         for ti in range(top - 1, -1, -1):
             if ti < bank_min:
@@ -428,12 +424,7 @@ def _turn_value(
     for k in range(lo, offset[r + 1]):
         ti = bank_min + k - lo
         acc += bank[k] * (1.0 - other[((d * nb + b + ti) * nf + e) * nf])
-    if penalty_count > 0 and f == penalty_count - 1:
-        b2 = max(0, b - penalty_steps)
-        f2 = 0
-    else:
-        b2 = b
-        f2 = f + 1 if penalty_count > 0 else 0
+    b2, f2 = after_farkle(b, f, penalty_count, penalty_steps)
     acc += farkle[r] * (1.0 - other[((d * nb + b2) * nf + e) * nf + f2])
     return float(acc)
 
