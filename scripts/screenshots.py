@@ -27,7 +27,8 @@ from engine import load_rules  # noqa: E402
 from engine.dice import SeededDice  # noqa: E402
 from engine.game import GameState, Phase, Player  # noqa: E402
 from farkle_tui.app import HUMAN, FarkleApp, GameSetup, make_app  # noqa: E402
-from farkle_tui.screens.game import GameScreen, indices_of  # noqa: E402
+from farkle_tui.screens.game import GameScreen  # noqa: E402
+from farkle_tui.widgets.dice import indices_of  # noqa: E402
 from farkle_tui.screens.game_over import GameOverScreen  # noqa: E402
 from farkle_tui.screens.rules_help import RulesHelpScreen  # noqa: E402
 from farkle_tui.screens.setup import SetupScreen  # noqa: E402

@@ -13,7 +13,8 @@ from engine import Rules, preset
 from engine.dice import SeededDice
 from engine.game import GameState, Phase, Player
 from farkle_tui.app import HUMAN, FarkleApp, GameSetup, make_app
-from farkle_tui.screens.game import GameScreen, indices_of
+from farkle_tui.screens.game import GameScreen
+from farkle_tui.widgets.dice import indices_of
 
 #: A small goal keeps games short and the strategy solve fast.
 RULES = preset("facebook").with_goal(1000)

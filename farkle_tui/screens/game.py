@@ -38,7 +38,7 @@ from engine.game import (
 from engine.record import GameSession
 
 from ..widgets.banner import Banner
-from ..widgets.dice import DiceRow, DieSlot
+from ..widgets.dice import DiceRow, DieSlot, indices_of
 from ..widgets.hints import Hints, HintsPanel, compute_hints
 from ..widgets.log import MoveLog
 from ..widgets.scoreboard import Scoreboard
@@ -58,17 +58,6 @@ TONE_ORDER = ("win", "bad", "hot", "good", "info")
 def selection_dice(roll: tuple[int, ...], selected: frozenset[int]) -> tuple[int, ...]:
     """The faces of the selected dice (indices into ``roll``), sorted like the engine's options."""
     return tuple(sorted(roll[i] for i in selected if i < len(roll)))
-
-
-def indices_of(roll: tuple[int, ...], dice: tuple[int, ...]) -> frozenset[int]:
-    """Which dice of ``roll`` make up ``dice`` (first matches first): to show an AI's keep."""
-    wanted = list(dice)
-    chosen = set()
-    for i, face in enumerate(roll):
-        if face in wanted:
-            wanted.remove(face)
-            chosen.add(i)
-    return frozenset(chosen)
 
 
 class GameScreen(Screen[None]):

@@ -30,7 +30,7 @@ from engine.game import Bank, GameState, Phase, Roll, SetAside
 from engine.record import GameRecord, replay_steps
 
 from ..storage import SavedGame
-from ..widgets.dice import DiceRow
+from ..widgets.dice import DiceRow, indices_of
 from ..widgets.scoreboard import Scoreboard
 from ..widgets.tray import Tray
 from ..widgets.wincurve import WinCurve
@@ -249,7 +249,7 @@ class ReplayScreen(Screen[None]):
             dice.farkled = False
             dice.dice = state.roll
             action = self.steps[i][1] if i < self.last else None
-            dice.held = _indices(state.roll, action.dice) if isinstance(action, SetAside) else frozenset()
+            dice.held = indices_of(state.roll, action.dice) if isinstance(action, SetAside) else frozenset()
             return
         events = self.steps[i - 1][2] if i > 0 else ()
         farkle = next((e for e in events if isinstance(e, Farkled)), None)
@@ -316,17 +316,6 @@ class ReplayScreen(Screen[None]):
         return Group(Text("Game summary", style="bold"), table,
                      Text("Moves: decisions; Best: share played best; Lost: win-chance points "
                           "given away; ?! inaccuracies, ? mistakes, ?? blunders.", style="dim"))
-
-
-def _indices(roll: tuple[int, ...], dice: tuple[int, ...]) -> frozenset[int]:
-    """Which dice of ``roll`` make up ``dice`` (the first matching faces)."""
-    wanted = list(dice)
-    chosen = set()
-    for i, face in enumerate(roll):
-        if face in wanted:
-            wanted.remove(face)
-            chosen.add(i)
-    return frozenset(chosen)
 
 
 def _verb(action: Any, state: GameState) -> str:

@@ -8,6 +8,7 @@ here, inline, and the game does not start until the choices make a legal game.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -164,19 +165,23 @@ class SetupScreen(Screen[None]):
             return load_rules(path)
         return preset(value)
 
-    def _refresh_rules(self) -> bool:
-        value = str(self.query_one("#rules", Select).value)
-        self.query_one("#rules-file-row").display = value == FILE
-        info = self.query_one("#rules-info", Static)
+    def _verdict(self, info_id: str, describe: Callable[[], str]) -> bool:
+        """Show ``describe()`` under a choice, or the FarkleError it raises, in red; whether it was legal."""
+        info = self.query_one(info_id, Static)
         try:
-            rules = self.chosen_rules()
+            text = describe()
         except FarkleError as exc:
             info.update(f"✗ {exc}")
             info.add_class("-error")
             return False
         info.remove_class("-error")
-        info.update(rules_summary(rules))
+        info.update(text)
         return True
+
+    def _refresh_rules(self) -> bool:
+        value = str(self.query_one("#rules", Select).value)
+        self.query_one("#rules-file-row").display = value == FILE
+        return self._verdict("#rules-info", lambda: rules_summary(self.chosen_rules()))
 
     def chosen_start_scores(self) -> tuple[int, int] | None:
         """The head starts as start scores (None when both are 0); FarkleError says what is wrong."""
@@ -203,17 +208,13 @@ class SetupScreen(Screen[None]):
         return scores[0], scores[1]
 
     def _refresh_head_start(self) -> bool:
-        info = self.query_one("#head-info", Static)
-        try:
+        def describe() -> str:
             scores = self.chosen_start_scores()
-        except FarkleError as exc:
-            info.update(f"✗ {exc}")
-            info.add_class("-error")
-            return False
-        info.remove_class("-error")
-        info.update("Yours on the left, the opponent's on the right: both start from 0." if scores is None else
-                    f"You start with {pts(scores[0])}, the opponent with {pts(scores[1])}.")
-        return True
+            if scores is None:
+                return "Yours on the left, the opponent's on the right: both start from 0."
+            return f"You start with {pts(scores[0])}, the opponent with {pts(scores[1])}."
+
+        return self._verdict("#head-info", describe)
 
     def action_rules(self) -> None:
         """Show the rules the form currently describes (F1: "?" would type into a field)."""

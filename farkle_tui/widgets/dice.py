@@ -27,6 +27,17 @@ PIPS: dict[int, frozenset[tuple[int, int]]] = {
 }
 
 
+def indices_of(roll: tuple[int, ...], dice: tuple[int, ...]) -> frozenset[int]:
+    """Which dice of ``roll`` make up ``dice`` (first matches first): to highlight a keep."""
+    wanted = list(dice)
+    chosen = set()
+    for i, face in enumerate(roll):
+        if face in wanted:
+            wanted.remove(face)
+            chosen.add(i)
+    return frozenset(chosen)
+
+
 def face_lines(face: int) -> list[str]:
     """The three 7-character lines of pips of a die face (0 draws a blank face)."""
     pips = PIPS.get(face, frozenset())
