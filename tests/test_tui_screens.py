@@ -18,6 +18,7 @@ from farkle_tui.screens.setup import SetupScreen
 from farkle_tui.screens.solve import SolveScreen
 from farkle_tui.screens.start import StartScreen
 from farkle_tui.storage import default_player_name
+from farkle_tui.widgets.log import MoveLog
 from textual.widgets import DataTable, Input, ProgressBar, Select, Static
 from tui_support import RULES, SIZE, app_for_tests, click_when_ready, human_step, no_solver, run, start_game, text_of, wait_for
 
@@ -89,6 +90,7 @@ def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_
             assert [p.name for p in state.players] == ["Zed", "Player 2"]
             assert state.current == 0 and state.rules == RULES
             assert [s.score for s in state.standings] == [0, 500]
+            assert "Head start: Player 2 500" in app.screen.query_one(MoveLog).lines_written
             settings = app.storage.load_settings()
             assert (settings.player_name, settings.opponent, settings.first) == ("Zed", HUMAN, "me")
 

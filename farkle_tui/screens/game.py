@@ -143,6 +143,10 @@ class GameScreen(Screen[None]):
         players = state.players
         log.add(Line(f"{' vs '.join(p.name for p in players)} · {state.rules.display_name} · "
                      f"first to {pts(state.rules.goal)}"))
+        start_scores = self.session.record.start_scores
+        if start_scores is not None and any(start_scores):
+            log.add(Line("Head start: " + ", ".join(
+                f"{p.name} {pts(s)}" for p, s in zip(players, start_scores) if s)))
         if self.session.record.events:
             before = self.session.record.initial_state()
             for event in self.session.record.events:
