@@ -281,9 +281,16 @@ def new_game(
 
 
 def check_start_scores(
-    rules: Rules, n_players: int, start_scores: Sequence[int] | None
+    rules: Rules,
+    n_players: int,
+    start_scores: Sequence[int] | None,
+    names: Sequence[str] | None = None,
 ) -> tuple[int, ...]:
-    """The validated start scores (zeros when None); FarkleError says what is wrong."""
+    """The validated start scores (zeros when None); FarkleError says what is wrong.
+
+    ``names`` name each score in the messages (a form's "Your head start"); by default
+    "Start score 1", "Start score 2", ...
+    """
     if start_scores is None:
         return (0,) * n_players
     scores = tuple(start_scores)
@@ -292,13 +299,14 @@ def check_start_scores(
             f"Give one start score per player: {n_players} players, {len(scores)} scores."
         )
     for i, s in enumerate(scores):
+        name = names[i] if names is not None else f"Start score {i + 1}"
         if isinstance(s, bool) or not isinstance(s, int):
-            raise FarkleError(f"Start score {i + 1} must be a whole number, got {s!r}.")
+            raise FarkleError(f"{name} must be a whole number, got {s!r}.")
         if s % STEP:
-            raise FarkleError(f"Start score {i + 1} must be a multiple of {STEP}, got {s}.")
+            raise FarkleError(f"{name} must be a multiple of {STEP}, got {s}.")
         if not -rules.goal < s < rules.goal:
             raise FarkleError(
-                f"Start score {i + 1} must lie strictly between {-rules.goal} and the goal "
+                f"{name} must lie strictly between {-rules.goal} and the goal "
                 f"{rules.goal}, got {s}."
             )
     return scores

@@ -38,6 +38,17 @@ def test_start_screen_comes_up_fast_without_continue() -> None:
     run(body())
 
 
+async def refused(pilot: Any, setup: SetupScreen, field: str, value: str, info_id: str, words: str) -> None:
+    """Type ``value`` into ``field``: the reason shows inline under it and Start changes nothing."""
+    setup.query_one(field, Input).value = value
+    await pilot.pause()
+    info = setup.query_one(info_id, Static)
+    assert info.has_class("-error") and words in text_of(info)
+    setup.action_start()
+    await pilot.pause()
+    assert pilot.app.screen is setup
+
+
 def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_path: Path) -> None:
     async def body() -> None:
         app = app_for_tests(supports=no_solver)
@@ -56,13 +67,7 @@ def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_
             bad.write_text("name = 'x'\n")
             setup.query_one("#rules", Select).value = "__file__"
             await pilot.pause()
-            setup.query_one("#rules-file", Input).value = str(bad)
-            await pilot.pause()
-            info = setup.query_one("#rules-info", Static)
-            assert info.has_class("-error") and "missing" in text_of(info)
-            setup.action_start()
-            await pilot.pause()
-            assert app.screen is setup
+            await refused(pilot, setup, "#rules-file", str(bad), "#rules-info", "missing")
             # Fix it: the given small-goal rules, a hot-seat opponent, me first.
             setup.query_one("#rules", Select).value = "__given__"
             opponents.value = HUMAN
@@ -71,15 +76,13 @@ def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_
             await pilot.pause()
             assert setup.query_one("#opponent-name-row").display
             # A head start that is not a multiple of 50 is refused inline; a good one is used.
-            setup.query_one("#head-them", Input).value = "75"
-            await pilot.pause()
-            head = setup.query_one("#head-info", Static)
-            assert head.has_class("-error") and "multiple of 50" in text_of(head)
-            setup.action_start()
-            await pilot.pause()
-            assert app.screen is setup
+            await refused(pilot, setup, "#head-them", "75", "#head-info", "multiple of 50")
+            await refused(pilot, setup, "#head-me", "-50", "#head-info", "cannot be negative")
+            await refused(pilot, setup, "#head-me", "10000", "#head-info", "strictly between")
+            setup.query_one("#head-me", Input).value = "0"
             setup.query_one("#head-them", Input).value = "500"
             await pilot.pause()
+            head = setup.query_one("#head-info", Static)
             assert not head.has_class("-error") and "the opponent with 500" in text_of(head)
             await click_when_ready(pilot, "#start")
             await wait_for(pilot, lambda: isinstance(app.screen, (SolveScreen, GameScreen)))

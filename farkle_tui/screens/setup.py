@@ -185,15 +185,16 @@ class SetupScreen(Screen[None]):
 
     def chosen_start_scores(self) -> tuple[int, int] | None:
         """The head starts as start scores (None when both are 0); FarkleError says what is wrong."""
+        names = ("Your head start", "The opponent's head start")
         scores = []
-        for field_id, whose in (("#head-me", "Your"), ("#head-them", "The opponent's")):
+        for field_id, name in zip(("#head-me", "#head-them"), names):
             text = self.query_one(field_id, Input).value.strip() or "0"
             try:
                 points = int(text)
             except ValueError:
-                raise FarkleError(f"{whose} head start must be a whole number of points, got {text!r}.") from None
+                raise FarkleError(f"{name} must be a whole number of points, got {text!r}.") from None
             if points < 0:
-                raise FarkleError(f"{whose} head start cannot be negative.")
+                raise FarkleError(f"{name} cannot be negative.")
             scores.append(points)
         if not any(scores):
             return None
@@ -201,10 +202,7 @@ class SetupScreen(Screen[None]):
             rules = self.chosen_rules()
         except FarkleError:
             return None  # the rules' own error is shown under the rules choice
-        try:
-            check_start_scores(rules, 2, scores)
-        except FarkleError as exc:
-            raise FarkleError(f"Head start: {exc}") from None
+        check_start_scores(rules, 2, scores, names)
         return scores[0], scores[1]
 
     def _refresh_head_start(self) -> bool:
