@@ -16,19 +16,13 @@ from typing import TYPE_CHECKING, Any
 from engine import FarkleError, RecordError
 from engine.record import load_record
 
+from ..widgets.words import MARK_STYLES
 from .common import add_cache_dir, emit_json, fail
 from .progress import add_floor, check_floor, obtain_strategy
 
 if TYPE_CHECKING:
     from solver.analysis import GameAnalysis
 
-MARK_STYLES = {
-    "best": "green",
-    "good": "",
-    "inaccuracy": "yellow",
-    "mistake": "bold dark_orange",
-    "blunder": "bold red",
-}
 SPARKS = "▁▂▃▄▅▆▇█"
 
 

@@ -34,7 +34,7 @@ from ..widgets.dice import DiceRow, indices_of
 from ..widgets.scoreboard import Scoreboard
 from ..widgets.tray import Tray
 from ..widgets.wincurve import WinCurve
-from ..widgets.words import describe_event, dice_text, pct, pts
+from ..widgets.words import MARK_STYLES, describe_event, dice_text, pct, pts
 
 if TYPE_CHECKING:
     from solver.analysis import DecisionAnalysis, GameAnalysis
@@ -42,8 +42,6 @@ if TYPE_CHECKING:
 
     from ..app import FarkleApp
 
-MARK_STYLES = {"best": "green", "good": "", "inaccuracy": "yellow", "mistake": "bold dark_orange",
-               "blunder": "bold red"}
 MARK_SIGNS = {"best": "✓", "good": "·", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 

@@ -34,6 +34,11 @@ def dice_text(dice: Sequence[int]) -> str:
     return " ".join(str(d) for d in dice)
 
 
+#: Rich styles of the analysis marks (:data:`solver.analysis` names them), for the CLI and the replay screen.
+MARK_STYLES = {"best": "green", "good": "", "inaccuracy": "yellow", "mistake": "bold dark_orange",
+               "blunder": "bold red"}
+
+
 def pct(p: float) -> str:
     """A win probability as a percentage with one decimal: ``53.5%``."""
     return f"{100 * p:.1f}%"
