@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import time
 
-from engine import PRESETS, preset
-from solver.expected import solve_expected
+from optimal_farkle.engine import PRESETS, preset
+from optimal_farkle.solver.expected import solve_expected
 
 
 def main() -> None:
     """Print, per preset and penalty: solve time, cap, expected points, farkle probability."""
     for name in PRESETS:
         rules = preset(name)
-        solve_expected(rules)  # warm the engine's roll tables
+        solve_expected(rules)  # warm the roll tables
         for penalty in (0.0, 500.0):
             start = time.perf_counter()
             strategy = solve_expected(rules, penalty)

@@ -1,11 +1,27 @@
-"""Benchmark the full optimal solve, as a first-run player meets it. Prints its figures.
+"""The first solve as a player meets it: cold and warm, every preset, before and after.
 
-Runs the solve in a fresh subprocess with empty numba and strategy caches, so the cold
-compile is measured (separately), then the solve itself, then a second process that loads
-the cache. Usage::
+Each run is a fresh process doing what the game does on a first start under new rules,
+``solver.cache.solve_strategy(rules)``: import, compile the kernels, solve, write the cache.
 
-    python bench/solve.py                 # facebook, goal 10,000, floor -2500
-    python bench/solve.py --goal 4000     # a quicker look
+- **cold**: empty numba cache and empty strategy cache (a fresh machine); run ``--runs`` times,
+  median and spread (min-max) printed;
+- **warm**: numba's cache filled by the cold run, empty strategy cache (new rules on a machine
+  that has solved before);
+- **load**: the strategy from the cache, then decision latency: ``rank_options`` on game
+  states whose turn is not cached yet (each one solves a whole turn), median and max;
+- the stages of the progress, the passes, the last pass's largest change, peak memory (RSS),
+  the cache file's size, and the ETA's stability: after the first 10 % of the solve, the most
+  the predicted total time ``elapsed / fraction`` moved away from the real total.
+
+``--before PYTHON`` runs the same cold solve with another interpreter (a checkout of the old
+solver with its own venv) in the same run, for before/after ratios, and compares the two
+answers: the largest difference between the start-of-turn win probabilities.
+
+Usage::
+
+    python bench/solve.py                                  # facebook, 3 cold runs
+    python bench/solve.py --rules all --runs 1             # every preset once
+    python bench/solve.py --before ../old/.venv/bin/python # with the old solver's figures
 """
 
 from __future__ import annotations
@@ -13,140 +29,222 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
+from typing import Any
 
-CHILD = r"""
+SOLVE = r"""
 import json, resource, sys, time
 t0 = time.perf_counter()
-import numpy as np
-from dataclasses import replace
-from engine import preset
-from solver.model import build_model
-from solver.valueiter import value_iteration
-from solver.cache import write_cache, cache_path
-from solver.strategy import Strategy, SolveInfo
 args = json.loads(sys.argv[1])
+import numpy as np
+from optimal_farkle.engine import preset
+from optimal_farkle.solver.cache import solve_strategy, cache_path
 rules = preset(args["rules"])
 if args["goal"] != rules.goal:
     rules = rules.with_goal(args["goal"])
-imported = time.perf_counter() - t0
-# Compile: a tiny model through every kernel specialisation (float32 and float64).
-t1 = time.perf_counter()
-value_iteration(build_model(preset("facebook").with_goal(400), -100))
-compile_s = time.perf_counter() - t1
-model = build_model(rules, args["floor"])
-stages = {}
-last = {"msg": None, "t": time.perf_counter()}
+marks = []
 def progress(fraction, message):
-    now = time.perf_counter()
-    if message != last["msg"]:
-        if last["msg"] is not None:
-            stages[last["msg"]] = stages.get(last["msg"], 0.0) + now - last["t"]
-        last["msg"], last["t"] = message, now
-t2 = time.perf_counter()
-result = value_iteration(model, progress=progress, threads=args["threads"])
-solve_s = time.perf_counter() - t2
-strategy = Strategy(model, result.w0, SolveInfo(result.passes, result.cheap_passes, result.residual, result.seconds))
-path = cache_path(rules, args["floor"])
-write_cache(path, strategy)
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    marks.append((time.perf_counter() - t0, fraction, message))
+kwargs = {"threads": args["threads"]} if args["threads"] else {}
+try:
+    strategy = solve_strategy(rules, progress=progress, **kwargs)
+except TypeError:  # an older solver without the threads argument
+    strategy = solve_strategy(rules, progress=progress)
+total = time.perf_counter() - t0
+np.save(args["dump"], strategy.w0.reshape(-1))
+path = cache_path(rules)
+info = strategy.info
 print(json.dumps({
-    "import_s": imported, "compile_s": compile_s, "solve_s": solve_s,
-    "passes": result.passes, "cheap_passes": result.cheap_passes, "residual": result.residual,
-    "history": result.history, "in_turn_states": model.in_turn_states, "start_states": model.start_states,
-    "checks_per_turn_total": model.checks_per_turn_total, "peak_mb": peak_mb,
-    "cache_file": str(path), "cache_bytes": path.stat().st_size,
-    "first_player_win": strategy.start_win(0, 0), "stages": stages,
+    "total_s": total, "marks": marks, "passes": info.passes, "cheap_passes": info.cheap_passes,
+    "residual": info.residual, "solve_s": info.seconds, "start_states": int(strategy.w0.size),
+    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "cpu_s": sum(resource.getrusage(resource.RUSAGE_SELF)[:2]),
+    "cache_bytes": path.stat().st_size, "first_player_win": float(strategy.start_win(0, 0)),
 }))
 """
 
 LOAD = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from engine import preset
-from solver.cache import load_strategy
-from engine.game import Player, new_game, Roll, apply
-from solver.decisions import rank_options
 args = json.loads(sys.argv[1])
+from optimal_farkle.engine import preset
+from optimal_farkle.engine.game import Player, Roll, apply, new_game
+from optimal_farkle.solver.cache import load_strategy, DEFAULT_FLOOR
+from optimal_farkle.solver.decisions import rank_options
 rules = preset(args["rules"])
 if args["goal"] != rules.goal:
     rules = rules.with_goal(args["goal"])
-s = load_strategy(rules, args["floor"])
+strategy = load_strategy(rules, DEFAULT_FLOOR, None, None)
 loaded = time.perf_counter() - t0
 state, _ = apply(new_game(rules, [Player("a"), Player("b")]), Roll((6, 5, 3, 3, 3, 2)))
-t1 = time.perf_counter(); rank_options(s, state); first = time.perf_counter() - t1
+rank_options(strategy, state)  # first call: compiles or loads the one-state kernel
 times = []
-for b in range(0, rules.goal // 2, 50):
-    t = time.perf_counter(); s.turn(b, rules.goal // 2 - b, 1, 2); times.append(time.perf_counter() - t)
-# One pass of the full model in each configuration, in this one process (ratios, same data).
-import numpy as np
-from solver.model import build_model
-from solver.valueiter import _Runner
-model = build_model(rules, args["floor"])
-passes = {}
-for label, threads, dtype in (("float64, 1 thread", 1, np.float64), ("float64, 2 threads", 2, np.float64),
-                              ("float32, 2 threads", 2, np.float32)):
-    runner = _Runner(model, threads, dtype)
-    flat = s.w0.reshape(-1).astype(dtype)
-    t = time.perf_counter(); runner.sweep(flat); passes[label] = time.perf_counter() - t
-    runner.close()
-print(json.dumps({"passes": passes, "load_s": loaded, "first_decision_ms": first * 1e3, "turn_ms_max": max(times) * 1e3,
-                  "turn_ms_median": sorted(times)[len(times) // 2] * 1e3}))
+for k, score in enumerate(range(50, min(rules.goal, 5000), 50)):
+    start = new_game(rules, [Player("a"), Player("b")], start_scores=(score, (7 * k * 50) % rules.goal))
+    rolled, _ = apply(start, Roll((6, 5, 3, 3, 3, 2)))
+    t = time.perf_counter()
+    rank_options(strategy, rolled)  # a turn not seen before: the whole turn is solved
+    times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({"load_s": loaded, "decision_ms_median": times[len(times) // 2] * 1e3,
+                  "decision_ms_max": times[-1] * 1e3, "decisions": len(times)}))
 """
 
+PRESETS = ("facebook", "neller-busche", "patch", "zilch")
 
-def _run(code: str, payload: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-c", code, payload], env=env, capture_output=True, text=True)
+
+def run_child(
+    python: str, code: str, payload: dict[str, Any], env: dict[str, str]
+) -> dict[str, Any]:
+    """Run ``code`` in a fresh ``python`` process; its last line of output is JSON."""
+    done = subprocess.run(
+        [python, "-c", code, json.dumps(payload)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode:
-        sys.exit(f"benchmark step failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
-    return done
+        raise RuntimeError(f"benchmark step failed ({done.returncode}):\n{done.stderr[-2000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def stages(marks: list[list[Any]], total: float) -> list[tuple[str, float]]:
+    """Seconds spent under each progress message, in order (the first mark starts the clock)."""
+    out: list[tuple[str, float]] = []
+    for (t, _, message), (t_next, _, _) in zip(marks, [*marks[1:], [total, 1.0, ""]], strict=True):
+        if out and out[-1][0] == message:
+            out[-1] = (message, out[-1][1] + t_next - t)
+        else:
+            out.append((message, t_next - t))
+    return out
+
+
+def eta_drift(marks: list[list[Any]], total: float) -> float:
+    """After 10 % progress, the largest |elapsed/fraction - total| / total (0.3 = 30 %).
+
+    Measured from the solve's own start (its first progress mark), the way the game's solve
+    screen shows its estimate: the predicted total is ``elapsed / fraction``.
+    """
+    if not marks:
+        return float("nan")
+    begin = marks[0][0]
+    real = total - begin
+    worst = 0.0
+    for t, fraction, _ in marks:
+        if 0.1 <= fraction < 1.0:
+            worst = max(worst, abs((t - begin) / fraction - real) / real)
+    return worst
+
+
+def spread(values: list[float]) -> str:
+    if len(values) == 1:
+        return f"{values[0]:.1f} s"
+    return f"median {statistics.median(values):.1f} s (min {min(values):.1f}, max {max(values):.1f}, n={len(values)})"
+
+
+def bench(
+    python: str, rules: str, goal: int, runs: int, threads: int, dump: Path
+) -> dict[str, Any]:
+    """Cold runs (fresh caches each), one warm run and a load, with ``python``."""
+    payload = {"rules": rules, "goal": goal, "threads": threads, "dump": str(dump)}
+    cold: list[dict[str, Any]] = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as numba, tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, NUMBA_CACHE_DIR=numba, FARKLE_CACHE_DIR=cache)
+            began = time.perf_counter()
+            result = run_child(python, SOLVE, payload, env)
+            result["process_s"] = time.perf_counter() - began
+            cold.append(result)
+    with tempfile.TemporaryDirectory() as numba, tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=numba, FARKLE_CACHE_DIR=cache)
+        run_child(python, SOLVE, payload, env)  # fills numba's cache
+        with tempfile.TemporaryDirectory() as fresh:
+            began = time.perf_counter()
+            warm = run_child(python, SOLVE, payload, dict(env, FARKLE_CACHE_DIR=fresh))
+            warm["process_s"] = time.perf_counter() - began
+        load = run_child(python, LOAD, payload, env)
+    return {"cold": cold, "warm": warm, "load": load}
+
+
+def report(label: str, figures: dict[str, Any]) -> None:
+    cold = figures["cold"]
+    last = cold[-1]
+    print(f"  {label}")
+    print(f"    cold first run (process)   {spread([c['process_s'] for c in cold])}")
+    print(f"    warm first run (process)   {figures['warm']['process_s']:.1f} s")
+    cpu = [c["cpu_s"] for c in cold]
+    print(
+        f"    cold CPU time (all threads) median {statistics.median(cpu):.1f} s; warm "
+        f"{figures['warm']['cpu_s']:.1f} s (less sensitive to a loaded machine than wall time)"
+    )
+    for message, seconds in stages(last["marks"], last["total_s"]):
+        print(f"      {message[:48]:<48} {seconds:6.1f} s")
+    print(
+        f"    passes                     {last['passes']} double + {last['cheap_passes']:.2f} single precision"
+    )
+    print(f"    largest change, last pass  {last['residual']:.1e}")
+    print(f"    first player wins          {last['first_player_win']:.9f}")
+    print(f"    peak memory (RSS)          {max(c['peak_mb'] for c in cold):.0f} MB")
+    print(f"    cache file                 {last['cache_bytes'] / 1e6:.2f} MB")
+    drifts = [eta_drift(c["marks"], c["total_s"]) for c in cold]
+    print(f"    ETA drift after 10 %       {max(drifts):.0%} at worst over the cold runs")
+    load = figures["load"]
+    print(
+        f"    load from cache            {load['load_s']:.2f} s; decision (new turn) median "
+        f"{load['decision_ms_median']:.2f} ms, max {load['decision_ms_max']:.2f} ms over {load['decisions']}"
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rules", default="facebook")
-    parser.add_argument("--goal", type=int, default=10000)
-    parser.add_argument("--floor", type=int, default=-2500)
-    parser.add_argument("--threads", type=int, default=2)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rules", default="facebook", help="a preset, or 'all'")
+    parser.add_argument("--goal", type=int, default=0, help="0: the preset's own goal")
+    parser.add_argument("--runs", type=int, default=3, help="cold runs per preset")
+    parser.add_argument("--threads", type=int, default=0, help="0: the solver's default")
+    parser.add_argument("--before", help="another interpreter with the old solver installed")
     args = parser.parse_args()
-    payload = json.dumps(vars(args))
-    with tempfile.TemporaryDirectory() as numba_dir, tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=numba_dir, FARKLE_CACHE_DIR=cache)
-        start = time.perf_counter()
-        out = _run(CHILD, payload, env)
-        first_run = time.perf_counter() - start
-        r = json.loads(out.stdout.strip().splitlines()[-1])
-        out2 = _run(LOAD, payload, env)
-        load = json.loads(out2.stdout.strip().splitlines()[-1])
-    equiv = r["passes"] + r["cheap_passes"] / 2
-    updates = r["in_turn_states"] * (r["passes"] + r["cheap_passes"])
-    checks = r["in_turn_states"] / 6 * r["checks_per_turn_total"] * equiv
-    print(f"rules {args.rules}, goal {args.goal}, floor {args.floor}, {args.threads} threads")
-    print(f"start-of-turn states        {r['start_states']:,}")
-    print(f"in-turn states              {r['in_turn_states']:,}")
-    print(f"first player wins           {r['first_player_win']:.9f}")
-    print(f"cold numba compile          {r['compile_s']:.1f} s (separate; later runs load it from numba's cache)")
-    print(f"solve wall time             {r['solve_s']:.1f} s")
-    for stage, secs in r["stages"].items():
-        print(f"  {stage:<44} {secs:6.1f} s")
-    print(f"whole first run             {first_run:.1f} s (process start, imports, compile, solve, cache write)")
-    print(f"passes                      {r['passes']} double precision + {r['cheap_passes']:.2f} single precision "
-          f"(= {equiv:.2f} double-precision pass equivalents)")
-    print(f"largest change, last pass   {r['residual']:.2e}  history {', '.join(f'{h:.1e}' for h in r['history'])}")
-    print(f"in-turn state updates/s     {updates / r['solve_s']:.3g}  (the article's C++: 1.3e6/s; ratio {updates / r['solve_s'] / 1.3e6:,.0f}x)")
-    print(f"option checks/s             {checks / r['solve_s']:.3g}")
-    print(f"peak memory (RSS)           {r['peak_mb']:.0f} MB")
-    print(f"cache file                  {r['cache_bytes'] / 1e6:.2f} MB")
-    print(f"load from cache (new proc)  {load['load_s']:.2f} s incl. imports; first decision {load['first_decision_ms']:.1f} ms; "
-          f"one turn recomputed: median {load['turn_ms_median']:.2f} ms, max {load['turn_ms_max']:.2f} ms")
-    base = load["passes"]["float64, 1 thread"]
-    checks_pass = r["in_turn_states"] / 6 * r["checks_per_turn_total"]
-    print("one full pass, measured in one process:")
-    for label, secs in load["passes"].items():
-        print(f"  {label:<20} {secs:6.2f} s  {checks_pass / secs:.3g} option checks/s  x{base / secs:.2f}")
+    names = PRESETS if args.rules == "all" else (args.rules,)
+    print(f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    for name in names:
+        import numpy as np
+
+        from optimal_farkle.engine import preset
+
+        goal = args.goal or preset(name).goal
+        print(f"{name}, goal {goal}")
+        with tempfile.TemporaryDirectory() as work:
+            after_dump = Path(work, "after.npy")
+            after = bench(sys.executable, name, goal, args.runs, args.threads, after_dump)
+            report("after (this checkout)", after)
+            if args.before:
+                before_dump = Path(work, "before.npy")
+                try:
+                    before = bench(args.before, name, goal, args.runs, args.threads, before_dump)
+                except RuntimeError as exc:
+                    print(f"  before: no figures ({str(exc).strip().splitlines()[-1]})")
+                    continue
+                report(f"before ({args.before})", before)
+                ratio = statistics.median(
+                    c["process_s"] for c in before["cold"]
+                ) / statistics.median(c["process_s"] for c in after["cold"])
+                print(f"    cold first run, before/after: x{ratio:.2f}")
+                old, new = np.load(before_dump), np.load(after_dump)
+                if old.size == new.size:
+                    print(f"    values: largest difference {np.abs(old - new).max():.1e}")
+                else:
+                    print(
+                        f"    values: different state spaces ({old.size:,} and {new.size:,} states)"
+                    )
+    print(f"load average at end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import shutil
 import statistics
@@ -34,8 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = r"""
 import asyncio, sys, time
 t0 = float(sys.argv[1])
-from farkle_tui.app import make_app
-from farkle_tui.screens.start import StartScreen
+from optimal_farkle.tui.app import make_app
+from optimal_farkle.tui.screens.start import StartScreen
 
 async def main():
     app = make_app()
@@ -50,8 +51,8 @@ asyncio.run(main())
 
 async def in_process_once() -> float:
     """Seconds from building the app to its start screen being mounted (headless)."""
-    from farkle_tui.app import make_app
-    from farkle_tui.screens.start import StartScreen
+    from optimal_farkle.tui.app import make_app
+    from optimal_farkle.tui.screens.start import StartScreen
 
     started = time.perf_counter()
     app = make_app()
@@ -65,7 +66,12 @@ def subprocess_once(env: dict[str, str]) -> float:
     """Seconds from launching a fresh interpreter to the start screen mounted (headless)."""
     t0 = time.time()
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, repr(t0)], capture_output=True, text=True, env=env, cwd=ROOT, check=True
+        [sys.executable, "-c", CHILD, repr(t0)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        check=True,
     )
     return float(out.stdout.strip().splitlines()[-1])
 
@@ -85,7 +91,9 @@ def terminal_once(env: dict[str, str], timeout: float = 20.0) -> float | None:
     t0 = time.perf_counter()
     pid, fd = pty.fork()
     if pid == 0:  # child: become farkle
-        os.execve(command, [command], {**env, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"})
+        os.execve(
+            command, [command], {**env, "TERM": "xterm-256color", "COLUMNS": "80", "LINES": "24"}
+        )
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     seen = b""
     elapsed: float | None = None
@@ -107,10 +115,8 @@ def terminal_once(env: dict[str, str], timeout: float = 20.0) -> float | None:
             time.sleep(0.3)
         except OSError:
             pass
-        try:
+        with contextlib.suppress(OSError):
             os.kill(pid, 9)
-        except OSError:
-            pass
         os.waitpid(pid, 0)
         os.close(fd)
     return elapsed
@@ -118,11 +124,12 @@ def terminal_once(env: dict[str, str], timeout: float = 20.0) -> float | None:
 
 async def game_screen_once(rules_name: str, cache: Path | None) -> float | None:
     """Seconds from starting a game to its screen, with the strategy read from the cache."""
-    from engine import load_rules
-    from engine.game import Player
-    from farkle_tui.app import GameSetup, make_app
-    from farkle_tui.screens.game import GameScreen
-    from solver.cache import load_strategy
+    from optimal_farkle.engine import load_rules
+    from optimal_farkle.engine.game import Player
+    from optimal_farkle.solver.cache import load_strategy
+    from optimal_farkle.tui.app import make_app
+    from optimal_farkle.tui.game_setup import GameSetup
+    from optimal_farkle.tui.screens.game import GameScreen
 
     rules = load_rules(rules_name)
     if load_strategy(rules, cache_dir=cache) is None:
@@ -141,33 +148,46 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--rules", default="facebook", help="rules of the game-screen figure")
-    parser.add_argument("--cache-dir", type=Path, default=None, help="strategy cache (default: the solver's)")
+    parser.add_argument(
+        "--cache-dir", type=Path, default=None, help="strategy cache (default: the solver's)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data:
         env = {**os.environ, "FARKLE_DATA_DIR": data}
         os.environ["FARKLE_DATA_DIR"] = data
-        sys.path.insert(0, str(ROOT))
         asyncio.run(in_process_once())  # warm-up: first-run import of Textual
         inproc = [asyncio.run(in_process_once()) for _ in range(args.runs)]
         sub = [subprocess_once(env) for _ in range(args.runs)]
         term = [t for t in (terminal_once(env) for _ in range(args.runs)) if t is not None]
-        solver_on_start = "solver" in sys.modules
+        solver_on_start = "optimal_farkle.solver" in sys.modules
         first_game = asyncio.run(game_screen_once(args.rules, args.cache_dir))
-    print(f"start screen, in-process (headless):      median {statistics.median(inproc):.3f} s  "
-          f"(min {min(inproc):.3f}, max {max(inproc):.3f})")
-    print(f"start screen, fresh process (headless):   median {statistics.median(sub):.3f} s  "
-          f"(min {min(sub):.3f}, max {max(sub):.3f})")
+    print(
+        f"start screen, in-process (headless):      median {statistics.median(inproc):.3f} s  "
+        f"(min {min(inproc):.3f}, max {max(inproc):.3f})"
+    )
+    print(
+        f"start screen, fresh process (headless):   median {statistics.median(sub):.3f} s  "
+        f"(min {min(sub):.3f}, max {max(sub):.3f})"
+    )
     if term:
-        print(f"start screen, `farkle` in a terminal:     median {statistics.median(term):.3f} s  "
-              f"(min {min(term):.3f}, max {max(term):.3f})")
+        print(
+            f"start screen, `farkle` in a terminal:     median {statistics.median(term):.3f} s  "
+            f"(min {min(term):.3f}, max {max(term):.3f})"
+        )
     else:
-        print("start screen, `farkle` in a terminal:     not measured (no pty or no farkle command)")
+        print(
+            "start screen, `farkle` in a terminal:     not measured (no pty or no farkle command)"
+        )
     print(f"solver imported by the start screen: {solver_on_start}")
     if first_game is None:
-        print(f"game screen with the cached strategy:      not measured ({args.rules} is not solved yet)")
+        print(
+            f"game screen with the cached strategy:      not measured ({args.rules} is not solved yet)"
+        )
     else:
-        print(f"game screen with the cached strategy:      {first_game:.3f} s  "
-              f"(first game of the process: imports the solver and reads the {args.rules} cache)")
+        print(
+            f"game screen with the cached strategy:      {first_game:.3f} s  "
+            f"(first game of the process: imports the solver and reads the {args.rules} cache)"
+        )
     return 0
 
 

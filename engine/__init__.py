@@ -1,5 +1,10 @@
-"""The rules of Farkle: scoring, rule sets, turns and games, records. Pure; no UI, no solver."""
+"""The rules of Farkle: scoring, rule sets, turns and games, records.
 
+Pure Python: no UI, no solver, and nothing heavy (no numpy), so the start screen and the
+command line load it instantly.
+"""
+
+from .dice import DiceSource, ScriptedDice, SeededDice
 from .errors import (
     FarkleError,
     GameOverError,
@@ -8,10 +13,6 @@ from .errors import (
     RecordError,
     RulesError,
 )
-from .rules import DEFAULT_PRESET, PRESETS, STEP, Endgame, ExtraDice, Rules, load_rules, preset
-from .scoring import Combination, ComboKind, ScoringOption, Scorer, counts_of, dice_of, scorer
-from .tables import GroupedTables, RollTable, grouped_tables, roll_table, roll_tables
-from .dice import DiceSource, ScriptedDice, SeededDice
 from .game import (
     Action,
     Bank,
@@ -34,60 +35,57 @@ from .game import (
     new_game,
 )
 from .record import GameRecord, GameSession, load_record, replay, replay_steps, save_record
+from .rules import DEFAULT_PRESET, PRESETS, STEP, Endgame, ExtraDice, Rules, load_rules, preset
+from .scoring import Combination, ComboKind, Scorer, ScoringOption, counts_of, dice_of, scorer
 
 __all__ = [
     "DEFAULT_PRESET",
     "PRESETS",
     "STEP",
-    "Combination",
-    "ComboKind",
-    "Endgame",
-    "ExtraDice",
-    "FarkleError",
-    "GameOverError",
-    "GroupedTables",
-    "IllegalActionError",
-    "IllegalSelectionError",
-    "RecordError",
-    "RollTable",
-    "Rules",
-    "RulesError",
-    "ScoringOption",
-    "Scorer",
-    "counts_of",
-    "dice_of",
-    "grouped_tables",
-    "load_rules",
-    "preset",
-    "roll_table",
-    "roll_tables",
-    "scorer",
     "Action",
     "Bank",
     "Banked",
+    "Combination",
+    "ComboKind",
     "DiceSource",
+    "Endgame",
     "Event",
+    "ExtraDice",
+    "FarkleError",
     "Farkled",
     "FinalRound",
     "GameOver",
+    "GameOverError",
     "GameRecord",
     "GameSession",
     "GameState",
     "HotDice",
+    "IllegalActionError",
+    "IllegalSelectionError",
     "Penalty",
     "Phase",
     "Player",
+    "RecordError",
     "Roll",
     "Rolled",
+    "Rules",
+    "RulesError",
+    "Scorer",
+    "ScoringOption",
     "ScriptedDice",
     "SeededDice",
     "SetAside",
     "SetAsideEvent",
     "Standing",
     "apply",
+    "counts_of",
+    "dice_of",
     "load_record",
+    "load_rules",
     "new_game",
+    "preset",
     "replay",
     "replay_steps",
     "save_record",
+    "scorer",
 ]

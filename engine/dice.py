@@ -101,9 +101,7 @@ class ScriptedDice:
             )
         dice = self._rolls[self._next]
         if len(dice) != n:
-            raise ValueError(
-                f"scripted roll {self._next} has {len(dice)} dice but {n} were thrown"
-            )
+            raise ValueError(f"scripted roll {self._next} has {len(dice)} dice but {n} were thrown")
         self._next += 1
         return dice
 

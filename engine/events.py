@@ -17,6 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeAlias
 
 from .errors import RecordError
+from .text import quote
 
 
 class EventBase:
@@ -57,7 +58,7 @@ class EventBase:
         names = {f.name for f in fields(target)}  # type: ignore[arg-type]
         for key in data:
             if key != "kind" and key not in names:
-                raise RecordError(f"{kind} event: unknown field {key!r}")
+                raise RecordError(f"{kind} event: unknown field {_show(key)}")
         values: dict[str, Any] = {}
         for f in fields(target):  # type: ignore[arg-type]
             if f.name not in data:
@@ -67,8 +68,7 @@ class EventBase:
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+    return quote(value, 40)
 
 
 def _is_int(value: Any) -> bool:
@@ -91,9 +91,8 @@ def _convert(kind: str, name: str, type_name: str, value: Any) -> Any:
     if type_name == "tuple[int, ...]":
         if not isinstance(value, list) or not all(_is_int(v) for v in value):
             raise RecordError(f"{where} must be a list of whole numbers, got {_show(value)}")
-        if name == "dice":
-            if not 1 <= len(value) <= 6 or not all(1 <= v <= 6 for v in value):
-                raise RecordError(f"{where} must be 1 to 6 die faces (1-6), got {_show(value)}")
+        if name == "dice" and (not 1 <= len(value) <= 6 or not all(1 <= v <= 6 for v in value)):
+            raise RecordError(f"{where} must be 1 to 6 die faces (1-6), got {_show(value)}")
         return tuple(value)
     raise AssertionError(f"no JSON conversion for {type_name}")  # a new field type: add it
 
@@ -170,7 +169,8 @@ class Penalty(EventBase):
 
 @dataclass(frozen=True)
 class FinalRound(EventBase):
-    """``player`` banked the goal (final-turn endgame): every other player gets one last turn."""
+    """``player`` was the first to bank the goal: the players still owed a turn (everyone else
+    under final-turn; the rest of the round under equal-turns) get one last turn each."""
 
     kind: ClassVar[str] = "final-round"
     player: int
@@ -190,9 +190,18 @@ class GameOver(EventBase):
         return self.winner
 
 
-Event: TypeAlias = Rolled | SetAsideEvent | HotDice | Banked | Farkled | Penalty | FinalRound | GameOver
+Event: TypeAlias = (
+    Rolled | SetAsideEvent | HotDice | Banked | Farkled | Penalty | FinalRound | GameOver
+)
 EVENT_TYPES: tuple[type[EventBase], ...] = (
-    Rolled, SetAsideEvent, HotDice, Banked, Farkled, Penalty, FinalRound, GameOver,
+    Rolled,
+    SetAsideEvent,
+    HotDice,
+    Banked,
+    Farkled,
+    Penalty,
+    FinalRound,
+    GameOver,
 )
 
 

@@ -14,10 +14,14 @@ A turn, for the player to move:
 * otherwise phase ``CHOOSE``: :class:`SetAside` one legal option of the roll
   (:meth:`engine.scoring.Scorer.validate`); using every die is hot dice (six dice again).
 
-The endgames: under ``first-to-goal`` the engine banks for the player as soon as a legal
-bank reaches the goal and the game ends; under ``final-turn`` the first bank that reaches
-the goal starts the final round (:class:`FinalRound`), every other player gets one more
-turn, and the highest score wins, ties going to whoever reached the goal first.
+The endgames (:class:`engine.rules.Endgame`): under ``first-to-goal`` the engine banks for
+the player as soon as a legal bank reaches the goal and the game ends; under ``final-turn``
+the first bank that reaches the goal starts the final round (:class:`FinalRound`), every
+other player gets one more turn, and the highest score wins, ties going to whoever reached
+the goal first; under ``equal-turns`` everyone has the same number of turns: the round in
+which someone first reaches the goal is played to its end (rounds start with the seat
+``first``), so only the players after them in that round get a final turn, and if they were
+the last of the round the game ends at once. The winner rule is the same as final-turn's.
 
 ``apply`` never rolls dice: a :class:`Roll` carries them, so the state machine stays pure
 and deterministic. :class:`engine.record.GameSession` fills them in from a dice source.
@@ -48,6 +52,7 @@ from .events import (
 )
 from .rules import STEP, Endgame, Rules
 from .scoring import ScoringOption, counts_of, scorer
+from .text import name_problem, quote
 
 __all__ = [
     "EVENT_TYPES",
@@ -147,8 +152,10 @@ class GameState:
     roll: tuple[int, ...]  # dice showing (phase CHOOSE), else ()
     set_aside: tuple[ScoringOption, ...]  # this turn's set-asides, in order
     turn: int  # 1-based number of the turn in progress (counts every player's turns)
-    final_turns: tuple[int, ...]  # players still owed a final turn (final-turn endgame)
+    final_turns: tuple[int, ...]  # players still owed a final turn (final round in progress)
     winner: int | None
+    first: int = 0  # the seat that took the first turn: rounds start there (equal-turns)
+    leader: int | None = None  # who reached the goal first (the final round's leader)
 
     @property
     def is_over(self) -> bool:
@@ -232,8 +239,27 @@ class GameState:
         return []
 
     def final_turn(self) -> bool:
-        """True when the player to move is taking a final turn (final-turn endgame)."""
+        """True when the player to move is taking a final turn (a final round is in progress)."""
         return self.current in self.final_turns
+
+    def owed_after_goal(self, mover: int) -> tuple[int, ...]:
+        """The players owed a final turn when ``mover`` is the first to bank the goal.
+
+        ``final-turn``: everyone else, in seat order after ``mover``. ``equal-turns``: the
+        players after ``mover`` in the current round (rounds start at :attr:`first`), so that
+        everyone has had the same number of turns. ``first-to-goal``: nobody.
+        """
+        n = len(self.players)
+        if self.rules.endgame is Endgame.FINAL_TURN:
+            return tuple((mover + k) % n for k in range(1, n))
+        if self.rules.endgame is Endgame.EQUAL_TURNS:
+            position = (mover - self.first) % n
+            return tuple((self.first + k) % n for k in range(position + 1, n))
+        return ()
+
+    def mover_started(self) -> bool:
+        """True when the player to move took the game's first turn (what equal-turns depends on)."""
+        return self.current == self.first
 
 
 def new_game(
@@ -255,8 +281,11 @@ def new_game(
             raise FarkleError(f"Players must be Player values, got {p!r}.")
         if not p.name.strip():
             raise FarkleError("Every player needs a name.")
+        problem = name_problem(p.name)
+        if problem is not None:
+            raise FarkleError(f"The name {quote(p.name)} cannot be used: {problem}.")
         if not p.kind.strip():
-            raise FarkleError(f"Player {p.name!r} needs a kind (\"human\" or an AI id).")
+            raise FarkleError(f'Player {p.name!r} needs a kind ("human" or an AI id).')
     if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < len(players):
         raise FarkleError(f"'first' must be a player index 0-{len(players) - 1}, got {first!r}.")
     scores = check_start_scores(rules, len(players), start_scores)
@@ -277,6 +306,7 @@ def new_game(
         turn=1,
         final_turns=(),
         winner=None,
+        first=first,
     )
 
 
@@ -402,7 +432,7 @@ def _set_aside(state: GameState, action: SetAside) -> tuple[GameState, tuple[Eve
         turn_total=total,
         dice_left=left,
         roll=(),
-        set_aside=state.set_aside + (option,),
+        set_aside=(*state.set_aside, option),
     )
     events: tuple[Event, ...] = (SetAsideEvent(me, option.dice, option.points, total, left),)
     if hot:
@@ -433,42 +463,45 @@ def _do_bank(state: GameState, automatic: bool) -> tuple[GameState, tuple[Event,
     state = replace(state, standings=_with(state.standings, me, banked))
     events: tuple[Event, ...] = (Banked(me, state.turn_total, score, automatic),)
     rules = state.rules
-    if score >= rules.goal:
+    if score >= rules.goal and state.leader is None:
         if rules.endgame is Endgame.FIRST_TO_GOAL:
             return _game_over(state, me, events)
-        if not state.final_turns:
-            n = len(state.players)
-            owed = tuple((me + k) % n for k in range(1, n))
+        state = replace(state, leader=me)
+        owed = state.owed_after_goal(me)
+        if owed or rules.endgame is Endgame.FINAL_TURN:
             events += (FinalRound(me),)
-            if not owed:  # a solo game: nobody is owed a turn
-                return _game_over(state, me, events)
-            state = replace(state, final_turns=owed)
-            after, end_events = _end_turn(state, leader=me)
-            return after, events + end_events
+        if not owed:  # the last seat of the round (equal-turns), or a solo game: it ends now
+            return _game_over(state, _winner(state), events)
+        after, end_events = _end_turn(replace(state, final_turns=owed), starting=True)
+        return after, events + end_events
     after, end_events = _end_turn(state)
     return after, events + end_events
 
 
-def _end_turn(
-    state: GameState, leader: int | None = None
-) -> tuple[GameState, tuple[Event, ...]]:
+def _winner(state: GameState) -> int:
+    """The highest score wins; ties go to whoever reached the goal first.
+
+    Final turns run in seat order after the leader, so "reached it first" is seat order
+    starting at the leader.
+    """
+    leader = state.leader if state.leader is not None else state.current
+    n = len(state.players)
+    order = [(leader + k) % n for k in range(n)]
+    best = max(s.score for s in state.standings)
+    return next(p for p in order if state.standings[p].score == best)
+
+
+def _end_turn(state: GameState, starting: bool = False) -> tuple[GameState, tuple[Event, ...]]:
     """Pass the turn, or end the game when the last final turn has been played.
 
-    ``leader`` is the player who just started the final round (their own turn owes nothing).
+    ``starting``: the mover just started the final round (their own turn owes nothing).
     """
     me = state.current
     owed = state.final_turns
-    if owed and leader is None:
+    if owed and not starting:
         owed = tuple(p for p in owed if p != me)
         if not owed:
-            # The last final turn is over. Final turns run in seat order after the player
-            # who reached the goal, so that player is the seat after the last one to move;
-            # ties go to whoever reached the goal first, i.e. comes first in that order.
-            n = len(state.players)
-            order = [(me + 1 + k) % n for k in range(n)]
-            best = max(s.score for s in state.standings)
-            winner = next(p for p in order if state.standings[p].score == best)
-            return _game_over(replace(state, final_turns=()), winner, ())
+            return _game_over(replace(state, final_turns=()), _winner(state), ())
     nxt = (me + 1) % len(state.players)
     return (
         replace(
@@ -499,8 +532,8 @@ def _game_over(
         final_turns=(),
         winner=winner,
     )
-    return over, events + (GameOver(winner, over.scores),)
+    return over, (*events, GameOver(winner, over.scores))
 
 
 def _with(standings: tuple[Standing, ...], i: int, standing: Standing) -> tuple[Standing, ...]:
-    return standings[:i] + (standing,) + standings[i + 1 :]
+    return (*standings[:i], standing, *standings[i + 1 :])

@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -35,6 +33,7 @@ from typing import Any
 from .dice import DiceSource, SeededDice
 from .errors import FarkleError, RecordError, RulesError
 from .events import Banked, Event, EventBase, Rolled, SetAsideEvent
+from .files import FileMissing, FileProblem, atomic_write, parse_json, read_text
 from .game import (
     Action,
     Bank,
@@ -48,12 +47,25 @@ from .game import (
     roll_error,
 )
 from .rules import Rules, rules_from_dict
+from .text import name_problem, quote, text_problem
+
+#: The largest record file read: a long game is about 100 KB.
+MAX_RECORD_BYTES = 8 * 1024 * 1024
 
 FORMAT = "farkle-record"
 VERSION = 1
 _KEYS = {
-    "format", "version", "rules", "players", "first", "start_scores",
-    "created", "updated", "seed", "events", "meta",
+    "format",
+    "version",
+    "rules",
+    "players",
+    "first",
+    "start_scores",
+    "created",
+    "updated",
+    "seed",
+    "events",
+    "meta",
 }
 _OPTIONAL = {"start_scores"}
 
@@ -131,20 +143,10 @@ class GameRecord:
     @classmethod
     def from_json(cls, text: str, source: str = "record") -> GameRecord:
         """Parse a record; ``RecordError`` naming ``source`` and the problem otherwise."""
-        if not text.strip():
-            raise RecordError(f"{source}: the file is empty")
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            # Both mean the text stopped early: a string or a value runs into the end.
-            if exc.msg.startswith("Unterminated string") or exc.pos >= len(text.rstrip()):
-                raise RecordError(
-                    f"{source}: the file is truncated: the JSON ends at line {exc.lineno} "
-                    f"before it is complete ({exc.msg})"
-                ) from None
-            raise RecordError(
-                f"{source}: not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-            ) from None
+            data = parse_json(text)
+        except FileProblem as exc:
+            raise RecordError(f"{source}: {exc}") from None
         return cls.from_dict(data, source)
 
     @classmethod
@@ -156,14 +158,14 @@ class GameRecord:
             raise RecordError(f"{source}: not a farkle record (missing key 'format')")
         if data["format"] != FORMAT:
             raise RecordError(
-                f"{source}: not a farkle record ('format' is {data.get('format')!r}, "
+                f"{source}: not a farkle record ('format' is {quote(data.get('format'))}, "
                 f"expected {FORMAT!r})"
             )
         if "version" not in data:
             raise RecordError(f"{source}: missing key 'version'")
         version = data["version"]
         if isinstance(version, bool) or not isinstance(version, int):
-            raise RecordError(f"{source}: 'version' must be a whole number, got {version!r}")
+            raise RecordError(f"{source}: 'version' must be a whole number, got {quote(version)}")
         if version != VERSION:
             newer = " (written by a newer farkle)" if version > VERSION else ""
             raise RecordError(
@@ -172,7 +174,7 @@ class GameRecord:
             )
         for key in data:
             if key not in _KEYS:
-                raise RecordError(f"{source}: unknown key {key!r}")
+                raise RecordError(f"{source}: unknown key {quote(key)}")
         for key in sorted(_KEYS - _OPTIONAL):
             if key not in data:
                 raise RecordError(f"{source}: missing key {key!r}")
@@ -187,13 +189,13 @@ class GameRecord:
         first = data["first"]
         if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < len(players):
             raise RecordError(
-                f"{source}: 'first' must be a player index 0-{len(players) - 1}, got {first!r}"
+                f"{source}: 'first' must be a player index 0-{len(players) - 1}, got {quote(first)}"
             )
         start_scores: tuple[int, ...] | None = None
         if "start_scores" in data:
             raw = data["start_scores"]
             if not isinstance(raw, list):
-                raise RecordError(f"{source}: 'start_scores' must be a list, got {raw!r}")
+                raise RecordError(f"{source}: 'start_scores' must be a list, got {quote(raw)}")
             try:
                 start_scores = check_start_scores(rules, len(players), raw)
             except FarkleError as exc:
@@ -202,10 +204,10 @@ class GameRecord:
         updated = _timestamp(data, "updated", source)
         seed = data["seed"]
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-            raise RecordError(f"{source}: 'seed' must be a whole number or null, got {seed!r}")
+            raise RecordError(f"{source}: 'seed' must be a whole number or null, got {quote(seed)}")
         meta = data["meta"]
         if not isinstance(meta, dict):
-            raise RecordError(f"{source}: 'meta' must be an object, got {meta!r}")
+            raise RecordError(f"{source}: 'meta' must be an object, got {quote(meta)}")
         raw_events = data["events"]
         if not isinstance(raw_events, list):
             raise RecordError(f"{source}: 'events' must be a list")
@@ -241,10 +243,15 @@ def _players(raw: Any, source: str) -> tuple[Player, ...]:
     for i, p in enumerate(raw):
         if not isinstance(p, dict) or set(p) != {"name", "kind"}:
             raise RecordError(
-                f"{source}: player {i} must be an object with exactly 'name' and 'kind', got {p!r}"
+                f"{source}: player {i} must be an object with exactly 'name' and 'kind', got {quote(p)}"
             )
         if not all(isinstance(p[k], str) and p[k].strip() for k in ("name", "kind")):
             raise RecordError(f"{source}: player {i}: 'name' and 'kind' must be non-empty strings")
+        problem = name_problem(p["name"]) or text_problem(p["kind"])
+        if problem is not None or len(p["kind"]) > 40:
+            raise RecordError(
+                f"{source}: player {i}: {problem or 'the kind is longer than 40 characters'}"
+            )
         players.append(Player(p["name"], p["kind"]))
     return tuple(players)
 
@@ -252,11 +259,11 @@ def _players(raw: Any, source: str) -> tuple[Player, ...]:
 def _timestamp(data: dict[str, Any], key: str, source: str) -> str:
     value = data[key]
     if not isinstance(value, str):
-        raise RecordError(f"{source}: {key!r} must be an ISO 8601 time, got {value!r}")
+        raise RecordError(f"{source}: {key!r} must be an ISO 8601 time, got {quote(value)}")
     try:
         datetime.fromisoformat(value)
     except ValueError:
-        raise RecordError(f"{source}: {key!r} is not an ISO 8601 time: {value!r}") from None
+        raise RecordError(f"{source}: {key!r} is not an ISO 8601 time: {quote(value)}") from None
     return value
 
 
@@ -339,62 +346,36 @@ def _expected(state: GameState) -> str:
 
 # -- files ---------------------------------------------------------------------------------
 def save_record(path: str | os.PathLike[str], record: GameRecord) -> None:
-    """Write the record atomically: a temp file in the same directory, fsync, ``os.replace``.
+    """Write the record atomically (:func:`engine.files.atomic_write`).
 
-    Any failure (including a record that cannot be written as JSON) leaves an existing file
-    untouched and no temp file behind; it is reported as RecordError with the path.
+    Any failure (including a record that cannot be written as JSON or UTF-8) leaves an
+    existing file untouched and no temp file behind; it is reported as RecordError with the
+    path.
     """
     target = Path(path)
     text = record.to_json()
-    tmp_name: str | None = None
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        # mkstemp makes the file private (0600); keep the mode an existing save had.
-        mode = stat.S_IMODE(target.stat().st_mode) if target.exists() else 0o644
-        os.chmod(tmp_name, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, target)
-        tmp_name = None
-        _fsync_dir(target.parent)
-    except OSError as exc:
-        raise RecordError(f"{target}: cannot save the game: {exc}") from exc
-    finally:
-        if tmp_name is not None:
-            try:
-                os.unlink(tmp_name)
-            except OSError:
-                pass
-
-
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename itself durable where the OS allows it (best effort)."""
+        data = text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise RecordError(
+            f"{target}: cannot save the game: the text is not valid Unicode "
+            f"(U+{ord(exc.object[exc.start]):04X} at character {exc.start + 1})"
+        ) from None
     try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        atomic_write(target, data)
+    except FileProblem as exc:
+        raise RecordError(f"{target}: cannot save the game: {exc}") from None
 
 
 def load_record(path: str | os.PathLike[str]) -> GameRecord:
     """Read and parse a record file (structure only; :func:`replay` checks the game)."""
     target = Path(path)
     try:
-        text = target.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        text = read_text(target, MAX_RECORD_BYTES)
+    except FileMissing:
         raise RecordError(f"{target}: no such record file") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{target}: not a text file (not UTF-8)") from None
-    except OSError as exc:
-        raise RecordError(f"{target}: cannot read: {exc}") from None
+    except FileProblem as exc:
+        raise RecordError(f"{target}: cannot read the game: {exc}") from None
     return GameRecord.from_json(text, str(target))
 
 

@@ -33,7 +33,7 @@ Schema (every table and key is required unless marked optional)::
     [game]
     goal = 10000
     entry_minimum = 0                 # smallest first bank that gets a player on the board
-    endgame = "first-to-goal"         # first-to-goal | final-turn
+    endgame = "first-to-goal"         # first-to-goal | final-turn | equal-turns
 """
 
 from __future__ import annotations
@@ -41,21 +41,30 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 from .errors import RulesError
+from .files import FileMissing, FileProblem, parse_toml, read_text
+from .text import quote, text_problem
 
 #: Every score in every rule set moves in steps of this many points.
 STEP = 50
 FACES = (1, 2, 3, 4, 5, 6)
 PRESETS = ("facebook", "neller-busche", "patch", "zilch")
 DEFAULT_PRESET = "facebook"
+#: The largest goal (and points value) a rule set may have.
+MAX_GOAL = 100_000
+#: The largest rules file read (the presets are about 1 KB).
+MAX_RULES_BYTES = 64 * 1024
+#: The longest title and description a rule set may have (they are shown, not parsed).
+MAX_TITLE = 80
+MAX_DESCRIPTION = 2000
 
 
 class ExtraDice(StrEnum):
@@ -72,6 +81,11 @@ class Endgame(StrEnum):
 
     FIRST_TO_GOAL = "first-to-goal"  # the first to bank the goal wins at once
     FINAL_TURN = "final-turn"  # every other player gets one final turn; the highest score wins
+    #: Everyone has the same number of turns: the round in which someone reaches the goal is
+    #: played to its end (the players after them in it get a final turn), then the highest
+    #: score wins. With two players: when the starter reaches the goal the other gets one
+    #: final turn; when the second player reaches it the game ends at once.
+    EQUAL_TURNS = "equal-turns"
 
 
 @dataclass(frozen=True)
@@ -162,9 +176,13 @@ class Rules:
             },
         }
 
-    @property
+    @cached_property
     def digest(self) -> str:
-        """A hash of everything that changes the game (not the name or the prose)."""
+        """A hash of everything that changes the game (not the name or the prose).
+
+        Computed once per value (the rules are immutable): the decision API compares digests
+        on every call, and a score map makes tens of thousands of calls.
+        """
         data = asdict(self)
         for key in ("name", "title", "description"):
             data.pop(key)
@@ -199,11 +217,11 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
     known_top = {"name", "title", "description"} | _TABLES
     for key in data:
         if key not in known_top:
-            raise RulesError(f"{source}: unknown key '{key}'")
+            raise RulesError(f"{source}: unknown key {quote(key)}")
     name = _string(data, "name", source)
     if not _NAME.match(name):
         raise RulesError(
-            f"{source}: 'name' must be 1-40 lowercase letters, digits, '-' or '_', got {name!r}"
+            f"{source}: 'name' must be 1-40 lowercase letters, digits, '-' or '_', got {quote(name)}"
         )
     tables = {}
     for table in _TABLES:
@@ -230,27 +248,31 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         of_a_kind = (0, 0, 0)
     singles = _face_table(scoring, "singles", "scoring", source)
     triples = _face_table(scoring, "three_of_a_kind", "scoring", source)
-    fields: dict[str, Any] = dict(
-        name=name,
-        title=_string(data, "title", source, required=False),
-        description=_string(data, "description", source, required=False),
-        singles=tuple(singles.get(f, 0) for f in FACES),
-        three_of_a_kind=tuple(triples.get(f, 0) for f in FACES),
-        extra_dice=extra,
-        of_a_kind=of_a_kind,
-        three_pairs=_points(scoring, "three_pairs", "scoring", source),
-        four_and_pair_is_three_pairs=_bool(scoring, "four_and_pair_is_three_pairs", "scoring", source),
-        straight=_points(scoring, "straight", "scoring", source),
-        two_triplets=_points(scoring, "two_triplets", "scoring", source),
-        four_and_pair=_points(scoring, "four_and_pair", "scoring", source),
-        six_dice_nothing=_points(scoring, "six_dice_nothing", "scoring", source),
-        min_bank=_points(turn, "min_bank", "turn", source),
-        penalty_farkles=_int(penalty, "farkles", "penalty", source, lo=0, hi=10),
-        penalty_points=_points(penalty, "points", "penalty", source),
-        goal=_points(game, "goal", "game", source, lo=STEP, hi=100_000),
-        entry_minimum=_points(game, "entry_minimum", "game", source),
-        endgame=_choice(game, "endgame", Endgame, "game", source),
-    )
+    fields: dict[str, Any] = {
+        "name": name,
+        "title": _string(data, "title", source, required=False, limit=MAX_TITLE),
+        "description": _string(
+            data, "description", source, required=False, limit=MAX_DESCRIPTION, allow="\n\t"
+        ),
+        "singles": tuple(singles.get(f, 0) for f in FACES),
+        "three_of_a_kind": tuple(triples.get(f, 0) for f in FACES),
+        "extra_dice": extra,
+        "of_a_kind": of_a_kind,
+        "three_pairs": _points(scoring, "three_pairs", "scoring", source),
+        "four_and_pair_is_three_pairs": _bool(
+            scoring, "four_and_pair_is_three_pairs", "scoring", source
+        ),
+        "straight": _points(scoring, "straight", "scoring", source),
+        "two_triplets": _points(scoring, "two_triplets", "scoring", source),
+        "four_and_pair": _points(scoring, "four_and_pair", "scoring", source),
+        "six_dice_nothing": _points(scoring, "six_dice_nothing", "scoring", source),
+        "min_bank": _points(turn, "min_bank", "turn", source),
+        "penalty_farkles": _int(penalty, "farkles", "penalty", source, lo=0, hi=10),
+        "penalty_points": _points(penalty, "points", "penalty", source),
+        "goal": _points(game, "goal", "game", source, lo=STEP, hi=MAX_GOAL),
+        "entry_minimum": _points(game, "entry_minimum", "game", source),
+        "endgame": _choice(game, "endgame", Endgame, "game", source),
+    }
     # Contradictions name the file, not the rules' own name, so check before constructing.
     problem = _contradiction(SimpleNamespace(**fields))
     if problem is not None:
@@ -281,21 +303,35 @@ def _contradiction(rules: Any) -> str | None:
 def _no_unknown(table: dict[str, Any], known: set[str], name: str, source: str) -> None:
     for key in table:
         if key not in known:
-            raise RulesError(f"{source}: unknown key '{key}' in [{name}]")
+            raise RulesError(f"{source}: unknown key {quote(key)} in [{name}]")
 
 
 def _where(table: str | None, key: str, source: str) -> str:
     return f"{source}: [{table}] '{key}'" if table else f"{source}: '{key}'"
 
 
-def _string(data: dict[str, Any], key: str, source: str, required: bool = True) -> str:
+def _string(
+    data: dict[str, Any],
+    key: str,
+    source: str,
+    required: bool = True,
+    limit: int = 40,
+    allow: str = "",
+) -> str:
     if key not in data:
         if required:
             raise RulesError(f"{source}: missing key '{key}'")
         return ""
     value = data[key]
     if not isinstance(value, str):
-        raise RulesError(f"{_where(None, key, source)} must be a string, got {value!r}")
+        raise RulesError(f"{_where(None, key, source)} must be a string, got {quote(value)}")
+    if len(value) > limit:
+        raise RulesError(
+            f"{_where(None, key, source)} has at most {limit} characters, this one {len(value):,}"
+        )
+    problem = text_problem(value, allow)
+    if problem is not None:
+        raise RulesError(f"{_where(None, key, source)} cannot be shown: {problem}")
     return value
 
 
@@ -304,16 +340,16 @@ def _int(
 ) -> int:
     if key not in data:
         raise RulesError(f"{source}: missing key '{key}' in [{table}]")
-    value = data[key]
+    value: object = data[key]  # object, not Any: every mypy in range narrows it to int below
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{_where(table, key, source)} must be a whole number, got {value!r}")
+        raise RulesError(f"{_where(table, key, source)} must be a whole number, got {quote(value)}")
     if not lo <= value <= hi:
         raise RulesError(f"{_where(table, key, source)} must be between {lo} and {hi}, got {value}")
     return value
 
 
 def _points(
-    data: dict[str, Any], key: str, table: str, source: str, lo: int = 0, hi: int = 100_000
+    data: dict[str, Any], key: str, table: str, source: str, lo: int = 0, hi: int = MAX_GOAL
 ) -> int:
     value = _int(data, key, table, source, lo, hi)
     if value % STEP:
@@ -326,7 +362,7 @@ def _bool(data: dict[str, Any], key: str, table: str, source: str) -> bool:
         raise RulesError(f"{source}: missing key '{key}' in [{table}]")
     value = data[key]
     if not isinstance(value, bool):
-        raise RulesError(f"{_where(table, key, source)} must be true or false, got {value!r}")
+        raise RulesError(f"{_where(table, key, source)} must be true or false, got {quote(value)}")
     return value
 
 
@@ -338,7 +374,9 @@ def _choice(data: dict[str, Any], key: str, enum: type[StrEnum], table: str, sou
     try:
         return enum(value)
     except ValueError:
-        raise RulesError(f"{_where(table, key, source)} must be one of {allowed}, got {value!r}") from None
+        raise RulesError(
+            f"{_where(table, key, source)} must be one of {allowed}, got {quote(value)}"
+        ) from None
 
 
 def _face_table(
@@ -354,15 +392,15 @@ def _face_table(
     raw = data[key]
     where = _where(table, key, source)
     if not isinstance(raw, dict):
-        raise RulesError(f"{where} must be a table like {{ 1 = 100 }}, got {raw!r}")
+        raise RulesError(f"{where} must be a table like {{ 1 = 100 }}, got {quote(raw)}")
     out: dict[int, int] = {}
-    for face_key, value in raw.items():
-        try:
-            face = int(face_key)
-        except ValueError:
-            face = -1
+    for face_key, _value in raw.items():
+        # Exactly the digit: "01" or " 1" would be a second key for the same face.
+        face = int(face_key) if face_key in {str(f) for f in faces} else -1
         if face not in faces:
-            raise RulesError(f"{where}: key '{face_key}' must be one of {', '.join(map(str, faces))}")
+            raise RulesError(
+                f"{where}: key {quote(face_key)} must be one of {', '.join(map(str, faces))}"
+            )
         out[face] = _points(raw, face_key, f"{table}.{key}", source)
     if full and set(out) != set(faces):
         missing = ", ".join(str(f) for f in faces if f not in out)
@@ -373,9 +411,9 @@ def _face_table(
 def load_rules_text(text: str, source: str) -> Rules:
     """Parse and validate a rules file's text; ``source`` names it in error messages."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesError(f"{source}: not valid TOML: {exc}") from None
+        data = parse_toml(text)
+    except FileProblem as exc:
+        raise RulesError(f"{source}: {exc}") from None
     return rules_from_dict(data, source)
 
 
@@ -392,21 +430,21 @@ def load_rules(name_or_path: str | Path) -> Rules:
     path = Path(name_or_path)
     if not path.suffix and not path.exists():
         raise RulesError(
-            f"unknown rules {text_name!r}: use one of {', '.join(PRESETS)} or a .toml file"
+            f"unknown rules {quote(text_name)}: use one of {', '.join(PRESETS)} or a .toml file"
         )
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        text = read_text(path, MAX_RULES_BYTES)
+    except FileMissing:
         raise RulesError(f"{path}: no such rules file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RulesError(f"{path}: cannot read: {exc}") from None
+    except FileProblem as exc:
+        raise RulesError(f"{path}: cannot read the rules: {exc}") from None
     return load_rules_text(text, str(path))
 
 
 def _assets() -> Any:
-    """The assets folder: the installed ``farkle_assets`` package, or the checkout's."""
+    """The assets folder: the installed ``optimal_farkle.assets`` package, or the checkout's."""
     try:
-        return resources.files("farkle_assets")
+        return resources.files("optimal_farkle.assets")
     except ModuleNotFoundError:
         return Path(__file__).resolve().parent.parent / "assets"
 

@@ -2,7 +2,7 @@
 
 This is the only definition of scoring in the project. The game validates a player's choice
 with :meth:`Scorer.validate`, the hints and the AI list :meth:`Scorer.options`, and the
-solver's roll tables (:mod:`engine.tables`) are built from :meth:`Scorer.keep`.
+solver's roll tables (:mod:`optimal_farkle.solver.tables`) are built from :meth:`Scorer.keep`.
 
 A *keep* is a multiset of dice from one roll that splits completely into disjoint scoring
 combinations; it scores the best such split. Which split is best does not depend on the
@@ -213,7 +213,11 @@ class Scorer:
     def _why_not(self, rolled: Counts, chosen: Counts) -> str:
         """The reason a selection (within the roll) does not score."""
         rules = self.rules
-        if sum(rolled) == 6 and rules.six_dice_nothing and not self._options_without_nothing(rolled):
+        if (
+            sum(rolled) == 6
+            and rules.six_dice_nothing
+            and not self._options_without_nothing(rolled)
+        ):
             return (
                 f"Nothing in this roll scores, so all six dice are set aside together for "
                 f"{rules.six_dice_nothing}."
@@ -230,9 +234,8 @@ class Scorer:
         # The largest part of the selection that scores; the rest is what does not.
         best: Counts | None = None
         for sub in itertools.product(*(range(k + 1) for k in chosen)):
-            if self.keep(sub) is not None:  # type: ignore[arg-type]
-                if best is None or sum(sub) > sum(best):
-                    best = sub  # type: ignore[assignment]
+            if self.keep(sub) is not None and (best is None or sum(sub) > sum(best)):  # type: ignore[arg-type]
+                best = sub  # type: ignore[assignment]
         assert best is not None  # the empty keep always splits
         leftover = [chosen[i] - best[i] for i in range(6)]
         words = []

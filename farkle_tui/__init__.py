@@ -1,3 +1,7 @@
-"""The Textual game and the ``farkle`` command line. Composes :mod:`engine` and :mod:`solver`."""
+"""The Textual game and the ``farkle`` command line. Composes :mod:`optimal_farkle.engine` and
+:mod:`optimal_farkle.solver`; neither knows it exists."""
 
-__version__ = "0.1.0"
+from importlib.metadata import version
+
+#: The distribution's version, defined once in ``pyproject.toml``.
+__version__ = version("optimal-farkle")

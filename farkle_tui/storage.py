@@ -9,23 +9,46 @@ Layout of the data dir (``$FARKLE_DATA_DIR``, else platformdirs' ``user_data_dir
 Game files are :mod:`engine.record` records, so every position is rebuilt by replay and a
 saved game can never disagree with the rules engine. Nothing here imports Textual: the
 storage is tested on its own and shared with the command line.
+
+What the storage guarantees, whatever the data dir holds (tests/test_data_dirs.py):
+
+* Every file is read with :mod:`engine.files` (regular files only, size limits) and written
+  atomically; a failed write changes nothing on disk and is reported, never raised past
+  the caller that can tell the player.
+* A file it cannot read is never overwritten, moved into Replays or deleted: before a new
+  game takes the place of an unreadable ``current-game.json``, that file is kept aside as
+  ``current-game.unreadable-<time>.json`` beside it, and the caller is told where; an
+  unreadable ``settings.json`` is kept aside the same way before new settings are saved.
+* A data dir that cannot be written is found out at start (:meth:`Storage.write_problem`)
+  so the player can be told, and play goes on unsaved.
 """
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import json
 import os
 import re
-import tempfile
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine import DEFAULT_PRESET, FarkleError
-from engine.game import GameState
-from engine.record import GameRecord, load_record, replay, save_record
+from optimal_farkle.engine import DEFAULT_PRESET, FarkleError, RecordError
+from optimal_farkle.engine.files import (
+    FileMissing,
+    FileProblem,
+    atomic_write,
+    occupied,
+    os_reason,
+    parse_json,
+    read_text,
+    writable_problem,
+)
+from optimal_farkle.engine.game import GameState
+from optimal_farkle.engine.record import GameRecord, load_record, replay, save_record
+from optimal_farkle.engine.text import name_problem, text_problem
 
 APP_NAME = "farkle"
 SETTINGS_FILE = "settings.json"
@@ -35,6 +58,10 @@ FIRST_CHOICES = ("random", "me", "opponent")
 DEFAULT_PACE = 0.6
 MIN_PACE = 0.0
 MAX_PACE = 5.0
+#: The largest settings file read (a real one is about 300 bytes).
+MAX_SETTINGS_BYTES = 64 * 1024
+#: How a file that cannot be read is renamed when it is kept aside (``current-game`` ...).
+UNREADABLE_NAME = "{stem}.unreadable-{stamp}{suffix}"
 
 
 def data_dir(override: Path | None = None) -> Path:
@@ -65,6 +92,7 @@ class Settings:
     player_name: str = field(default_factory=default_player_name)
     seat: str = "human"  # who plays seat 1: "human" (you) or an AI id (watch two computers)
     opponent: str = "optimal"  # an AI id from solver.players.ai_players(), or "human"
+    opponent_name: str = "Player 2"  # the second person's name in a hot-seat game
     rules: str = DEFAULT_PRESET  # a preset name or a rules file path
     first: str = "random"  # one of FIRST_CHOICES
     ai_pace: float = DEFAULT_PACE  # seconds between the computer's steps
@@ -79,11 +107,23 @@ class Settings:
         for f in fields(cls):
             value = data.get(f.name)
             default = getattr(settings, f.name)
-            if isinstance(default, float) and isinstance(value, int | float) and not isinstance(value, bool):
+            if (
+                isinstance(default, float)
+                and isinstance(value, int | float)
+                and not isinstance(value, bool)
+            ):
                 setattr(settings, f.name, float(value))
-            elif isinstance(default, str) and isinstance(value, str):
+            elif (
+                isinstance(default, str)
+                and isinstance(value, str)
+                and len(value) <= 4096
+                and text_problem(value) is None
+            ):
                 setattr(settings, f.name, value)
-        settings.player_name = settings.player_name.strip()[:24] or default_player_name()
+        name = settings.player_name.strip()[:24]
+        settings.player_name = name if name_problem(name) is None else default_player_name()
+        other = settings.opponent_name.strip()[:24]
+        settings.opponent_name = other if name_problem(other) is None else "Player 2"
         if settings.first not in FIRST_CHOICES:
             settings.first = "random"
         settings.ai_pace = min(MAX_PACE, max(MIN_PACE, settings.ai_pace))
@@ -123,6 +163,8 @@ class Storage:
 
     def __init__(self, root: Path | None = None) -> None:
         self.root = data_dir(root)
+        self.settings_error = ""  # why the settings file could not be read ("" when fine)
+        self._current: GameRecord | None = None  # the game this run saves as current
 
     @property
     def settings_path(self) -> Path:
@@ -136,31 +178,104 @@ class Storage:
     def games_dir(self) -> Path:
         return self.root / GAMES_DIR
 
+    def write_problem(self) -> str | None:
+        """Why games cannot be saved in the data dir, in words; None when they can."""
+        return writable_problem(self.root)
+
     # -- settings ------------------------------------------------------------------------
     def load_settings(self) -> Settings:
-        """The remembered settings; defaults when there are none or the file is unreadable."""
+        """The remembered settings; defaults when there are none or the file is unreadable.
+
+        An unreadable file is left as it is (the next save replaces it) and
+        :attr:`settings_error` says why it was not used.
+        """
+        self.settings_error = ""
         try:
-            data = json.loads(self.settings_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = parse_json(read_text(self.settings_path, MAX_SETTINGS_BYTES))
+        except FileMissing:
+            return Settings()
+        except FileProblem as exc:
+            self.settings_error = f"{self.settings_path}: {exc}"
             return Settings()
         return Settings.from_dict(data)
 
-    def save_settings(self, settings: Settings) -> None:
-        """Remember the settings (best effort: a read-only disk must not stop a game)."""
+    def save_settings(self, settings: Settings) -> str | None:
+        """Remember the settings; best effort (a read-only disk must not stop a game).
+
+        Returns why they could not be saved, or None.
+        """
+        text = json.dumps(settings.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        if self.settings_error and occupied(self.settings_path):
+            try:
+                self.keep_aside(self.settings_path)
+            except OSError as exc:
+                return f"{self.settings_path} is kept as it is: it cannot be set aside ({exc})"
+            self.settings_error = ""
         try:
-            _atomic_write(self.settings_path, json.dumps(settings.to_dict(), indent=2) + "\n")
-        except OSError:
-            pass
+            atomic_write(self.settings_path, text.encode("utf-8", "backslashreplace"))
+        except FileProblem as exc:
+            return f"{self.settings_path}: {exc}"
+        return None
 
     # -- the unfinished game -------------------------------------------------------------
-    def save_current(self, record: GameRecord) -> None:
-        """Save the game in progress; called after every action so a quit never loses a move."""
-        self.root.mkdir(parents=True, exist_ok=True)
+    def save_current(self, record: GameRecord) -> str:
+        """Save the game in progress; called after every action so a quit never loses a move.
+
+        Raises RecordError when it cannot be saved (the game can go on unsaved). The first
+        save of a game checks what it replaces: an unreadable file is kept aside, and an
+        unfinished game that is another one is kept under Replays; the return value says
+        so in a sentence for the player ("" when nothing was there to keep).
+        """
+        kept = ""
+        if record is not self._current:
+            kept = self._keep_what_is_there(record)
+            self._current = record
         save_record(self.current_path, record)
+        return kept
+
+    def _keep_what_is_there(self, record: GameRecord) -> str:
+        """Before ``record`` first takes the place of current-game.json: keep what is there."""
+        if not occupied(self.current_path):
+            return ""
+        saved = _read(self.current_path)
+        if saved.record is None:
+            try:
+                where = self.keep_aside(self.current_path)
+            except OSError as exc:
+                raise RecordError(
+                    f"{self.current_path} cannot be read and cannot be set aside, so nothing is "
+                    f"saved over it: {os_reason(exc)}"
+                ) from None
+            return f"The unfinished game could not be read ({saved.error}); it was kept as {where}."
+        other = (saved.record.created, saved.record.players) != (record.created, record.players)
+        if other and saved.record.events and saved.state is not None and not saved.state.is_over:
+            path = self.archive(saved.record, discard=False)
+            return f"The other unfinished game was kept under Replays ({path.name})."
+        return ""
+
+    def keep_aside(self, path: Path) -> Path:
+        """Rename the unreadable ``path`` to a new ``<name>.unreadable-<time>.json``; the new path.
+
+        Raises OSError when even that is impossible (then nothing was changed).
+        """
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+
+        def name(tag: str) -> Path:
+            return path.with_name(
+                UNREADABLE_NAME.format(stem=path.stem, stamp=tag, suffix=path.suffix)
+            )
+
+        target = name(stamp)
+        n = 1
+        while occupied(target):
+            n += 1
+            target = name(f"{stamp}-{n}")
+        os.rename(path, target)
+        return target
 
     def load_current(self) -> SavedGame | None:
         """The unfinished game, or None. A finished or unreadable file is reported, not raised."""
-        if not self.current_path.exists():
+        if not occupied(self.current_path):
             return None
         saved = _read(self.current_path)
         if saved.state is not None and saved.state.is_over:
@@ -168,33 +283,44 @@ class Storage:
         return saved
 
     def discard_current(self) -> None:
-        """Forget the unfinished game (a new game replaces it; a finished one is archived)."""
-        try:
+        """Forget the unfinished game (a finished one is archived first).
+
+        A file that cannot be read is not deleted: it is kept aside (:meth:`keep_aside`).
+        """
+        if not occupied(self.current_path):
+            return
+        if _read(self.current_path).record is None:
+            with contextlib.suppress(OSError):  # else it stays where it is: never deleted
+                self.keep_aside(self.current_path)
+            return
+        with contextlib.suppress(FileNotFoundError):
             self.current_path.unlink()
-        except FileNotFoundError:
-            pass
 
     # -- finished games ------------------------------------------------------------------
-    def archive(self, record: GameRecord) -> Path:
-        """Keep a finished game for replay and drop it as the game to continue."""
-        self.games_dir.mkdir(parents=True, exist_ok=True)
+    def archive(self, record: GameRecord, discard: bool = True) -> Path:
+        """Keep a finished game for replay and (``discard``) drop it as the game to continue.
+
+        Raises RecordError when it cannot be written (then nothing was changed).
+        """
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         names = "-".join(_slug(p.name) for p in record.players)
         path = self.games_dir / f"{stamp}-{names}.json"
         n = 1
-        while path.exists():
+        while occupied(path):
             n += 1
             path = self.games_dir / f"{stamp}-{names}-{n}.json"
         save_record(path, record)
-        self.discard_current()
+        if discard:
+            self.discard_current()
         return path
 
     def finished_games(self) -> list[SavedGame]:
         """Every kept game, newest first; unreadable files are listed with the reason."""
-        if not self.games_dir.is_dir():
+        try:
+            paths = sorted(self.games_dir.glob("*.json"), reverse=True)
+        except OSError:
             return []
-        games = [_read(path) for path in self.games_dir.glob("*.json")]
-        return sorted(games, key=lambda g: g.path.name, reverse=True)
+        return [_read(path) for path in paths]
 
 
 def _read(path: Path) -> SavedGame:
@@ -207,21 +333,3 @@ def _read(path: Path) -> SavedGame:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]+", "_", text).strip("_")[:16] or "player"
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Write via a temp file in the same dir and os.replace, so readers see old or new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

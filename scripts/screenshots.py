@@ -3,7 +3,11 @@
 Plays a real seeded game headless (``App.run_test``) against the optimal AI, choosing the
 human's moves with the decision API through the same keys a player presses, and saves:
 ``start.svg``, ``setup.svg``, ``game.svg`` (a selection with its live score), ``hints.svg``
-(the hints panel on the same position), ``rules.svg`` and ``game_over.svg``.
+(the hints panel on the same position), ``rules.svg`` and ``game_over.svg``; then the strategy
+explorer on the article's second example position (6,000 to 8,000): ``explorer.svg`` (its
+table), ``explorer_map.svg`` (the bank-threshold map) and ``explorer_compare.svg`` (optimal
+against max-score); and ``distribution.svg``, the chart of ``farkle distribution --rules
+patch`` (the "Analysis of Farkle" picture).
 
 The strategy for the rules must be solved; this script solves and caches it when it is not.
 
@@ -20,20 +24,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+from optimal_farkle.engine import load_rules
+from optimal_farkle.engine.dice import SeededDice
+from optimal_farkle.engine.game import GameState, Phase, Player
+from optimal_farkle.tui.app import FarkleApp, make_app
+from optimal_farkle.tui.game_setup import HUMAN, GameSetup
+from optimal_farkle.tui.screens.game import GameScreen
+from optimal_farkle.tui.screens.game_over import GameOverScreen
+from optimal_farkle.tui.screens.rules_help import RulesHelpScreen
+from optimal_farkle.tui.screens.setup import SetupScreen
+from optimal_farkle.tui.screens.start import StartScreen
+from optimal_farkle.tui.widgets.dice import indices_of
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from engine import load_rules  # noqa: E402
-from engine.dice import SeededDice  # noqa: E402
-from engine.game import GameState, Phase, Player  # noqa: E402
-from farkle_tui.app import HUMAN, FarkleApp, GameSetup, make_app  # noqa: E402
-from farkle_tui.screens.game import GameScreen  # noqa: E402
-from farkle_tui.widgets.dice import indices_of  # noqa: E402
-from farkle_tui.screens.game_over import GameOverScreen  # noqa: E402
-from farkle_tui.screens.rules_help import RulesHelpScreen  # noqa: E402
-from farkle_tui.screens.setup import SetupScreen  # noqa: E402
-from farkle_tui.screens.start import StartScreen  # noqa: E402
-
 SIZE = (80, 24)
 
 
@@ -47,11 +50,11 @@ async def wait_for(pilot: Any, condition: Any, timeout: float = 60.0) -> None:
 
 def best_keys(strategy: Any, state: GameState) -> tuple[list[str], str]:
     """The keys that select the optimal set-aside, and the key that follows (r or b)."""
-    from solver.decisions import decide, rank_options
+    from optimal_farkle.solver.decisions import decide, rank_options
 
     if state.phase is Phase.DECIDE:
         return [], "b" if decide(strategy, state).best == "bank" else "r"
-    from engine.game import SetAside, apply
+    from optimal_farkle.engine.game import SetAside, apply
 
     best = rank_options(strategy, state)[0]
     after, _ = apply(state, SetAside(best.option.dice))
@@ -66,16 +69,16 @@ async def shoot(app: FarkleApp, out: Path, strategy: Any) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
         await pilot.pause(0.2)
         app.save_screenshot("start.svg", str(out))
-        app.settings.player_name = "Ann"  # the same picture whoever runs the script
+        app.services.settings.player_name = "Ann"  # the same picture whoever runs the script
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
         await pilot.pause(0.3)
         app.save_screenshot("setup.svg", str(out))
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
-        rules = app.rules_override
+        rules = app.services.rules_override
         assert rules is not None
-        opponent = app.ai_titles().get("optimal", "Optimal")
+        opponent = app.services.ai_titles().get("optimal", "Optimal")
         app.begin(GameSetup(rules, (Player("Ann", HUMAN), Player(opponent, "optimal")), 0))
         await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
         game = app.screen
@@ -92,8 +95,13 @@ async def shoot(app: FarkleApp, out: Path, strategy: Any) -> None:
             keys, then = best_keys(strategy, state)
             for key in keys:
                 await pilot.press(key)
-            if (not shot_taken and state.phase is Phase.CHOOSE and state.turn >= 7
-                    and state.turn_total > 0 and len(state.options()) >= 3):
+            if (
+                not shot_taken
+                and state.phase is Phase.CHOOSE
+                and state.turn >= 7
+                and state.turn_total > 0
+                and len(state.options()) >= 3
+            ):
                 await pilot.pause(0.2)
                 app.save_screenshot("game.svg", str(out))
                 await pilot.press("h")
@@ -117,6 +125,65 @@ async def shoot(app: FarkleApp, out: Path, strategy: Any) -> None:
             print("warning: no position qualified for game.svg/hints.svg; try another --seed")
 
 
+async def shoot_explorer(app: FarkleApp, out: Path) -> None:
+    """The explorer's three views on the article's Table 2 position (6,000 to 8,000)."""
+    from textual.widgets import Input
+
+    from optimal_farkle.tui.screens.explorer import ExplorerScreen
+    from optimal_farkle.tui.widgets.score_heatmap import ScoreHeatmap
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, ExplorerScreen))
+        screen = app.screen
+        assert isinstance(screen, ExplorerScreen)
+        for field, value in (("score", "6000"), ("opponent", "8000")):
+            box = screen.query_one(f"#{field}", Input)
+            box.value = value
+        await wait_for(
+            pilot,
+            lambda: screen.table is not None and screen.table.position.opponent == 8000,
+        )
+        screen.query_one("#explorer-table").focus()
+        await pilot.pause(0.3)
+        app.save_screenshot("explorer.svg", str(out))
+        await pilot.press("m")
+        heatmap = screen.query_one(ScoreHeatmap)
+        await wait_for(pilot, lambda: heatmap.score_map is not None and heatmap.score_map.complete)
+        await pilot.press(*(["down"] * 12), *(["right"] * 16))
+        await pilot.pause(0.3)
+        app.save_screenshot("explorer_map.svg", str(out))
+        await pilot.press("c")
+        await wait_for(pilot, lambda: screen.comparison is not None)
+        await pilot.pause(0.3)
+        app.save_screenshot("explorer_compare.svg", str(out))
+
+
+def shoot_distribution(out: Path) -> None:
+    """``farkle distribution --rules patch`` as the terminal shows it, 80 columns wide."""
+    import io
+
+    from rich.console import Console
+
+    from optimal_farkle.engine import preset
+    from optimal_farkle.solver.distribution import max_score_policy, turn_distribution
+    from optimal_farkle.solver.expected import expected_strategy
+    from optimal_farkle.tui.commands.distribution import print_chart
+
+    rules = preset("patch")
+    distribution = turn_distribution(max_score_policy(expected_strategy(rules)))
+    console = Console(record=True, width=80, file=io.StringIO(), highlight=False)
+    print_chart(
+        distribution,
+        f"{rules.display_name}: one turn of the max-score strategy",
+        500,
+        False,
+        console,
+    )
+    console.save_svg(str(out / "distribution.svg"), title="farkle distribution --rules patch")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="Regenerate docs/screenshots/*.svg")
     parser.add_argument("--rules", default="facebook")
@@ -124,22 +191,32 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--cache-dir", type=Path, default=None)
     args = parser.parse_args()
-    from solver.cache import load_strategy, solve_strategy
+    from optimal_farkle.solver.cache import load_strategy, solve_strategy
 
     rules = load_rules(args.rules)
     strategy = load_strategy(rules, cache_dir=args.cache_dir)
     if strategy is None:
         print(f"solving {rules.name} once (cached afterwards)...", flush=True)
         strategy = solve_strategy(
-            rules, cache_dir=args.cache_dir, progress=lambda f, note: print(f"  {100 * f:5.1f}% {note}", flush=True)
+            rules,
+            cache_dir=args.cache_dir,
+            progress=lambda f, note: print(f"  {100 * f:5.1f}% {note}", flush=True),
         )
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as data:
         app = make_app(
-            dice=SeededDice(args.seed), rules=rules, data_dir=Path(data), cache_dir=args.cache_dir,
-            pace=0.0, animate=False,
+            dice=SeededDice(args.seed),
+            rules=rules,
+            data_dir=Path(data),
+            cache_dir=args.cache_dir,
+            pace=0.0,
+            animate=False,
         )
         asyncio.run(shoot(app, args.out, strategy))
+    with tempfile.TemporaryDirectory() as data:
+        app = make_app(rules=rules, data_dir=Path(data), cache_dir=args.cache_dir, animate=False)
+        asyncio.run(shoot_explorer(app, args.out))
+    shoot_distribution(args.out)
     for name in sorted(args.out.glob("*.svg")):
         print(name.relative_to(ROOT) if name.is_relative_to(ROOT) else name)
     return 0

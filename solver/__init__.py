@@ -1,6 +1,6 @@
 """The optimal strategy: win-probability value iteration, its cache, decisions, and AI players.
 
-The public names below load lazily, so ``import solver`` (and the ``farkle`` command line
+The public names below load lazily, so ``import optimal_farkle.solver`` (and the ``farkle`` command line
 building its parser) does not pay for numba until a strategy is actually needed.
 """
 
@@ -30,11 +30,11 @@ _EXPORTS = {
     "expected_strategy": "expected",
 }
 
-__all__ = ["DEFAULT_FLOOR", *_EXPORTS]
+__all__ = ["DEFAULT_FLOOR", *_EXPORTS]  # noqa: PLE0604 - the lazy exports, by name
 
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        raise AttributeError(f"module 'solver' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"solver.{module}"), name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)

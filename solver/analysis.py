@@ -26,10 +26,10 @@ from datetime import datetime
 from functools import cached_property
 from typing import Any
 
-from engine import FarkleError, RecordError
-from engine.events import Banked, Event
-from engine.game import Action, Bank, GameState, Phase, Roll, SetAside
-from engine.record import GameRecord, replay_steps
+from optimal_farkle.engine import FarkleError, RecordError
+from optimal_farkle.engine.events import Banked, Event
+from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
+from optimal_farkle.engine.record import GameRecord, replay_steps
 
 from .decisions import decide, rank_options, win_probability
 from .model import unsupported
@@ -216,7 +216,9 @@ def replay_record(record: GameRecord) -> tuple[Step, ...]:
 def check_analysable(record: GameRecord, strategy: Strategy) -> None:
     """AnalysisError unless the optimal strategy of the record's rules can judge this game."""
     if len(record.players) != 2:
-        raise AnalysisError(f"only two-player games can be analysed, this one has {len(record.players)}")
+        raise AnalysisError(
+            f"only two-player games can be analysed, this one has {len(record.players)}"
+        )
     reason = unsupported(record.rules)
     if reason is not None:
         raise AnalysisError(f"this game cannot be analysed: {reason}")
@@ -265,7 +267,9 @@ def analyse_step(strategy: Strategy, step: Step) -> DecisionAnalysis | None:
     )
 
 
-def summarise(record: GameRecord, decisions: Sequence[DecisionAnalysis]) -> tuple[PlayerSummary, ...]:
+def summarise(
+    record: GameRecord, decisions: Sequence[DecisionAnalysis]
+) -> tuple[PlayerSummary, ...]:
     """Per player: decisions, total loss, marks and best moves."""
     out = []
     for i, player in enumerate(record.players):
@@ -286,7 +290,9 @@ def summarise(record: GameRecord, decisions: Sequence[DecisionAnalysis]) -> tupl
     return tuple(out)
 
 
-def win_curve(record: GameRecord, strategy: Strategy, steps: Sequence[Step]) -> tuple[CurvePoint, ...]:
+def win_curve(
+    record: GameRecord, strategy: Strategy, steps: Sequence[Step]
+) -> tuple[CurvePoint, ...]:
     """P(the first player wins) at the start of every turn, then the result."""
     first = record.first
     points: list[CurvePoint] = []
@@ -401,8 +407,11 @@ def history(
         when = _when(record)
         for event in record.events:
             if isinstance(event, Banked) and record.players[event.player].kind == "human":
-                turns.append(BestTurn(event.points, record.players[event.player].name, when,
-                                      record.rules.name))
+                turns.append(
+                    BestTurn(
+                        event.points, record.players[event.player].name, when, record.rules.name
+                    )
+                )
         if seat is None:
             out.watched += 1
             continue

@@ -11,8 +11,13 @@ File layout (no pickle: data must not depend on module paths)::
 The name carries a hash of the rules, the floor and :data:`SOLVER_VERSION`, so changing any
 of them simply misses the old file. A file that fails any check (magic, header, version,
 digest, shape, length, checksum) is reported and rebuilt, never trusted. Writes go to a
-temporary file that is renamed into place, and builders of the same file take a lock, so
-two processes never leave a half-written cache and the second reuses the first's work.
+temporary file that is renamed into place (:func:`engine.files.atomic_write`), and builders
+of the same file take a lock, so two processes never leave a half-written cache and the
+second reuses the first's work.
+
+A cache that cannot be used (a folder that cannot be created or written, a file in the way,
+a cache file that is a folder or a FIFO) never stops a solve: the strategy is solved and
+returned from memory, and ``report`` says why it is not cached.
 """
 
 from __future__ import annotations
@@ -22,16 +27,27 @@ import hashlib
 import json
 import os
 import struct
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import filelock
 import numpy as np
 import platformdirs
 
-from engine import Rules
+from optimal_farkle.engine import Rules
+from optimal_farkle.engine.files import (
+    FileMissing,
+    FileProblem,
+    atomic_write,
+    decode_text,
+    occupied,
+    parse_json,
+    read_bytes,
+    writable_problem,
+)
+from optimal_farkle.engine.text import quote
 
 from . import DEFAULT_FLOOR
 from .model import build_model, unsupported
@@ -39,10 +55,12 @@ from .strategy import SolveInfo, Strategy
 from .valueiter import Progress, SolveCancelled, value_iteration
 
 #: Bump when the solver's results could change, so old caches are not reused.
-SOLVER_VERSION = "1"
+SOLVER_VERSION = "2"  # 2: every endgame, the entry minimum; start states of 7 fields
 FORMAT = "farkle-w0"
 FORMAT_VERSION = 1
 MAGIC = b"FARKLE-W0\n"
+#: The longest header read (a real one is about 1 KB).
+MAX_HEADER = 64 * 1024
 
 Reporter = Callable[[str], None]
 
@@ -51,6 +69,7 @@ __all__ = [
     "SolveCancelled",
     "cache_dir",
     "cache_path",
+    "load_or_solve",
     "load_strategy",
     "read_cache",
     "solve_strategy",
@@ -79,18 +98,20 @@ def cache_key(rules: Rules, floor: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def cache_path(rules: Rules, floor: int = DEFAULT_FLOOR, directory: Path | str | None = None) -> Path:
+def cache_path(
+    rules: Rules, floor: int = DEFAULT_FLOOR, directory: Path | str | None = None
+) -> Path:
     model_floor = floor if rules.has_penalty else 0
     name = f"{rules.name}-floor{model_floor}-{cache_key(rules, model_floor)}.w0"
     return cache_dir(directory) / name
 
 
 class CacheError(Exception):
-    """A cache file that cannot be trusted; the message says why."""
+    """A cache file that cannot be read, trusted or written; the message says why."""
 
 
 def write_cache(path: Path, strategy: Strategy) -> None:
-    """Write atomically: a temporary file in the same folder, fsync, then rename."""
+    """Write atomically (:func:`engine.files.atomic_write`); CacheError says why it could not."""
     payload = np.ascontiguousarray(strategy.w0, dtype="<f8").tobytes()
     info = strategy.info
     header = {
@@ -109,31 +130,22 @@ def write_cache(path: Path, strategy: Strategy) -> None:
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     head = json.dumps(header, sort_keys=True).encode()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(MAGIC)
-            fh.write(struct.pack("<I", len(head)))
-            fh.write(head)
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+        atomic_write(path, MAGIC + struct.pack("<I", len(head)) + head + payload)
+    except FileProblem as exc:
+        raise CacheError(f"cannot write {path}: {exc}") from None
 
 
 def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
     """Load and check a cache file; :class:`CacheError` says what is wrong with it."""
+    model = build_model(rules, floor)
+    expected = int(np.prod(model.shape)) * 8
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+        data = read_bytes(path, len(MAGIC) + 4 + MAX_HEADER + expected)
+    except FileMissing:
         raise CacheError("no cache file") from None
-    except OSError as exc:
-        raise CacheError(f"cannot read it: {exc}") from None
+    except FileProblem as exc:
+        raise CacheError(str(exc)) from None
     if not data.startswith(MAGIC):
         raise CacheError("not a farkle strategy file (bad magic)")
     at = len(MAGIC)
@@ -141,30 +153,32 @@ def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
         raise CacheError("truncated header")
     (head_len,) = struct.unpack_from("<I", data, at)
     at += 4
+    if head_len > MAX_HEADER:
+        raise CacheError(f"corrupt header: it claims {head_len:,} bytes")
     if len(data) < at + head_len:
         raise CacheError("truncated header")
     try:
-        header = json.loads(data[at : at + head_len])
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        header = parse_json(decode_text(data[at : at + head_len]))
+    except FileProblem as exc:
         raise CacheError(f"corrupt header: {exc}") from None
     at += head_len
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise CacheError("corrupt header: not a W0 table")
     if header.get("format_version") != FORMAT_VERSION:
-        raise CacheError(f"format version {header.get('format_version')!r}, expected {FORMAT_VERSION}")
+        raise CacheError(
+            f"format version {header.get('format_version')!r}, expected {FORMAT_VERSION}"
+        )
     if header.get("solver_version") != SOLVER_VERSION:
         raise CacheError(
             f"stale: made by solver version {header.get('solver_version')!r}, this is {SOLVER_VERSION}"
         )
     if header.get("rules_digest") != rules.digest:
         raise CacheError("stale: made for different rules")
-    model = build_model(rules, floor)
     if header.get("floor") != model.floor:
         raise CacheError(f"made for floor {header.get('floor')!r}, expected {model.floor}")
     if header.get("shape") != list(model.shape):
         raise CacheError(f"shape {header.get('shape')!r}, expected {list(model.shape)}")
     payload = data[at:]
-    expected = int(np.prod(model.shape)) * 8
     if len(payload) != expected:
         raise CacheError(f"truncated: {len(payload)} of {expected} data bytes")
     if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
@@ -173,12 +187,20 @@ def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
     if not np.all((w0 >= 0.0) & (w0 <= 1.0)):
         raise CacheError("values outside [0, 1]")
     info = SolveInfo(
-        passes=int(header.get("passes", 0)),
-        cheap_passes=float(header.get("cheap_passes", 0.0)),
-        residual=float(header.get("residual", 0.0)),
-        seconds=float(header.get("seconds", 0.0)),
+        passes=int(_figure(header, "passes")),
+        cheap_passes=_figure(header, "cheap_passes"),
+        residual=_figure(header, "residual"),
+        seconds=_figure(header, "seconds"),
     )
     return Strategy(model, w0, info)
+
+
+def _figure(header: dict[str, object], key: str) -> float:
+    """A solve figure of the header: a finite number >= 0 (CacheError otherwise)."""
+    value = header.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e300:
+        raise CacheError(f"corrupt header: {key!r} is {quote(value)}")
+    return float(value)
 
 
 def load_strategy(
@@ -191,12 +213,10 @@ def load_strategy(
     if unsupported(rules) is not None:
         return None
     path = cache_path(rules, floor, cache_dir)
-    if not path.exists():
-        return None
     try:
         return read_cache(path, rules, floor)
     except CacheError as exc:
-        if report is not None:
+        if report is not None and occupied(path):
             report(f"ignoring the strategy cache {path}: {exc}; it will be rebuilt")
         return None
 
@@ -208,26 +228,48 @@ def solve_strategy(
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
     report: Reporter | None = None,
-    threads: int = 2,
+    threads: int | None = None,
 ) -> Strategy:
     """Load the strategy from the cache, or solve and cache it.
 
     Raises :class:`ValueError` for rules the solver does not support (see :func:`supports`)
     and :class:`SolveCancelled` when ``cancel`` is set; a cancelled solve writes nothing.
+    A cache that cannot be written does not stop the solve: ``report`` says why.
+    """
+    return load_or_solve(rules, floor, cache_dir, progress, cancel, report, threads)[0]
+
+
+def load_or_solve(
+    rules: Rules,
+    floor: int = DEFAULT_FLOOR,
+    cache_dir: Path | str | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    report: Reporter | None = None,
+    threads: int | None = None,
+) -> tuple[Strategy, bool]:
+    """:func:`solve_strategy`, and whether the strategy was loaded rather than solved here.
+
+    Loaded includes a cache another process finished while this one waited for its lock.
     """
     reason = unsupported(rules)
     if reason is not None:
         raise ValueError(reason)
     cached = load_strategy(rules, floor, cache_dir, report)
     if cached is not None:
-        return cached
+        return cached, True
     path = cache_path(rules, floor, cache_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _build_lock(path, cancel, progress):
+    problem = writable_problem(path.parent)
+    if problem is not None:
+        _say(
+            report,
+            f"the strategy cannot be cached ({problem}); it is solved in memory for this run",
+        )
+    with _build_lock(path, cancel, progress, report, usable=problem is None):
         # Another process may have finished the same build while we waited for the lock.
-        cached = load_strategy(rules, floor, cache_dir, report)
+        cached = load_strategy(rules, floor, cache_dir, None)
         if cached is not None:
-            return cached
+            return cached, True
         model = build_model(rules, floor)
         result = value_iteration(model, progress=progress, cancel=cancel, threads=threads)
         info = SolveInfo(
@@ -237,35 +279,52 @@ def solve_strategy(
             seconds=result.seconds,
         )
         strategy = Strategy(model, result.w0, info)
-        write_cache(path, strategy)
-        return strategy
+        if problem is None:
+            try:
+                write_cache(path, strategy)
+            except CacheError as exc:
+                _say(
+                    report,
+                    f"the strategy cannot be cached ({exc}); it is kept in memory for this run",
+                )
+        return strategy, False
+
+
+def _say(report: Reporter | None, message: str) -> None:
+    if report is not None:
+        report(message)
 
 
 @contextlib.contextmanager
 def _build_lock(
-    path: Path, cancel: threading.Event | None, progress: Progress | None
+    path: Path,
+    cancel: threading.Event | None,
+    progress: Progress | None,
+    report: Reporter | None,
+    usable: bool = True,
 ) -> Iterator[None]:
-    """An exclusive lock beside the cache file, waited for while polling ``cancel``."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows: the atomic rename still protects the file
-        yield
-        return
-    lock_path = path.with_name(path.name + ".lock")
-    with open(lock_path, "a+b") as fh:
-        told = False
-        while True:
-            try:
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if cancel is not None and cancel.is_set():
-                    raise SolveCancelled() from None
-                if progress is not None and not told:
-                    progress(0.0, "another farkle process is computing this strategy; waiting")
-                    told = True
-                time.sleep(0.2)
+    """An exclusive lock beside the cache file (filelock: any OS), waited for while polling ``cancel``.
+
+    Without a usable cache folder (``usable`` False, or the lock file cannot be made) there
+    is nothing to protect: the solve goes on without the lock.
+    """
+    lock = filelock.FileLock(str(path.with_name(path.name + ".lock"))) if usable else None
+    told = False
+    while lock is not None:
         try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+            lock.acquire(timeout=0.2)
+            break
+        except filelock.Timeout:
+            if cancel is not None and cancel.is_set():
+                raise SolveCancelled() from None
+            if progress is not None and not told:
+                progress(0.0, "another farkle process is computing this strategy; waiting")
+                told = True
+        except OSError as exc:
+            _say(report, f"cannot lock the strategy cache ({exc}); solving without the lock")
+            lock = None
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()

@@ -1,19 +1,24 @@
-"""The decision API: what every choice in a game is worth, for the AI and the hints.
+"""The decision API: what every choice in a game is worth, for the AI, the hints and the analysis.
 
-A 2-player :class:`engine.game.GameState` maps to the model's state ``(t, n, b, d, f, e)``
-from the point of view of the player to move; the turn's values come from
-:meth:`solver.strategy.Strategy.turn`, recomputed in about a millisecond and cached, so each
-call here answers well within the 20 ms an interface can afford.
+A two-player :class:`engine.game.GameState` maps to the model's view from the point of view of
+the player to move (:func:`turn_of`): an ordinary turn is the start state
+``(b, d, f, e, entered, opponent entered, mover started)`` and its in-turn values
+(:meth:`solver.strategy.Strategy.turn_of`); a final turn (the opponent reached the goal under
+the final-turn or equal-turns endgame) only has to bank more than the leader, and reads the
+one-turn table of :mod:`solver.endgame`. Either way a decision costs well under a
+millisecond once the turn is cached, so each call here answers well within the 20 ms an
+interface can afford.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine import ScoringOption
-from engine.game import GameState, Phase
+from optimal_farkle.engine import STEP, ScoringOption
+from optimal_farkle.engine.game import GameState, Phase
 
-from .strategy import Strategy, TurnValues
+from .strategy import StartState, Strategy, Turn
+from .tables import next_dice
 
 
 @dataclass(frozen=True)
@@ -36,27 +41,52 @@ class Decision:
     best: str  # "bank" or "roll"
 
 
-def _turn(strategy: Strategy, state: GameState) -> TurnValues:
+def start_state(state: GameState) -> StartState:
+    """The start state of the turn in progress, from the mover's point of view."""
+    me, other = state.standing, state.opponent
+    return StartState(
+        score=me.score,
+        opponent=other.score,
+        farkles=me.farkles,
+        opponent_farkles=other.farkles,
+        entered=me.entered,
+        opponent_entered=other.entered,
+        starter=state.mover_started(),
+    )
+
+
+def final_target(state: GameState) -> int:
+    """Points a final turn must bank to win: more than the leader's score (ties lose)."""
+    best = max(s.score for i, s in enumerate(state.standings) if i != state.current)
+    need = best - state.standing.score + STEP
+    return max(need, state.rules.bank_minimum(state.standing.entered))
+
+
+def turn_of(strategy: Strategy, state: GameState) -> Turn:
+    """The values of the turn in progress (a final turn reads the final-turn table)."""
     if len(state.players) != 2:
         raise ValueError("the optimal strategy is solved for two players")
     if state.rules.digest != strategy.rules.digest:
         raise ValueError(
-            f"this strategy is for the rules {strategy.rules.name!r}, the game uses {state.rules.name!r}"
+            f"this strategy is for the rules {strategy.rules.name!r}, "
+            f"the game uses {state.rules.name!r}"
         )
-    me, other = state.standing, state.opponent
-    return strategy.turn(me.score, other.score, me.farkles, other.farkles)
+    if state.final_turn():
+        return strategy.final_turn(final_target(state))
+    return strategy.turn_of(start_state(state))
 
 
 def decide(strategy: Strategy, state: GameState) -> Decision:
     """The bank-or-roll decision in phase ``DECIDE``."""
     if state.phase is not Phase.DECIDE:
         raise ValueError(f"decide() needs a state before a roll, not phase {state.phase.value!r}")
-    turn = _turn(strategy, state)
+    turn = turn_of(strategy, state)
     t, n = state.turn_total, state.dice_left
     roll = turn.roll_value(t, n)
     bank = turn.bank_value(t) if state.can_bank() else None
     best = "bank" if bank is not None and bank >= roll else "roll"
-    return Decision(win=max(roll, bank) if bank is not None else roll, bank=bank, roll=roll, best=best)
+    win = max(roll, bank) if bank is not None else roll
+    return Decision(win=win, bank=bank, roll=roll, best=best)
 
 
 def rank_options(strategy: Strategy, state: GameState) -> list[OptionValue]:
@@ -66,12 +96,12 @@ def rank_options(strategy: Strategy, state: GameState) -> list[OptionValue]:
     """
     if state.phase is not Phase.CHOOSE:
         raise ValueError(f"rank_options() needs dice showing, not phase {state.phase.value!r}")
-    turn = _turn(strategy, state)
+    turn = turn_of(strategy, state)
     t, n = state.turn_total, state.dice_left
     ranked = []
     for option in state.options():
         t2 = t + option.points
-        n2 = (n - option.size) or 6
+        n2 = next_dice(n - option.size)
         ranked.append(OptionValue(option, t2, n2, turn.win(t2, n2)))
     ranked.sort(key=lambda ov: -ov.win)
     return ranked

@@ -10,9 +10,13 @@ Model
 -----
 A decision state is ``(t, n)``: turn total ``t`` (a multiple of 50) and ``n`` = 1..6 dice to
 roll. ``m = rules.bank_minimum(entered=True)``: the entry minimum is a game-level rule about
-a player's *first* bank and is deliberately left out of this per-turn analysis. With
+a player's *first* bank and is left out of this per-turn analysis, except on request
+(``entered=False``): then ``m`` is the entry minimum, and the same equations give the first
+turn of a player who is not on the board yet, the strategy that maximises the expected
+points of a turn whose bank must reach the entry minimum ("Analysis of Farkle" discusses it
+for the Patch rules' 500). With
 ``F_n`` the probability that ``n`` dice farkle and ``p_g`` the probability of roll group
-``g`` (rolls with identical option lists, from :func:`engine.tables.grouped_tables` with
+``g`` (rolls with identical option lists, from :func:`solver.tables.grouped_tables` with
 ``reduce=False``, so every legal set-aside is considered)::
 
     V(t, n) = max( t                [only if t >= m],
@@ -66,8 +70,9 @@ from typing import Literal, TypedDict
 
 import numpy as np
 
-from engine import STEP, IllegalActionError, Rules, RulesError, ScoringOption, scorer
-from engine.tables import GroupedTables, grouped_tables, roll_table
+from optimal_farkle.engine import STEP, IllegalActionError, Rules, RulesError, ScoringOption, scorer
+from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
+from optimal_farkle.solver.tables import GroupedTables, grouped_tables, roll_table
 
 #: The decision before a roll (not engine.game's Action, which is a move of the game).
 BankOrRoll = Literal["bank", "roll"]
@@ -89,13 +94,19 @@ def hot(dice_left: int) -> int:
     return 6 if dice_left == 0 else dice_left
 
 
-@dataclass(frozen=True)
-class _Flat:
-    """The unreduced roll groups as flat per-option arrays (what the backward pass reads)."""
+@dataclass(frozen=True, eq=False)
+class FlatTables:
+    """The unreduced roll groups as flat per-option arrays.
+
+    What every pass over ``(t, n)`` under a policy reads: this module's backward pass and the
+    forward pass of :mod:`solver.distribution`. ``next_dice`` is where the hot-dice rule
+    ``h`` is applied, once, for every option.
+    """
 
     farkle: np.ndarray  # (7,) float64, F_n (index 0 unused)
     risky: np.ndarray  # (7,) bool, F_n > 0 (index 0 False)
     group_prob: np.ndarray  # (G,) float64
+    group_dice: np.ndarray  # (G,) int64 dice count n of each group
     group_first: np.ndarray  # (G,) int64 first option of each group
     group_size: np.ndarray  # (G,) int64 options per group
     dice_first: np.ndarray  # (6,) int64 first group of n = 1..6
@@ -105,7 +116,9 @@ class _Flat:
     max_step: int
 
 
-def _flatten(rules: Rules) -> _Flat:
+@lru_cache(maxsize=32)
+def flat_tables(rules: Rules) -> FlatTables:
+    """The roll groups of ``rules`` (every legal set-aside kept) as :class:`FlatTables`."""
     tables: GroupedTables = grouped_tables(rules, reduce=False)
     n_groups = len(tables.group_prob)
     group_dice = np.zeros(n_groups, dtype=np.int64)
@@ -122,10 +135,11 @@ def _flatten(rules: Rules) -> _Flat:
         )
     # Exact zero test on integer counts, not on a float probability.
     risky = np.array([False] + [roll_table(rules, n).farkle_rolls > 0 for n in DICE])
-    return _Flat(
+    return FlatTables(
         farkle=np.asarray(tables.farkle_prob, dtype=np.float64),
         risky=risky,
         group_prob=np.asarray(tables.group_prob, dtype=np.float64),
+        group_dice=group_dice,
         group_first=np.asarray(starts[:-1], dtype=np.int64),
         group_size=sizes.astype(np.int64),
         dice_first=np.asarray(tables.group_start[1:7], dtype=np.int64),
@@ -136,13 +150,13 @@ def _flatten(rules: Rules) -> _Flat:
     )
 
 
-def _groups_of(flat: _Flat, n: int) -> range:
+def _groups_of(flat: FlatTables, n: int) -> range:
     """The roll groups of ``n`` dice."""
     stop = int(flat.dice_first[n]) if n < 6 else len(flat.group_prob)
     return range(int(flat.dice_first[n - 1]), stop)
 
 
-def _group_best(flat: _Flat, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def group_best(flat: FlatTables, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per group: the best option value and the index of the first option attaining it."""
     best = np.maximum.reduceat(values, flat.group_first)
     is_best = values >= np.repeat(best, flat.group_size)
@@ -150,14 +164,14 @@ def _group_best(flat: _Flat, values: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return best, np.minimum.reduceat(index, flat.group_first)
 
 
-def _per_dice(flat: _Flat, per_group: np.ndarray) -> np.ndarray:
+def per_dice(flat: FlatTables, per_group: np.ndarray) -> np.ndarray:
     """``sum_g p_g x_g`` for each dice count, as a (7,) array with index 0 unused."""
     out = np.zeros(7)
     out[1:] = np.add.reduceat(flat.group_prob * per_group, flat.dice_first)
     return out
 
 
-def _gains(flat: _Flat, rules: Rules) -> np.ndarray:
+def _gains(flat: FlatTables, rules: Rules) -> np.ndarray:
     """``c``: what each dice count is worth above ``t`` when the turn total is huge.
 
     Policy iteration on the riskless counts: fix the set-aside per group, solve the linear
@@ -175,7 +189,7 @@ def _gains(flat: _Flat, rules: Rules) -> np.ndarray:
     where = {n: i for i, n in enumerate(riskless)}
     policy: np.ndarray | None = None
     for _ in range(1000):
-        _, choice = _group_best(flat, flat.points + c[flat.next_dice])
+        _, choice = group_best(flat, flat.points + c[flat.next_dice])
         if policy is not None and np.array_equal(choice, policy):
             return c
         policy = choice
@@ -205,17 +219,17 @@ def _gains(flat: _Flat, rules: Rules) -> np.ndarray:
     raise RuntimeError("policy iteration for the hot-dice gain did not settle")  # pragma: no cover
 
 
-def safe_cap(rules: Rules, penalty: float = 0.0) -> int:
+def safe_cap(rules: Rules, penalty: float = 0.0, entered: bool = True) -> int:
     """The smallest turn total from which the above-the-cap form is exact (see the module doc)."""
-    flat = _flatten(rules)
+    flat = flat_tables(rules)
     c = _gains(flat, rules)
-    return _safe_cap(flat, rules, c, penalty)
+    return _safe_cap(flat, rules.bank_minimum(entered), c, penalty)
 
 
-def _safe_cap(flat: _Flat, rules: Rules, c: np.ndarray, penalty: float) -> int:
-    best, _ = _group_best(flat, flat.points + c[flat.next_dice])
-    reach = _per_dice(flat, best)
-    bound = float(rules.bank_minimum(entered=True))
+def _safe_cap(flat: FlatTables, minimum: int, c: np.ndarray, penalty: float) -> int:
+    best, _ = group_best(flat, flat.points + c[flat.next_dice])
+    reach = per_dice(flat, best)
+    bound = float(minimum)
     for n in DICE:
         if flat.risky[n]:
             bound = max(bound, (reach[n] - penalty * flat.farkle[n]) / flat.farkle[n])
@@ -229,6 +243,8 @@ class ExpectedStrategy:
     Attributes:
         rules: the rule set.
         penalty: ``y``, the extra points a farkle is counted as losing (0: plain expected score).
+        minimum: ``m``, the smallest bankable turn total the strategy respects (the entry
+            minimum for a strategy solved with ``entered=False``).
         cap: the turn total from which every risky dice count banks (the table's height).
         expected: true expected points a turn adds from ``(0, 6)`` (a farkle adds 0).
         farkle_probability: probability that such a turn ends in a farkle.
@@ -237,6 +253,7 @@ class ExpectedStrategy:
 
     rules: Rules
     penalty: float
+    minimum: int
     cap: int
     expected: float
     farkle_probability: float
@@ -247,6 +264,11 @@ class ExpectedStrategy:
     _final: np.ndarray  # (K, 7) T
     _roll_final: np.ndarray  # (K, 7) T if rolling now
     _bank: np.ndarray  # (K, 7) bool
+
+    @property
+    def entry(self) -> int | None:
+        """The entry minimum this first-turn strategy must bank, or None for an ordinary turn."""
+        return self.minimum if self.minimum > self.rules.bank_minimum() else None
 
     # -- lookups -----------------------------------------------------------------------------
     def _index(self, t: int, n: int) -> int | None:
@@ -323,6 +345,36 @@ class ExpectedStrategy:
                 best, best_value = option, value
         return best
 
+    def policy_table(self, height: int) -> tuple[np.ndarray, np.ndarray]:
+        """``V`` and the bank decisions for ``t = 0, 50, ..., 50 (height - 1)``, as arrays.
+
+        Returns ``(value, bank)``, both ``(height, 7)`` with column 0 unused: exactly
+        :meth:`value` and :meth:`action` (above the cap: ``t + c_n``, and risky counts bank),
+        for passes that follow the strategy over many turn totals at once.
+        """
+        rows = max(0, int(height))
+        totals = np.arange(rows, dtype=np.float64) * STEP
+        value = totals[:, None] + self.gains[None, :]
+        bank = np.broadcast_to(self._farkle > 0, (rows, 7)).copy()
+        below = min(rows, self.cap // STEP)
+        value[:below] = self._value[:below]
+        bank[:below] = self._bank[:below]
+        return value, bank
+
+    def act(self, state: GameState) -> Action:
+        """The strategy's move in a real game state, for the player to move.
+
+        Set aside :meth:`best_option` of the showing roll; before a roll, bank where
+        :meth:`action` says so and the engine allows it, else roll. Simulations of the
+        strategy play it through :class:`engine.record.GameSession` with this.
+        """
+        t, n = state.turn_total, state.dice_left
+        if state.phase is Phase.CHOOSE:
+            return SetAside(self.best_option(state.roll, t, len(state.roll)).dice)
+        if t > 0 and state.can_bank() and self.action(t, n) == "bank":
+            return Bank()
+        return Roll()
+
     def rows(self, max_turn: int) -> list[ExpectedRow]:
         """Table rows for t = 0, 50, ..., ``max_turn`` and n = 6..1 (the article's layout)."""
         if max_turn < 0 or max_turn % STEP:
@@ -340,7 +392,9 @@ class ExpectedStrategy:
         ]
 
 
-def solve_expected(rules: Rules, penalty: float = 0.0, cap: int | None = None) -> ExpectedStrategy:
+def solve_expected(
+    rules: Rules, penalty: float = 0.0, cap: int | None = None, entered: bool = True
+) -> ExpectedStrategy:
     """Solve the expected-score strategy (uncached; see :func:`expected_strategy`).
 
     Args:
@@ -348,14 +402,16 @@ def solve_expected(rules: Rules, penalty: float = 0.0, cap: int | None = None) -
         penalty: ``y >= 0``.
         cap: force the cap (tests use this to compare with a brute force and to show that a
             larger cap changes nothing); default: the smallest safe cap, :func:`safe_cap`.
+        entered: False solves the first turn of a player not on the board yet, whose bank must
+            reach the entry minimum (``m = rules.bank_minimum(entered=False)``).
     """
     if not (penalty >= 0 and math.isfinite(penalty)):
         raise ValueError(f"the farkle penalty must be a finite number >= 0, not {penalty}")
-    flat = _flatten(rules)
+    flat = flat_tables(rules)
     c = _gains(flat, rules)
+    minimum = rules.bank_minimum(entered)
     if cap is None:
-        cap = _safe_cap(flat, rules, c, penalty)
-    minimum = rules.bank_minimum(entered=True)
+        cap = _safe_cap(flat, minimum, c, penalty)
     if cap % STEP or cap < minimum:
         raise ValueError(f"the cap must be a multiple of {STEP} and at least {minimum}, not {cap}")
     y = float(penalty)
@@ -372,11 +428,11 @@ def solve_expected(rules: Rules, penalty: float = 0.0, cap: int | None = None) -
     bank = np.zeros((top, 7), dtype=bool)
     for k in range(top - 1, -1, -1):
         rows = k + flat.step
-        best, first = _group_best(flat, value[rows, flat.next_dice])
+        best, first = group_best(flat, value[rows, flat.next_dice])
         chosen_rows, chosen_dice = rows[first], flat.next_dice[first]
-        roll_v = _per_dice(flat, best) - y * flat.farkle
-        roll_t = _per_dice(flat, final[chosen_rows, chosen_dice])
-        roll_q = _per_dice(flat, fark[chosen_rows, chosen_dice]) + flat.farkle
+        roll_v = per_dice(flat, best) - y * flat.farkle
+        roll_t = per_dice(flat, final[chosen_rows, chosen_dice])
+        roll_q = per_dice(flat, fark[chosen_rows, chosen_dice]) + flat.farkle
         t = float(k * STEP)
         banks = (t >= minimum) & (t >= roll_v)
         banks[0] = False
@@ -385,8 +441,8 @@ def solve_expected(rules: Rules, penalty: float = 0.0, cap: int | None = None) -
         fark[k] = np.where(banks, 0.0, roll_q)
         roll_final[k] = roll_t
         bank[k] = banks
-    best, _ = _group_best(flat, flat.points + c[flat.next_dice])
-    reach = _per_dice(flat, best)
+    best, _ = group_best(flat, flat.points + c[flat.next_dice])
+    reach = per_dice(flat, best)
     arrays = [value[:top], final[:top], roll_final, bank, c, flat.farkle, reach]
     for array in arrays:
         array.setflags(write=False)
@@ -395,6 +451,7 @@ def solve_expected(rules: Rules, penalty: float = 0.0, cap: int | None = None) -
     return ExpectedStrategy(
         rules=rules,
         penalty=y,
+        minimum=minimum,
         cap=cap,
         expected=start_final,
         farkle_probability=start_farkle,
@@ -409,6 +466,9 @@ def solve_expected(rules: Rules, penalty: float = 0.0, cap: int | None = None) -
 
 
 @lru_cache(maxsize=32)
-def expected_strategy(rules: Rules, penalty: float = 0) -> ExpectedStrategy:
-    """The expected-score strategy of ``rules`` with farkle penalty ``penalty``, cached."""
-    return solve_expected(rules, float(penalty))
+def expected_strategy(rules: Rules, penalty: float = 0, entered: bool = True) -> ExpectedStrategy:
+    """The expected-score strategy of ``rules`` with farkle penalty ``penalty``, cached.
+
+    ``entered=False``: the first turn under the entry minimum (see :func:`solve_expected`).
+    """
+    return solve_expected(rules, float(penalty), entered=entered)

@@ -9,7 +9,7 @@ definition and cannot drift apart:
 * :meth:`LevelPlayer.banks` -- before a roll at turn total ``t`` with ``n`` dice: bank?
 * :meth:`LevelPlayer.keep` -- which set-aside, chosen from the roll's *keep list*: for each
   number of dice used, the highest-scoring set-aside with that many dice, most points first
-  (the same list :func:`engine.tables.grouped_tables` keeps with ``reduce=True``, so the
+  (the same list :func:`solver.tables.grouped_tables` keeps with ``reduce=True``, so the
   evaluation walks exactly the choices a level can make).
 
 On top of that every level takes a win that is on the table: under the first-to-goal
@@ -37,8 +37,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import ClassVar
 
-from engine import STEP, Endgame, Rules, ScoringOption
-from engine.game import Action, Bank, GameState, Phase, Roll, SetAside
+from optimal_farkle.engine import STEP, Endgame, Rules, ScoringOption
+from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
 from .expected import ExpectedStrategy, expected_strategy, hot
 
@@ -134,7 +134,7 @@ class LevelPlayer(ABC):
             return SetAside(option_for(options, pairs[index]).dice)
         if state.turn_total == 0 or not state.can_bank():
             return Roll()
-        if self.rules.endgame is Endgame.FINAL_TURN:
+        if self.rules.endgame is not Endgame.FIRST_TO_GOAL:
             final = self._final_turn_bank(state)
             if final is not None:
                 return Bank() if final else Roll()
@@ -142,7 +142,8 @@ class LevelPlayer(ABC):
         return Bank() if self.banks(state.turn_total, state.dice_left, mode) else Roll()
 
     def _final_turn_bank(self, state: GameState) -> bool | None:
-        """Final-turn endgame: bank a win or the goal; never bank a sure loss; else no opinion."""
+        """Final-turn and equal-turns endgames: bank a win or the goal; never bank a sure loss;
+        else no opinion."""
         mine = state.standing.score + state.turn_total
         if state.final_turn():
             return mine > _best_other(state)
@@ -222,7 +223,8 @@ class CoachPlayer(LevelPlayer):
     def rules_of_thumb(self) -> str:
         """The coach's whole strategy in one paragraph, with the numbers for these rules."""
         bank = ", ".join(
-            f"{n}: {'never' if t is None else f'{t:,}'}" for n, t in sorted(self.thresholds.items(), reverse=True)
+            f"{n}: {'never' if t is None else f'{t:,}'}"
+            for n, t in sorted(self.thresholds.items(), reverse=True)
         )
         return (
             f"Plays by rules of thumb you can learn. Bank from (dice left: total) {bank}. "

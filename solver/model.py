@@ -1,85 +1,162 @@
 """The win-probability state model of a rule set, in the kernel's units.
 
-Scores are indices of 50-point steps above the floor ``L``; the start-of-turn table ``W0``
-has ``NB x NB x F x F`` entries (``NB`` score indices below the goal, ``F`` farkle counts).
-Rules without a farkle penalty never lose banked points, so their floor is 0 whatever the
-requested floor, and their farkle counts collapse to one value (``F = 1``).
+A start-of-turn state (the mover about to roll six dice) is
+
+    s = (b, d, f, e, u, o, r)
+
+``b``, ``d``: the mover's and the opponent's banked scores, as indices of 50-point steps above
+the floor ``L`` (``NB`` indices reach the goal); ``f``, ``e``: their consecutive farkle counts
+(``F`` values; 1 when the rules have no farkle penalty); ``u``, ``o``: whether each is on the
+board (``E = 2`` values when the entry minimum exceeds the bank minimum, else 1 and the flag
+is not tracked); ``r``: whether the mover took the game's first turn (``S = 2`` values under the
+equal-turns endgame, else 1). ``W0(s)`` is the mover's win probability, both playing
+optimally, stored flat in that order (C order of the shape ``(NB, NB, F, F, E, E, S)``): the
+one definition of the index is :meth:`Model.flat`.
+
+The transitions of a turn from ``s`` (Busche, "Optimal Farkle Strategy", extended):
+
+* bank ``t`` steps (allowed when ``t >= m_u``, the bank minimum, raised to the entry minimum
+  for a player not on the board): if ``b + t < NB`` the opponent moves next from
+  ``(d, b + t, e, 0, o, 1, r')``, worth ``1 - W0`` of that state to the mover (``r' = 1 - r``
+  under equal-turns); if ``b + t`` reaches the goal the mover wins outright (first-to-goal;
+  equal-turns when the mover did not start) or the opponent gets a final turn, and the bank
+  is worth ``1 - R_o(b + t - d + 1)`` (:mod:`solver.endgame`);
+* farkle: the opponent moves from ``(d, b', e, f', o, u, r')``, with ``b'``, ``f'`` after the
+  farkle (:func:`solver.kernel.after_farkle`: the penalty, floored at ``L``).
+
+Rules without a farkle penalty never lose banked points, so their floor is 0 whatever floor
+is asked for, and their farkle counts collapse to one value.
+
+Roll options. Under first-to-goal rules the value never falls as the turn total grows, so
+only the best-scoring keep per number of dice used matters (``reduce=True``; the tests
+check the monotonicity on solved tables). Under the other endgames it can fall (reaching
+the goal hands the opponent a final turn; staying below does not), so every distinct keep
+is evaluated.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
-from engine import STEP, Endgame, Rules, grouped_tables
+from optimal_farkle.engine import STEP, Endgame, Rules
 
 from . import DEFAULT_FLOOR
-from .kernel import LANES
-#: Options per roll group the kernel reads: reduced tables keep one per number of dice used.
-MAX_OPTIONS = 6
+from .endgame import WON, FinalTurnTables, entry_matters, final_turn_tables, needs_final_turn
+from .tables import FlatOptions, flat_options
+
+#: States solved together by one kernel call; 64 beat 32 beat 16 on this machine.
+LANES = 64
+#: Endgame codes the kernel reads (``Params.endgame``).
+ENDGAME_CODES = {Endgame.FIRST_TO_GOAL: 0, Endgame.FINAL_TURN: 1, Endgame.EQUAL_TURNS: 2}
+
+
+class KernelTables(NamedTuple):
+    """Everything a turn solve reads that does not change during a solve (numba-friendly).
+
+    ``params`` packs the integers (see :data:`PARAM_NAMES`); the float arrays come in the
+    precision of the pass (float32 or float64).
+    """
+
+    params: np.ndarray  # (len(PARAM_NAMES),) int64
+    bank_min: np.ndarray  # (2,) int64 bank minimum in steps, for a player not on the board / on it
+    group_start: np.ndarray  # (8,) int64
+    group_prob: np.ndarray  # (G,) float
+    option_start: np.ndarray  # (G + 1,) int64
+    option_off: np.ndarray  # (O,) int64 target row offset of each option
+    farkle_prob: np.ndarray  # (7,) float
+    reach: np.ndarray  # (kinds, K) float64 R per fill kind (solver.endgame)
+    fill: np.ndarray  # (kinds, K, 6) float values past the exact cut
+    p_min: float  # smallest farkle probability of a dice count that can farkle
+
+
+#: The order of :attr:`KernelTables.params`.
+PARAM_NAMES = (
+    "nb",
+    "nf",
+    "ne",
+    "ns",
+    "penalty_count",
+    "penalty_steps",
+    "endgame",
+    "reach",
+    "max_off",
+)
+P_NB, P_NF, P_NE, P_NS, P_PEN_COUNT, P_PEN_STEPS, P_ENDGAME, P_REACH, P_MAX_OFF = range(
+    len(PARAM_NAMES)
+)
 
 
 def unsupported(rules: Rules) -> str | None:
-    """Why the win-probability solver cannot solve these rules yet, or None if it can."""
-    if rules.endgame is not Endgame.FIRST_TO_GOAL:
-        return (
-            f"the rules {rules.name!r} give the other players a final turn once someone reaches "
-            "the goal; the optimal solver models only the first-to-goal endgame so far"
-        )
-    if rules.entry_minimum > rules.bank_minimum():
-        return (
-            f"the rules {rules.name!r} have an entry minimum of {rules.entry_minimum}; the "
-            "optimal solver does not model an entry minimum yet"
-        )
+    """Why the win-probability solver cannot solve these rules, or None (it solves them all)."""
+    try:
+        final_turn_tables(rules)
+    except ValueError as exc:
+        return str(exc)
     return None
 
 
 @dataclass(frozen=True)
 class Model:
-    """Sizes, units and flat roll tables for one rule set and floor."""
+    """Sizes, units and tables of one rule set and floor (build it with :func:`build_model`)."""
 
     rules: Rules
     floor: int  # the floor actually used (0 for rules without a penalty)
     nb: int  # score indices: floor, floor + 50, ..., goal - 50
     nf: int  # farkle counts per player
-    bank_min: int  # smallest bankable turn total, in steps
+    ne: int  # on-the-board flags per player (2 when the entry minimum matters)
+    ns: int  # who-started flags (2 under equal-turns)
+    bank_min: tuple[int, int]  # steps: for a player not on the board, on the board
     penalty_count: int  # farkles in a row that cost points (0: none)
     penalty_steps: int  # what they cost, in steps
-    max_steps: int  # the most points one roll adds, in steps
-    group_start: np.ndarray
-    group_prob: np.ndarray
-    option_start: np.ndarray
-    option_off: np.ndarray
-    farkle_prob: np.ndarray
+    options: FlatOptions
+    final: FinalTurnTables
 
     @property
-    def shape(self) -> tuple[int, int, int, int]:
-        return (self.nb, self.nb, self.nf, self.nf)
+    def shape(self) -> tuple[int, int, int, int, int, int, int]:
+        return (self.nb, self.nb, self.nf, self.nf, self.ne, self.ne, self.ns)
 
     @property
     def start_states(self) -> int:
-        return self.nb * self.nb * self.nf * self.nf
+        return int(np.prod(self.shape))
 
-    def top(self, b: int) -> int:
-        """Turn-total index from which a player with score index ``b`` has won."""
-        return max(self.nb - b, self.bank_min)
-
-    @cached_property
-    def in_turn_states(self) -> int:
-        """Decision states ``(t, n, b, d, f, e)`` that are not won yet (the article's count)."""
-        tops = sum(self.top(b) for b in range(self.nb))
-        return tops * 6 * self.nb * self.nf * self.nf
+    @property
+    def max_steps(self) -> int:
+        return self.options.max_steps
 
     @property
     def checks_per_turn_total(self) -> int:
-        return int(self.option_start[-1])
+        return int(self.options.option_start[-1])
 
-    def scratch_rows(self) -> int:
-        """Rows a kernel scratch buffer needs for the largest turn of this model."""
-        return (self.top(0) + self.max_steps + 1) * 6
+    @property
+    def endgame(self) -> Endgame:
+        return self.rules.endgame
 
+    # -- the one definition of the flat index ---------------------------------------------------
+    @cached_property
+    def strides(self) -> tuple[int, ...]:
+        """Flat-index strides of ``(b, d, f, e, u, o, r)``."""
+        out = [1] * 7
+        for i in range(5, -1, -1):
+            out[i] = out[i + 1] * self.shape[i + 1]
+        return tuple(out)
+
+    def flat(
+        self, b: int, d: int, f: int = 0, e: int = 0, u: int = 0, o: int = 0, r: int = 0
+    ) -> int:
+        """The flat ``W0`` index of a start state (model units)."""
+        sb, sd, sf, se, su, so, _ = self.strides
+        return b * sb + d * sd + f * sf + e * se + u * su + o * so + r
+
+    def unflat(self, index: int) -> tuple[int, int, int, int, int, int, int]:
+        """The inverse of :meth:`flat`."""
+        b, d, f, e, u, o, r = np.unravel_index(index, self.shape)
+        return (int(b), int(d), int(f), int(e), int(u), int(o), int(r))
+
+    # -- converting game quantities --------------------------------------------------------------
     def index(self, b: int, d: int) -> tuple[int, int]:
         """Score indices of banked scores in points, clamped to the floor."""
         return (max(0, (b - self.floor) // STEP), max(0, (d - self.floor) // STEP))
@@ -88,42 +165,94 @@ class Model:
         """A player's consecutive farkle count as the model sees it."""
         return f % self.nf if self.nf > 1 else 0
 
+    def entered_flag(self, entered: bool) -> int:
+        """The model's on-the-board index (always 0 when the entry minimum does not matter)."""
+        return int(entered) if self.ne > 1 else 0
+
+    def started_flag(self, started: bool) -> int:
+        """The model's who-started index (always 0 unless the endgame is equal-turns)."""
+        return int(started) if self.ns > 1 else 0
+
+    def bank_minimum(self, u: int) -> int:
+        """Bank minimum in steps for on-the-board index ``u``."""
+        return self.bank_min[u if self.ne > 1 else 1]
+
+    def final_kind(self, o: int, r: int) -> int:
+        """What banking the goal means for a mover: :data:`WON`, or ``1 + o`` (a final turn).
+
+        ``o`` is the opponent's on-the-board index and ``r`` the mover's who-started index.
+        """
+        if self.endgame is Endgame.FIRST_TO_GOAL:
+            return WON
+        if self.endgame is Endgame.EQUAL_TURNS and r == 0:
+            return WON  # the second player reaching the goal ends the game at once
+        return 1 + (o if self.ne > 1 else 1)
+
+    # -- sizes -------------------------------------------------------------------------------------
+    @cached_property
+    def in_turn_states(self) -> int:
+        """Decision states ``(t, n, s)`` below the goal (the article's count for its rules)."""
+        per_b = sum(max(self.nb - b, self.bank_min[1]) for b in range(self.nb))
+        return per_b * 6 * (self.start_states // self.nb)
+
+    def scratch_rows(self) -> int:
+        """Rows a kernel scratch buffer needs for the largest turn of this model.
+
+        A lane's turn is solved up to its exact cut (:mod:`solver.endgame`), at most the end
+        of the final-turn tables past the goal, plus one roll's reach above it.
+        """
+        past_goal = self.final.length if needs_final_turn(self.rules) else 0
+        top = max(self.nb + past_goal + self.nb, *self.bank_min)
+        return (top + self.max_steps + 2) * 6
+
+    def kernel_tables(self, dtype: type = np.float64) -> KernelTables:
+        """The kernel's read-only inputs in the precision of a pass."""
+        opts = self.options
+        params = np.zeros(len(PARAM_NAMES), dtype=np.int64)
+        params[P_NB] = self.nb
+        params[P_NF] = self.nf
+        params[P_NE] = self.ne
+        params[P_NS] = self.ns
+        params[P_PEN_COUNT] = self.penalty_count
+        params[P_PEN_STEPS] = self.penalty_steps
+        params[P_ENDGAME] = ENDGAME_CODES[self.endgame]
+        params[P_REACH] = self.final.length
+        params[P_MAX_OFF] = int(opts.option_off.max()) + 1
+        return KernelTables(
+            params=params,
+            bank_min=np.array(self.bank_min, dtype=np.int64),
+            group_start=opts.group_start,
+            group_prob=opts.group_prob.astype(dtype),
+            option_start=opts.option_start,
+            option_off=opts.option_off,
+            farkle_prob=opts.farkle_prob.astype(dtype),
+            reach=np.ascontiguousarray(self.final.reach, dtype=np.float64),
+            fill=np.ascontiguousarray(self.final.fill, dtype=dtype),
+            p_min=float(self.final.p_min),
+        )
+
 
 def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:
-    """The kernel's view of ``rules`` (the win-probability model needs first-to-goal rules)."""
-    reason = unsupported(rules)
-    if reason is not None:
-        raise ValueError(reason)
+    """The kernel's view of ``rules`` at ``floor`` (a multiple of 50 at or below 0)."""
     if floor % STEP or floor > 0:
         raise ValueError(f"the floor must be a multiple of {STEP} at or below 0, got {floor}")
     penalty = rules.has_penalty
     used_floor = floor if penalty else 0
-    nb = (rules.goal - used_floor) // STEP
-    tables = grouped_tables(rules)
-    widest = int(np.diff(tables.option_start).max())
-    if widest > MAX_OPTIONS:
-        # The kernel unrolls the max over a group's options for at most one per dice count.
-        raise ValueError(f"a roll group has {widest} options; the kernel handles at most {MAX_OPTIONS}")
-    offsets = np.empty_like(tables.option_points)
-    for n in range(1, 7):
-        for g in tables.groups(n):
-            for o in range(int(tables.option_start[g]), int(tables.option_start[g + 1])):
-                left = n - int(tables.option_used[o])
-                offsets[o] = (int(tables.option_points[o]) // STEP) * 6 + (left or 6) - 1
     return Model(
         rules=rules,
         floor=used_floor,
-        nb=nb,
+        nb=(rules.goal - used_floor) // STEP,
         nf=rules.penalty_farkles if penalty else 1,
-        bank_min=rules.bank_minimum() // STEP,
+        ne=2 if entry_matters(rules) else 1,
+        ns=2 if rules.endgame is Endgame.EQUAL_TURNS else 1,
+        bank_min=(
+            rules.bank_minimum(entered=False) // STEP,
+            rules.bank_minimum(entered=True) // STEP,
+        ),
         penalty_count=rules.penalty_farkles if penalty else 0,
         penalty_steps=rules.penalty_points // STEP if penalty else 0,
-        max_steps=tables.max_points // STEP,
-        group_start=tables.group_start,
-        group_prob=tables.group_prob,
-        option_start=tables.option_start,
-        option_off=offsets,
-        farkle_prob=tables.farkle_prob,
+        options=flat_options(rules, reduce=not needs_final_turn(rules)),
+        final=final_turn_tables(rules),
     )
 
 
@@ -133,43 +262,45 @@ class Schedule:
 
     Batch ``k`` is blocks ``batch_start[k]:batch_start[k + 1]``. Batches go from the highest
     combined score ``b + d`` down and, within it, from the highest combined farkle count
-    ``f + e`` down: banking raises ``b + d`` by at least the minimum bank and an unpenalised
-    farkle keeps it while raising ``f + e``, so every state reads values already updated in
-    this pass, except across the penalty, which points to a lower layer. Because a bank
-    moves at least ``bank_min`` steps up, that many consecutive layers never read each
-    other and share a batch. States of one batch never read each other (new values are
-    written back only when the batch is done), so its blocks run in any order, on any
-    thread, with the same result.
+    ``f + e`` down: banking below the goal raises ``b + d`` by at least the smaller bank
+    minimum and an unpenalised farkle keeps it while raising ``f + e``, so every state reads
+    values already updated in this pass, except across the penalty (a lower layer) and, in
+    rules without a penalty, between a state and its mirror ``(d, b)`` that a farkle leads to.
+    Because a bank moves at least ``min(bank_min)`` steps up, that many consecutive layers
+    never read each other and share a batch. States of one batch never read each other (new
+    values are written back only when the batch is done), so its blocks run in any order, on
+    any thread, with the same result.
     """
 
-    block_lanes: np.ndarray  # (blocks, 4, LANES) int64: b, d, f, e
-    block_top: np.ndarray  # (blocks,) int64
+    block_lanes: np.ndarray  # (blocks, 7, LANES) int64: b, d, f, e, u, o, r
     block_flat: np.ndarray  # (blocks, LANES) int64 flat W0 index of each lane
     batch_start: np.ndarray  # (batches + 1,) int64
-    work: np.ndarray  # (blocks,) float64 option checks of each block, for progress
+    work: np.ndarray  # (blocks,) float64 estimated option checks of each block (progress)
 
     @property
     def blocks(self) -> int:
-        return len(self.block_top)
+        return len(self.block_flat)
 
 
 def build_schedule(model: Model) -> Schedule:
     nb, nf = model.nb, model.nf
+    flags = [(u, o, r) for u in range(model.ne) for o in range(model.ne) for r in range(model.ns)]
     lanes_list: list[np.ndarray] = []
-    tops: list[int] = []
+    work: list[float] = []
     batch_start = [0]
-    group = max(1, model.bank_min)
+    group = max(1, min(model.bank_min))
     for s_high in range(2 * nb - 2, -1, -group):
         layers = range(s_high, max(-1, s_high - group), -1)
         for c in range(2 * nf - 2, -1, -1):
             pairs = [(f, c - f) for f in range(nf) if 0 <= c - f < nf]
             states = [
-                (b, s - b, f, e)
+                (b, s - b, f, e, u, o, r)
                 for s in layers
                 for b in range(max(0, s - nb + 1), min(nb - 1, s) + 1)
                 for f, e in pairs
+                for u, o, r in flags
             ]
-            states.sort()  # lanes of similar b have similar tops: little wasted work
+            states.sort()  # lanes of similar b have similar turns: little wasted work
             # Without a penalty an unpenalised farkle maps (b, d) to (d, b) in the same
             # layer and count: solve b > d first so the other half reads fresh values.
             parts = (
@@ -184,16 +315,14 @@ def build_schedule(model: Model) -> Schedule:
                     chunk = part[k : k + LANES]
                     chunk = chunk + [chunk[0]] * (LANES - len(chunk))
                     lanes_list.append(np.array(chunk, dtype=np.int64).T.copy())
-                    tops.append(max(model.top(x[0]) for x in chunk))
-                batch_start.append(len(tops))
+                    work.append(float(max(max(nb - x[0], model.bank_min[1]) for x in chunk)))
+                batch_start.append(len(work))
     block_lanes = np.ascontiguousarray(np.stack(lanes_list))
-    b, d, f, e = (block_lanes[:, i, :] for i in range(4))
-    flat = ((b * nb + d) * nf + f) * nf + e
-    block_top = np.array(tops, dtype=np.int64)
+    strides = model.strides
+    flat = sum(block_lanes[:, i, :] * strides[i] for i in range(7))
     return Schedule(
         block_lanes=block_lanes,
-        block_top=block_top,
-        block_flat=np.ascontiguousarray(flat),
+        block_flat=np.ascontiguousarray(flat, dtype=np.int64),
         batch_start=np.array(batch_start, dtype=np.int64),
-        work=block_top.astype(np.float64) * model.checks_per_turn_total * LANES,
+        work=np.array(work) * model.checks_per_turn_total * LANES,
     )

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from engine import Rules
-from engine.game import Action, Bank, GameState, Phase, Roll, SetAside
+from optimal_farkle.engine import Rules
+from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
 from .decisions import decide, rank_options
 from .strategy import Strategy

@@ -1,23 +1,35 @@
 """A solved strategy: the stored ``W0`` table, and any turn's values recomputed on demand.
 
-Only the start-of-turn win probabilities ``W0(b, d, f, e)`` are stored (4.5 MB for
-``facebook``). Every in-turn value ``W(t, n, b, d, f, e)`` follows from them in one backward
-pass over the turn total (see :mod:`solver.kernel`), which takes about a millisecond, so a
-turn is recomputed when it is asked about and kept in a small LRU cache.
+Only the start-of-turn win probabilities ``W0`` are stored (4.5 MB for ``facebook``). Every
+in-turn value ``W(t, n)`` of a start state follows from them in one backward pass over the
+turn total (:data:`solver.kernel.solve_one`: one lane, with the choices recorded), which
+takes well under a millisecond, so a turn is recomputed when it is asked about and kept in a
+small cache. A final turn (the opponent reached the goal under the final-turn or equal-turns
+endgame) reads the one-turn table ``Q`` of :mod:`solver.endgame` instead.
+
+A :class:`Strategy` is shared between threads (the game's AI and hints workers ask it at the
+same time): every query works in its own scratch, the values it returns are immutable, and
+the cache is guarded by a lock.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
-from engine import STEP, Rules, grouped_tables
+from optimal_farkle.engine import STEP, Endgame, Rules
 
-from .kernel import LANES, solve_turns
-from .model import Model
+from .endgame import WON
+from .kernel import solve_one, turn_scratch
+from .model import KernelTables, Model
+from .tables import FlatOptions, grouped_tables, next_dice
+
+#: Turns kept per strategy: a game asks about one turn many times, then moves on.
+CACHE_TURNS = 64
 
 
 @dataclass(frozen=True)
@@ -31,45 +43,141 @@ class SolveInfo:
 
 
 @dataclass(frozen=True)
-class TurnValues:
-    """Every in-turn value of one start-of-turn state ``(b, d, f, e)`` (scores in points).
+class StartState:
+    """A start-of-turn state in points, from the mover's point of view (see :mod:`solver.model`).
 
-    ``value[ti, n - 1]`` is ``W(50 ti, n)``; ``roll[ti, n - 1]`` the value of rolling there;
-    ``bank[ti]`` the value of banking (NaN where banking is not allowed). Turn totals at or
-    above ``top`` (points) are won.
+    ``entered``/``opponent_entered``: on the board (only the entry minimum cares);
+    ``starter``: the mover took the game's first turn (only equal-turns cares).
     """
 
-    b: int
-    d: int
-    f: int
-    e: int
+    score: int
+    opponent: int
+    farkles: int = 0
+    opponent_farkles: int = 0
+    entered: bool = True
+    opponent_entered: bool = True
+    starter: bool = True
+
+
+@dataclass(frozen=True)
+class TurnValues:
+    """Every in-turn value of one start state (scores in points), and the optimal choices.
+
+    ``value[ti, n - 1]`` is ``W(50 ti, n)``; ``roll[ti, n - 1]`` the value of rolling there;
+    ``bank[ti]`` the value of banking (NaN where banking is not allowed), for turn totals below
+    ``top``; from ``top`` on the values follow in closed form (the exact cut of
+    :mod:`solver.endgame`: the mover banks every dice count that can farkle). ``top_won``:
+    the values from ``top`` on are 1 (the mover has won).
+    """
+
+    start: StartState
     top: int
     value: np.ndarray  # (top / 50, 6) float64
     roll: np.ndarray  # (top / 50, 6) float64
     bank: np.ndarray  # (top / 50,) float64, NaN where banking is not allowed
+    farkle: float  # the value of farkling
+    above: np.ndarray  # (rows, 6) float64 W from ``top`` on (clamped at the last row)
+    lead: int  # K (steps) of a bank at turn total ti is ti + lead
+    reach: np.ndarray  # (K,) R of the final turn a bank past the goal gives (0: a win)
+    options: FlatOptions  # the roll options the values were solved with
+    banks: np.ndarray  # (top / 50, 6) bool: the kernel's choice is to bank (ties bank)
+
+    @property
+    def b(self) -> int:
+        """The mover's banked score (points; the floor for scores below it)."""
+        return self.start.score
+
+    @property
+    def d(self) -> int:
+        """The opponent's banked score."""
+        return self.start.opponent
+
+    @property
+    def f(self) -> int:
+        """The mover's consecutive farkles."""
+        return self.start.farkles
+
+    @property
+    def e(self) -> int:
+        """The opponent's consecutive farkles."""
+        return self.start.opponent_farkles
+
+    def _row(self, t: int) -> int:
+        if t < 0 or t % STEP:
+            raise ValueError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
+        return t // STEP
 
     def win(self, t: int, n: int) -> float:
         """``W(t, n)``: the win probability before deciding to bank or roll."""
+        ti = self._row(t)
         if t >= self.top:
-            return 1.0
-        return float(self.value[t // STEP, n - 1])
+            return float(self.above[min(ti - self.top // STEP, len(self.above) - 1), n - 1])
+        return float(self.value[ti, n - 1])
 
     def roll_value(self, t: int, n: int) -> float:
-        if t >= self.top:
-            return 1.0
-        return float(self.roll[t // STEP, n - 1])
+        """The value of rolling ``n`` dice at turn total ``t`` (and playing on optimally)."""
+        ti = self._row(t)
+        if t < self.top:
+            return float(self.roll[ti, n - 1])
+        return _roll_from(self, t, n)
 
     def bank_value(self, t: int) -> float | None:
         """The win probability of banking ``t`` now, or None where banking is not allowed."""
+        ti = self._row(t)
         if t >= self.top:
-            return 1.0
-        v = float(self.bank[t // STEP])
+            return 1.0 - float(self.reach[min(ti + self.lead, len(self.reach) - 1)])
+        v = float(self.bank[ti])
         return None if np.isnan(v) else v
 
     def action(self, t: int, n: int) -> str:
-        """``"bank"`` or ``"roll"``: the optimal choice (ties go to banking)."""
+        """``"bank"`` or ``"roll"``: the optimal choice, as the kernel made it (ties bank)."""
+        ti = self._row(t)
+        if t < self.top:
+            return "bank" if self.banks[ti, n - 1] else "roll"
         bank = self.bank_value(t)
         return "bank" if bank is not None and bank >= self.roll_value(t, n) else "roll"
+
+
+@dataclass(frozen=True)
+class FinalTurnValues:
+    """The final player's turn: win by banking at least ``target`` points (``Q`` of the endgame).
+
+    Same interface as :class:`TurnValues`. Banking short of the target loses (0); a farkle
+    loses; from the target on, banking wins.
+    """
+
+    target: int  # points the final turn must bank
+    q: np.ndarray  # (rows, 7) Q(k, n) in steps still needed
+
+    def win(self, t: int, n: int) -> float:
+        need = self.target // STEP - t // STEP
+        return 1.0 if need <= 0 else float(self.q[min(need, len(self.q) - 1), n])
+
+    def roll_value(self, t: int, n: int) -> float:
+        need = self.target // STEP - t // STEP
+        return float(self.q[min(max(need, 1), len(self.q) - 1), n]) if need > 0 else self.win(t, n)
+
+    def bank_value(self, t: int) -> float | None:
+        return 1.0 if t >= self.target else 0.0
+
+    def action(self, t: int, n: int) -> str:
+        return "bank" if t >= self.target else "roll"
+
+
+Turn = TurnValues | FinalTurnValues
+
+
+def _roll_from(turn: TurnValues, t: int, n: int) -> float:
+    """The value of rolling past the cut, from the closed-form values above (rarely asked)."""
+    opts = turn.options
+    acc = float(opts.farkle_prob[n]) * turn.farkle
+    for g in opts.groups(n):
+        lo, hi = int(opts.option_start[g]), int(opts.option_start[g + 1])
+        best = max(
+            turn.win(t + int(opts.option_points[o]), int(opts.next_dice[o])) for o in range(lo, hi)
+        )
+        acc += float(opts.group_prob[g]) * best
+    return acc
 
 
 class Strategy:
@@ -80,11 +188,12 @@ class Strategy:
             raise ValueError(f"W0 has shape {w0.shape}, the model needs {model.shape}")
         self.model = model
         self.w0 = np.ascontiguousarray(w0, dtype=np.float64)
+        self.w0.setflags(write=False)
         self._flat = self.w0.reshape(-1)
         self.info = info or SolveInfo()
-        self._turns: OrderedDict[tuple[int, int, int, int], TurnValues] = OrderedDict()
-        rows = model.scratch_rows() * LANES
-        self._scratch = (np.empty(rows), np.empty(rows), np.empty(LANES))
+        self._tables: KernelTables = model.kernel_tables(np.float64)
+        self._turns: OrderedDict[tuple[int, ...], TurnValues] = OrderedDict()
+        self._lock = threading.Lock()
 
     @property
     def rules(self) -> Rules:
@@ -94,72 +203,171 @@ class Strategy:
     def floor(self) -> int:
         return self.model.floor
 
-    def start_win(self, b: int, d: int, f: int = 0, e: int = 0) -> float:
+    # -- start states ------------------------------------------------------------------------------
+    def _key(self, start: StartState) -> tuple[int, int, int, int, int, int, int]:
+        m = self.model
+        goal = self.rules.goal
+        if start.score >= goal or start.opponent >= goal:
+            raise ValueError(
+                f"scores {start.score} and {start.opponent}: a start of turn has both below the "
+                f"goal of {goal}"
+            )
+        ib, id_ = m.index(start.score, start.opponent)
+        return (
+            ib,
+            id_,
+            m.farkle_count(start.farkles),
+            m.farkle_count(start.opponent_farkles),
+            m.entered_flag(start.entered),
+            m.entered_flag(start.opponent_entered),
+            m.started_flag(start.starter),
+        )
+
+    def start_win(
+        self,
+        b: int,
+        d: int,
+        f: int = 0,
+        e: int = 0,
+        *,
+        entered: bool = True,
+        opponent_entered: bool = True,
+        starter: bool = True,
+    ) -> float:
         """``W0``: the win probability of the player about to start a turn.
 
         Scores below the floor are treated as the floor (the model's bound; see the article's
-        section on the banked score lower bound for why this barely matters above it).
+        section on the banked score lower bound for why this barely matters above it). Under
+        first-to-goal a score at the goal has won (1) or lost (0).
         """
         goal = self.rules.goal
-        if b >= goal:
-            return 1.0
-        if d >= goal:
-            return 0.0
-        ib, id_ = self.model.index(b, d)
-        m = self.model
-        return float(self.w0[ib, id_, m.farkle_count(f), m.farkle_count(e)])
+        if self.rules.endgame is Endgame.FIRST_TO_GOAL and (b >= goal or d >= goal):
+            return 1.0 if b >= goal else 0.0
+        start = StartState(b, d, f, e, entered, opponent_entered, starter)
+        return float(self.w0[self._key(start)])
 
-    def turn(self, b: int, d: int, f: int = 0, e: int = 0) -> TurnValues:
-        """All in-turn values for the start state ``(b, d, f, e)`` (scores in points).
+    def opening_win(self, score: int = 0, opponent: int = 0) -> float:
+        """The first mover's win probability at the start of a game from these scores.
 
-        Scores must be below the goal (a player at the goal has won); scores below the floor
-        are treated as the floor. The kernel does no bounds checks, so this is checked here.
+        A player is on the board when their start score meets the entry minimum.
         """
-        m = self.model
-        goal = self.rules.goal
-        if b >= goal or d >= goal:
-            raise ValueError(f"scores {b} and {d}: a turn needs both below the goal of {goal}")
-        ib, id_ = m.index(b, d)
-        key = (ib, id_, m.farkle_count(f), m.farkle_count(e))
-        cached = self._turns.get(key)
-        if cached is not None:
-            self._turns.move_to_end(key)
-            return cached
-        result = self._solve_turn(*key)
-        self._turns[key] = result
-        if len(self._turns) > 64:
-            self._turns.popitem(last=False)
+        entry = self.rules.entry_minimum
+        return self.start_win(
+            score,
+            opponent,
+            entered=score >= entry,
+            opponent_entered=opponent >= entry,
+            starter=True,
+        )
+
+    def turn(
+        self,
+        b: int,
+        d: int,
+        f: int = 0,
+        e: int = 0,
+        *,
+        entered: bool = True,
+        opponent_entered: bool = True,
+        starter: bool = True,
+    ) -> TurnValues:
+        """All in-turn values for a start state (scores in points, both below the goal).
+
+        Scores below the floor are treated as the floor.
+        """
+        return self.turn_of(StartState(b, d, f, e, entered, opponent_entered, starter))
+
+    def turn_of(self, start: StartState) -> TurnValues:
+        """:meth:`turn` for a :class:`StartState` (cached; safe to call from any thread)."""
+        key = self._key(start)
+        with self._lock:
+            cached = self._turns.get(key)
+            if cached is not None:
+                self._turns.move_to_end(key)
+                return cached
+        result = self._solve_turn(key)
+        with self._lock:
+            self._turns[key] = result
+            while len(self._turns) > CACHE_TURNS:
+                self._turns.popitem(last=False)
         return result
 
-    def _solve_turn(self, ib: int, id_: int, f: int, e: int) -> TurnValues:
+    def final_turn(self, target: int) -> FinalTurnValues:
+        """The final player's values when they must bank at least ``target`` points."""
+        return FinalTurnValues(target=max(target, STEP), q=self.model.final.q)
+
+    def _solve_turn(self, key: tuple[int, int, int, int, int, int, int]) -> TurnValues:
         m = self.model
-        lanes = [np.full(LANES, x, dtype=np.int64) for x in (ib, id_, f, e)]
-        top = m.top(ib)
-        values, rolls, out = self._scratch
-        solve_turns(
-            self._flat, m.nb, m.nf, lanes[0], lanes[1], lanes[2], lanes[3], top,
-            top * 6 + int(m.option_off.max()) + 1, m.bank_min, m.penalty_count,
-            m.penalty_steps, m.group_start, m.group_prob, m.option_start, m.option_off,
-            m.farkle_prob, values, rolls, out,
+        lanes = np.array(key, dtype=np.int64).reshape(1, 7, 1)
+        rows = m.scratch_rows()
+        scratch = turn_scratch(rows, 1, record=True, groups=len(m.options.group_prob))
+        skip_nothing = np.zeros((1, 7), dtype=np.int64)
+        no_plan = np.empty(0, dtype=np.uint8)
+        unused = np.empty((1, 1))
+        no_start = np.full(1, -1, dtype=np.int64)
+        top = int(
+            solve_one(
+                self._tables,
+                self._flat,
+                lanes,
+                0,
+                1,
+                1,
+                scratch,
+                unused,
+                skip_nothing,
+                0.0,
+                no_plan,
+                no_start,
+            )
         )
-        rows = top * 6
-        value = values[: rows * LANES].reshape(top, 6, LANES)[:, :, 0].copy()
-        roll = rolls[: rows * LANES].reshape(top, 6, LANES)[:, :, 0].copy()
+        values, rolls, banks, farkv = scratch.values, scratch.rolls, scratch.banks, scratch.farkv
+        value = values[: top * 6].reshape(top, 6).copy()
+        banks_at = banks[: top * 6, 0].reshape(top, 6).copy()
+        roll = rolls[: top * 6].reshape(top, 6).copy()
+        b, d, f, e, u, o, r = key
         bank = np.full(top, np.nan)
-        for ti in range(m.bank_min, top):
-            if ib + ti >= m.nb:
-                bank[ti] = 1.0
+        goal_row = m.nb - b
+        kind = m.final_kind(o, r)
+        reach = m.final.reach[kind]
+        lead = b - d + 1
+        stride_d = m.strides[1]
+        bank0 = m.flat(d, b, e, 0, o, m.ne - 1, m.ns - 1 - r)
+        for ti in range(m.bank_minimum(u), top):
+            if ti >= goal_row:
+                bank[ti] = 1.0 - reach[min(ti + lead, len(reach) - 1)]
             else:
-                bank[ti] = 1.0 - self._flat[((id_ * m.nb + ib + ti) * m.nf + e) * m.nf]
+                bank[ti] = 1.0 - self._flat[bank0 + ti * stride_d]
+        extra = m.max_steps + 2
+        above = np.empty((extra, 6))
+        for k in range(extra):
+            if kind == WON:
+                above[k] = 1.0
+            else:
+                above[k] = m.final.fill[kind, min(top + k + lead, m.final.length - 1)]
+        for array in (value, roll, bank, above, banks_at):
+            array.setflags(write=False)
+        start = StartState(
+            score=m.floor + STEP * b,
+            opponent=m.floor + STEP * d,
+            farkles=f,
+            opponent_farkles=e,
+            entered=bool(u) or m.ne == 1,
+            opponent_entered=bool(o) or m.ne == 1,
+            starter=bool(r) or m.ns == 1,
+        )
         return TurnValues(
-            b=m.floor + STEP * ib,
-            d=m.floor + STEP * id_,
-            f=f,
-            e=e,
+            start=start,
             top=top * STEP,
             value=value,
             roll=roll,
             bank=bank,
+            farkle=float(farkv[0]),
+            above=above,
+            lead=lead,
+            reach=reach,
+            banks=banks_at,
+            options=m.options,
         )
 
 
@@ -169,7 +377,7 @@ def reachable(rules: Rules, top: int) -> np.ndarray:
 
     ``reachable(...)[ti, n - 1]`` is True when some sequence of rolls and set-asides leads
     there (the article marks the other cells with an asterisk). Totals at or above ``top``
-    end the game and are not expanded.
+    are not expanded.
     """
     tables = grouped_tables(rules, reduce=False)
     moves: dict[int, set[tuple[int, int]]] = {}
@@ -177,7 +385,7 @@ def reachable(rules: Rules, top: int) -> np.ndarray:
         pairs = set()
         for g in tables.groups(n):
             for points, used in tables.options(g):
-                pairs.add((points // STEP, (n - used) or 6))
+                pairs.add((points // STEP, next_dice(n - used)))
         moves[n] = pairs
     rows = max(1, top // STEP)
     seen = np.zeros((rows, 6), dtype=bool)

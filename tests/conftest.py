@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import faulthandler
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,7 +11,9 @@ import pytest
 
 
 @pytest.fixture(autouse=True)
-def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _isolated_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     """Never touch the user's real cache or saved games from a test.
 
     The strategy cache is shared by the whole session (solves of small goals are reused);
@@ -27,3 +31,16 @@ def _session_cache(factory: pytest.TempPathFactory) -> Path:
     if not _CACHE:
         _CACHE.append(factory.mktemp("cache"))
     return _CACHE[0]
+
+
+#: No test may run longer than this: a hang (a server that stops answering, a screen that never
+#: comes) then ends with every thread's traceback instead of stalling CI until its time limit.
+#: Slow opt-in tests (FARKLE_SLOW=1) run full solves and get an hour.
+HANG_LIMIT = 3600.0 if os.environ.get("FARKLE_SLOW") == "1" else 600.0
+
+
+@pytest.fixture(autouse=True)
+def _no_hangs() -> Iterator[None]:
+    faulthandler.dump_traceback_later(HANG_LIMIT, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()

@@ -17,7 +17,7 @@ state ``(t, n, b, d, f, e)``::
 
 with ``min_bank = rules.bank_minimum()``, ``K = rules.penalty_farkles`` (``K = 1`` and no
 penalty for rules without one, so ``f = e = 0`` throughout) and ``L`` the floor on banked
-scores. The sum runs over *every* distinct roll of :func:`engine.tables.roll_table`, weighted
+scores. The sum runs over *every* distinct roll of :func:`optimal_farkle.solver.tables.roll_table`, weighted
 by the number of ordered rolls it stands for, and the max over *every* option that
 :meth:`engine.scoring.Scorer.options` lists for it: no grouping of rolls and no reduction of
 options (those are exactly what is being checked). ``F_n`` is the weight of the rolls with no
@@ -49,8 +49,9 @@ from operator import itemgetter, mul
 
 import numpy as np
 
-from engine import STEP, Rules, roll_table, scorer
-from engine.scoring import dice_of
+from optimal_farkle.engine import STEP, Endgame, Rules, scorer
+from optimal_farkle.engine.scoring import dice_of
+from optimal_farkle.solver.tables import roll_table
 
 DICE = range(1, 7)
 
@@ -141,26 +142,45 @@ class _Scorer:
     def sum(self, row: list[float]) -> float:
         total = sum(map(mul, self.single_ways, self.single_get(row)))
         values = self.multi_get(row)
-        return total + sum(map(mul, self.multi_ways, map(max, map(values.__getitem__, self.multi_runs))))
+        return total + sum(
+            map(mul, self.multi_ways, map(max, map(values.__getitem__, self.multi_runs)))
+        )
 
 
 @dataclass(frozen=True)
 class ReferenceResult:
-    """The converged ``W0`` and what it took; ``w0[bi, di, f, e]`` with ``b = floor + 50 bi``."""
+    """The converged ``W0`` and what it took.
+
+    ``w0[bi, di, f, e, u, o, r]`` with ``b = floor + 50 bi``; ``u``/``o`` on the board (size 2
+    only when the entry minimum matters), ``r`` the mover started (size 2 only under
+    equal-turns).
+    """
 
     solver: ReferenceSolver
-    w0: np.ndarray  # (nb, nb, K, K) float64
+    w0: np.ndarray
     passes: int
     history: tuple[float, ...]
     seconds: float
 
     def in_turn(self, b: int, d: int, f: int = 0, e: int = 0) -> dict[tuple[int, int], float]:
-        """``W(t, n)`` of every turn total ``t`` (points) below the win and every ``n``, for one start state."""
+        """``W(t, n)`` of every computed turn total ``t`` (points) and every ``n``, for one start state."""
         return self.solver.in_turn(self.w0, b, d, f, e)
 
 
 class ReferenceSolver:
-    """The state space of one rule set and floor, and the literal update of one start state."""
+    """The state space of one rule set and floor, and the literal update of one start state.
+
+    The endgames, literally. A bank that brings the mover to ``s >= goal`` wins at once under
+    first-to-goal (and under equal-turns when the mover did not start); otherwise the opponent
+    at ``d`` plays one final turn to finish above ``s``: they need ``s - d + 50`` points and at
+    least their own bank minimum, and reach it with probability ``R``, the value of their
+    final turn played for exactly that (:meth:`final`, one recursion over the points still
+    needed, every roll and option). The mover may keep rolling past the goal; the reference
+    cuts a turn at the first row ``T`` (above the goal and the bank minimum) where the
+    probability of reaching ``T`` at all (``Q(T)``, the best reach probability of a turn) times
+    what a forced bank there can lose (``R`` at that lead) is below 1e-16, and banks there:
+    its own bound, computed from its own tables, not the solver's.
+    """
 
     def __init__(self, rules: Rules, floor: int) -> None:
         if floor % STEP or floor > 0:
@@ -168,9 +188,10 @@ class ReferenceSolver:
         self.rules = rules
         self.goal = rules.goal
         self.floor = floor  # the article's L
-        self.min_bank = rules.bank_minimum()
         self.K = rules.penalty_farkles if rules.has_penalty else 1
         self.penalty = rules.penalty_points if rules.has_penalty else 0
+        self.E = 2 if rules.bank_minimum(entered=False) != rules.bank_minimum(entered=True) else 1
+        self.S = 2 if rules.endgame is Endgame.EQUAL_TURNS else 1
         self.scores = list(range(floor, self.goal, STEP))  # banked scores of start states
         self.nb = len(self.scores)
         throws = {n: throw(rules, n) for n in DICE}
@@ -178,35 +199,90 @@ class ReferenceSolver:
         self.scorers = {n: _Scorer(throws[n]) for n in DICE}
         self.reach = max(s.reach for s in self.scorers.values())
         self.inv = {n: 1.0 / 6**n for n in DICE}
+        self.q = self._final_turn_table()
+
+    # -- the final turn ----------------------------------------------------------------------
+    def _final_turn_table(self) -> list[list[float]]:
+        """``Q[k][n]``: the chance that ``n`` dice, still needing ``k`` steps, get them (k <= 0: 1)."""
+        q: list[list[float]] = []
+        k = 0
+        while True:
+            if k == 0:
+                row = [1.0] * 7
+            else:
+                # Values at need k - pts (pts >= 1 step); a farkle scores nothing toward it.
+                flat = []
+                for kk in range(k, k - self.reach // 6 - 2, -1):
+                    values = q[kk] if 0 <= kk < k else [1.0] * 7
+                    flat.extend(values[1:7])
+                row = [0.0] * 7
+                for n in DICE:
+                    # The scorer reads row ti * 6 + offset: need k - pts maps to flat row pts.
+                    row[n] = self.inv[n] * self.scorers[n].sum(flat)
+            q.append(row)
+            if k > 0 and row[6] < 1e-20 and max(row[1:]) < 1e-20:
+                return q
+            k += 1
+
+    def final(self, need: int, entered: bool) -> float:
+        """``R``: the final player's chance of banking at least ``need`` points (and their minimum)."""
+        k = max(need, self.rules.bank_minimum(entered)) // STEP
+        return self.q[k][6] if k < len(self.q) else 0.0
 
     # -- indexing ----------------------------------------------------------------------------
-    def index(self, b: int, d: int, f: int, e: int) -> int:
-        """Flat index of ``W0(b, d, f, e)`` (scores in points)."""
+    def index(self, b: int, d: int, f: int, e: int, u: int = 1, o: int = 1, r: int = 1) -> int:
+        """Flat index of ``W0(b, d, f, e, u, o, r)`` (scores in points; flags 0/1)."""
         bi, di = (b - self.floor) // STEP, (d - self.floor) // STEP
+        u, o = (u, o) if self.E == 2 else (0, 0)
+        r = r if self.S == 2 else 0
         assert 0 <= bi < self.nb and 0 <= di < self.nb and 0 <= f < self.K and 0 <= e < self.K
-        return ((bi * self.nb + di) * self.K + f) * self.K + e
+        return (
+            ((((bi * self.nb + di) * self.K + f) * self.K + e) * self.E + u) * self.E + o
+        ) * self.S + r
 
-    def won(self, b: int, t: int) -> bool:
-        """Terminal: the mover's banked score plus turn total reaches the goal and may be banked."""
-        return b + t >= self.goal and t >= self.min_bank
+    def bank_value(self, w0: list[float], b: int, d: int, e: int, o: int, r: int, t: int) -> float:
+        """The mover's win probability after banking ``t`` (allowed is checked by the caller)."""
+        s = b + t
+        if s >= self.goal:
+            outright = self.rules.endgame is Endgame.FIRST_TO_GOAL or (
+                self.rules.endgame is Endgame.EQUAL_TURNS and not r
+            )
+            return 1.0 if outright else 1.0 - self.final(s - d + STEP, bool(o))
+        return 1.0 - w0[self.index(d, s, e, 0, o, 1, 1 - r)]
+
+    def bank_minimum(self, u: int) -> int:
+        return self.rules.bank_minimum(entered=bool(u) or self.E == 1)
+
+    def cut(self, b: int, d: int, o: int, r: int, u: int) -> int:
+        """The row the reference cuts the turn at (see the class docstring)."""
+        ti = max((self.goal - b) // STEP, self.bank_minimum(u) // STEP, 0)
+        while True:
+            t = ti * STEP
+            lose = 1.0 - self.bank_value([], b, d, 0, o, r, t) if b + t >= self.goal else 1.0
+            reach_t = self.q[min(ti, len(self.q) - 1)][6]
+            if reach_t * lose < 1e-16:
+                return ti
+            ti += 1
 
     # -- one turn ----------------------------------------------------------------------------
-    def turn(self, w0: list[float], b: int, d: int, f: int, e: int) -> tuple[list[float], int]:
-        """All in-turn values of one start state from the current ``W0``: (flat rows, top).
+    def turn(
+        self, w0: list[float], b: int, d: int, f: int, e: int, u: int = 1, o: int = 1, r: int = 1
+    ) -> tuple[list[float], int]:
+        """All in-turn values of one start state from the current ``W0``: (flat rows, cut).
 
-        Row ``ti * 6 + n - 1`` is ``W(50 ti, n, b, d, f, e)``; rows from ``top`` on are won (1).
+        Row ``ti * 6 + n - 1`` is ``W(50 ti, n)``; rows from the cut on hold the forced bank.
         """
-        top = 0
-        while not self.won(b, top * STEP):
-            top += 1
-        values = [1.0] * ((top + 1) * 6 + self.reach)  # rows >= top: terminal wins
-        # Farkle: b' = max(L, b - Y_f), f' = (f + 1) mod K.
+        top = self.cut(b, d, o, r, u)
+        minimum = self.bank_minimum(u)
+        values = [0.0] * ((top + 1) * 6 + self.reach)
+        for row in range(top * 6, len(values)):
+            values[row] = self.bank_value(w0, b, d, e, o, r, (row // 6) * STEP)
+        # Farkle: b' = max(L, b - Y_f), f' = (f + 1) mod K; the opponent moves next.
         y = self.penalty if f == self.K - 1 else 0
-        farkle = 1.0 - w0[self.index(d, max(self.floor, b - y), e, (f + 1) % self.K)]
+        farkle = 1.0 - w0[self.index(d, max(self.floor, b - y), e, (f + 1) % self.K, o, u, 1 - r)]
         for ti in range(top - 1, -1, -1):
             t = ti * STEP
-            assert not self.won(b, t)
-            bank = 1.0 - w0[self.index(d, b + t, e, 0)] if t >= self.min_bank else None
+            bank = self.bank_value(w0, b, d, e, o, r, t) if t >= minimum and t > 0 else None
             base = ti * 6
             row = values[base : base + self.reach + 1]
             for n in DICE:
@@ -214,25 +290,34 @@ class ReferenceSolver:
                 values[base + n - 1] = roll if bank is None else max(bank, roll)
         return values, top
 
-    def start_value(self, w0: list[float], b: int, d: int, f: int, e: int) -> float:
-        return self.turn(w0, b, d, f, e)[0][6 - 1]
+    def start_value(self, w0: list[float], *state: int) -> float:
+        return self.turn(w0, *state)[0][6 - 1]
 
-    def in_turn(self, w0: np.ndarray, b: int, d: int, f: int, e: int) -> dict[tuple[int, int], float]:
-        values, top = self.turn(w0.reshape(-1).tolist(), b, d, f, e)
+    def in_turn(
+        self, w0: np.ndarray, b: int, d: int, f: int, e: int, u: int = 1, o: int = 1, r: int = 1
+    ) -> dict[tuple[int, int], float]:
+        values, top = self.turn(w0.reshape(-1).tolist(), b, d, f, e, u, o, r)
         return {(ti * STEP, n): values[ti * 6 + n - 1] for ti in range(top) for n in DICE}
 
     # -- the iteration -----------------------------------------------------------------------
-    def order(self) -> list[tuple[int, int, int, int]]:
+    def order(self) -> list[tuple[int, int, int, int, int, int, int]]:
         """Start states, highest ``b + d`` first, then highest ``f + e`` first (see the module doc)."""
         states = [
-            (b, d, f, e)
+            (b, d, f, e, u, o, r)
             for b in self.scores
             for d in self.scores
             for f in range(self.K)
             for e in range(self.K)
+            for u in (range(2) if self.E == 2 else (1,))
+            for o in (range(2) if self.E == 2 else (1,))
+            for r in (range(2) if self.S == 2 else (1,))
         ]
-        states.sort(key=lambda s: (-(s[0] + s[1]), -(s[2] + s[3]), -s[0], s[1], s[2], s[3]))
+        states.sort(key=lambda s: (-(s[0] + s[1]), -(s[2] + s[3]), -s[0], s[1:]))
         return states
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (self.nb, self.nb, self.K, self.K, self.E, self.E, self.S)
 
     def solve(
         self,
@@ -242,10 +327,10 @@ class ReferenceSolver:
         progress: Callable[[int, float], None] | None = None,
     ) -> ReferenceResult:
         started = time.perf_counter()
-        size = self.nb * self.nb * self.K * self.K
+        size = int(np.prod(self.shape))
         if isinstance(initial, np.ndarray):
             # A starting point only (e.g. another solver's answer): the passes below judge it.
-            assert initial.shape == (self.nb, self.nb, self.K, self.K), initial.shape
+            assert initial.size == size, (initial.shape, self.shape)
             w0 = initial.astype(np.float64).reshape(-1).tolist()
         else:
             w0 = [float(initial)] * size
@@ -253,8 +338,8 @@ class ReferenceSolver:
         history: list[float] = []
         while True:
             largest = 0.0
-            for (b, d, f, e), i in order:
-                new = self.start_value(w0, b, d, f, e)
+            for state, i in order:
+                new = self.start_value(w0, *state)
                 largest = max(largest, abs(new - w0[i]))
                 w0[i] = new
             history.append(largest)
@@ -266,7 +351,7 @@ class ReferenceSolver:
                 raise RuntimeError(f"no convergence in {max_passes} passes: {history[-5:]}")
         return ReferenceResult(
             solver=self,
-            w0=np.array(w0, dtype=np.float64).reshape(self.nb, self.nb, self.K, self.K),
+            w0=np.array(w0, dtype=np.float64).reshape(self.shape),
             passes=len(history),
             history=tuple(history),
             seconds=time.perf_counter() - started,

@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from engine import preset
-from engine.dice import ScriptedDice, SeededDice
-from engine.game import Bank, Player, Roll, SetAside
-from engine.record import GameRecord, GameSession, save_record
-from farkle_tui.cli import main
-from solver.analysis import (
+from optimal_farkle.engine import preset
+from optimal_farkle.engine.dice import ScriptedDice, SeededDice
+from optimal_farkle.engine.game import Bank, Player, Roll, SetAside
+from optimal_farkle.engine.record import GameRecord, GameSession, save_record
+from optimal_farkle.solver.analysis import (
     THRESHOLDS,
     AnalysisError,
     analyse,
     history,
     mark_of,
 )
-from solver.cache import solve_strategy
-from solver.players import make_player
+from optimal_farkle.solver.cache import solve_strategy
+from optimal_farkle.solver.players import make_player
+from optimal_farkle.tui.cli import main
 
 SMALL = preset("facebook").with_goal(1000)
 FLOOR = -2500  # the default floor: what `farkle replay` uses
@@ -36,8 +36,16 @@ def hand_made() -> GameRecord:
     Bob farkles at once. Then it is Ann's turn again (the record stops there)."""
     dice = ScriptedDice([(5, 2, 3, 4, 6, 6), (1, 5, 2, 3, 4), (2, 2, 2, 3), (2, 3, 4, 6, 6, 2)])
     session = GameSession.start(SMALL, (Player("Ann"), Player("Bob")), first=0, dice=dice)
-    for action in (Roll(), SetAside((5,)), Roll(), SetAside((5,)), Roll(), SetAside((2, 2, 2)),
-                   Bank(), Roll()):
+    for action in (
+        Roll(),
+        SetAside((5,)),
+        Roll(),
+        SetAside((5,)),
+        Roll(),
+        SetAside((2, 2, 2)),
+        Bank(),
+        Roll(),
+    ):
         session.act(action)
     return session.record
 
@@ -45,7 +53,9 @@ def hand_made() -> GameRecord:
 def test_marks_follow_the_thresholds_defined_once() -> None:
     assert dict(THRESHOLDS) == {"blunder": 0.05, "mistake": 0.02, "inaccuracy": 0.005}
     assert mark_of(0.0) == "best" and mark_of(0.004) == "good"
-    assert mark_of(0.005) == "inaccuracy" and mark_of(0.02) == "mistake" and mark_of(0.07) == "blunder"
+    assert (
+        mark_of(0.005) == "inaccuracy" and mark_of(0.02) == "mistake" and mark_of(0.07) == "blunder"
+    )
 
 
 def test_a_hand_made_game_is_analysed_as_worked_out_by_hand(strategy) -> None:  # type: ignore[no-untyped-def]
@@ -53,7 +63,9 @@ def test_a_hand_made_game_is_analysed_as_worked_out_by_hand(strategy) -> None:  
     analysis = analyse(record, strategy)
     # Forced moves are not decisions: first rolls, the lone 5, the lone three 2s, rolls below 300.
     assert [(d.turn, d.player, d.state.phase.value) for d in analysis.decisions] == [
-        (1, 0, "choose"), (1, 0, "decide")]
+        (1, 0, "choose"),
+        (1, 0, "decide"),
+    ]
     turn = strategy.turn(0, 0, 0, 0)  # Ann's opening turn, all its values
     keep = analysis.decisions[0]
     options = {"1 5": turn.win(200, 3), "1": turn.win(150, 4), "5": turn.win(100, 4)}
@@ -77,17 +89,22 @@ def test_a_hand_made_game_is_analysed_as_worked_out_by_hand(strategy) -> None:  
     assert ann.best == sum(d.mark == "best" for d in analysis.decisions)
     # The curve: Ann's chances at the start of turns 1, 2 (Bob to move) and 3 (Bob farkled once).
     assert [p.turn for p in analysis.win_curve] == [1, 2, 3]
-    assert [p.win for p in analysis.win_curve] == pytest.approx([
-        strategy.start_win(0, 0, 0, 0),
-        1 - strategy.start_win(0, 300, 0, 0),
-        strategy.start_win(300, 0, 0, 1),
-    ], abs=1e-12)
+    assert [p.win for p in analysis.win_curve] == pytest.approx(
+        [
+            strategy.start_win(0, 0, 0, 0),
+            1 - strategy.start_win(0, 300, 0, 0),
+            strategy.start_win(300, 0, 0, 1),
+        ],
+        abs=1e-12,
+    )
     assert analysis.winner is None
 
 
 def test_head_starts_are_part_of_the_position(strategy) -> None:  # type: ignore[no-untyped-def]
     dice = ScriptedDice([(2, 3, 4, 6, 6, 2)])
-    session = GameSession.start(SMALL, (Player("Ann"), Player("Bob")), dice=dice, start_scores=(0, 400))
+    session = GameSession.start(
+        SMALL, (Player("Ann"), Player("Bob")), dice=dice, start_scores=(0, 400)
+    )
     session.act(Roll())
     curve = analyse(session.record, strategy).win_curve
     assert curve[0].win == pytest.approx(strategy.start_win(0, 400), abs=1e-12)
@@ -123,8 +140,17 @@ def test_the_command_prints_json_with_the_documented_keys(tmp_path: Path, capsys
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"rules", "players", "winner", "decisions", "summary", "win_curve"}
     assert out["decisions"] and set(out["decisions"][0]) == {
-        "turn", "player", "state", "choice", "best", "win_before", "win_after_choice",
-        "win_after_best", "loss", "mark"}
+        "turn",
+        "player",
+        "state",
+        "choice",
+        "best",
+        "win_before",
+        "win_after_choice",
+        "win_after_best",
+        "loss",
+        "mark",
+    }
     assert set(out["summary"][0]) >= {"decisions", "total_loss", "mistakes", "blunders", "accuracy"}
     assert main(["replay", str(path)]) == 0
     text = capsys.readouterr().out
@@ -146,12 +172,6 @@ def test_unreadable_and_tampered_records_are_reported(tmp_path: Path, capsys, st
         assert exc.value.code == 2
         err = capsys.readouterr().err
         assert "farkle: error:" in err and words in err, err
-    zilch = GameSession.start(preset("zilch"), (Player("A"), Player("B")), dice=SeededDice(1))
-    final_turn = tmp_path / "zilch.json"
-    save_record(final_turn, zilch.record)
-    with pytest.raises(SystemExit) as exc:
-        main(["replay", str(final_turn)])
-    assert exc.value.code == 2 and "final turn" in capsys.readouterr().err
     three = GameRecord(SMALL, (Player("A"), Player("B"), Player("C")))
     with pytest.raises(AnalysisError, match="two-player"):
         analyse(three, strategy)
@@ -171,3 +191,29 @@ def test_history_counts_games_win_rates_best_turns_and_the_loss_trend(strategy) 
     assert h.best_turns and h.best_turns == sorted(h.best_turns, key=lambda t: -t.points)
     assert all(t.name == "Human" for t in h.best_turns)
     assert len(h.losses) == 3 and all(p.mean_loss >= 0 for p in h.losses)
+
+
+def test_final_turn_games_are_analysed_and_the_optimal_player_loses_nothing() -> None:
+    """zilch's final turn: the optimal player's decisions (including its final turns) cost 0."""
+    rules = preset("zilch").with_goal(1000)
+    strategy = solve_strategy(rules, -500)
+    finals = 0
+    for seed in range(8):
+        record = play(rules, ("optimal", "max-score"), seed, strategy)
+        analysis = analyse(record, strategy)
+        assert analysis.winner is not None and analysis.win_curve[-1].win in (0.0, 1.0)
+        for d in analysis.decisions:
+            if d.player == 0:
+                assert d.loss <= 1e-12 and d.mark == "best", d
+            finals += d.state.final_turn()
+    assert finals > 0  # some decisions were taken in a final turn
+
+
+def test_replay_writes_full_width_when_piped(tmp_path: Path, capsys, strategy) -> None:  # type: ignore[no-untyped-def]
+    """``farkle replay FILE | head``: stdout is not a terminal, so nothing is cut to 80 columns."""
+    path = tmp_path / "game.json"
+    save_record(path, play(SMALL, ("cautious", "optimal"), 4, strategy))
+    assert main(["replay", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) > 80
+    assert not any("…" in line for line in lines)

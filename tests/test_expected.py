@@ -8,6 +8,7 @@ never fall as the turn total rises; a larger cap changes nothing).
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import math
 import random
@@ -17,10 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from engine import PRESETS, IllegalActionError, Rules, RulesError, preset, roll_tables, scorer
-from engine.rules import preset_path, rules_from_dict
-from farkle_tui.cli import main
-from solver.expected import ExpectedStrategy, expected_strategy, hot, safe_cap, solve_expected
+from optimal_farkle.engine import PRESETS, IllegalActionError, Rules, RulesError, preset, scorer
+from optimal_farkle.engine.rules import preset_path, rules_from_dict
+from optimal_farkle.solver.expected import (
+    ExpectedStrategy,
+    expected_strategy,
+    hot,
+    safe_cap,
+    solve_expected,
+)
+from optimal_farkle.solver.tables import roll_tables
+from optimal_farkle.tui.cli import main
 
 TOL = 1e-9
 
@@ -41,7 +49,7 @@ def brute_force(rules: Rules, cap: int, penalty: float = 0.0) -> dict[tuple[int,
             for i, w in enumerate(table.weights)
         ]
     risky = {n: table.farkle_rolls > 0 for n, table in tables.items()}
-    gain = {n: 0.0 for n in range(1, 7)}
+    gain = dict.fromkeys(range(1, 7), 0.0)
     for _ in range(5000):
         new = dict(gain)
         for n in range(1, 7):
@@ -49,16 +57,14 @@ def brute_force(rules: Rules, cap: int, penalty: float = 0.0) -> dict[tuple[int,
                 continue
             total = 0.0
             for roll, weight in rolls[n]:
-                total += weight * max(
-                    o.points + gain[hot(n - o.size)] for o in score.options(roll)
-                )
+                total += weight * max(o.points + gain[hot(n - o.size)] for o in score.options(roll))
             new[n] = total / 6**n
         if max(abs(new[n] - gain[n]) for n in gain) < 1e-13:
             break
         gain = new
     minimum = rules.bank_minimum()
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def value(t: int, n: int) -> float:
         if t >= cap:
             return t + gain[n]
@@ -158,9 +164,9 @@ def test_values_never_fall_as_the_turn_total_rises(name: str, penalty: int) -> N
     for n in range(1, 7):
         values = [s.value(t, n) for t in range(0, s.cap + 1000, 50)]
         finals = [s.final(t, n) for t in range(0, s.cap + 1000, 50)]
-        assert all(b >= a - TOL for a, b in zip(values, values[1:]))
+        assert all(b >= a - TOL for a, b in itertools.pairwise(values))
         if penalty == 0:
-            assert all(b >= a - TOL for a, b in zip(finals, finals[1:]))
+            assert all(b >= a - TOL for a, b in itertools.pairwise(finals))
             assert values == finals
 
 
@@ -319,11 +325,26 @@ def test_cli_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["expected", "--json", "--max-turn", "500"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert set(data) == {
-        "rules", "expected", "farkle_probability", "penalty", "cap", "bank_thresholds", "table"
+        "rules",
+        "entry",
+        "expected",
+        "farkle_probability",
+        "penalty",
+        "cap",
+        "bank_thresholds",
+        "table",
     }
+    assert data["entry"] is None  # facebook has no entry minimum (see --entry)
     s = expected_strategy(preset("facebook"))
     assert data["expected"] == s.expected and data["cap"] == 16400
-    assert data["bank_thresholds"] == {"6": 16400, "5": 3050, "4": 1050, "3": 450, "2": 300, "1": 300}
+    assert data["bank_thresholds"] == {
+        "6": 16400,
+        "5": 3050,
+        "4": 1050,
+        "3": 450,
+        "2": 300,
+        "1": 300,
+    }
     assert len(data["table"]) == 11 * 6
     for row in data["table"]:
         assert set(row) == {"turn", "dice", "final", "roll_gain", "action"}
@@ -341,7 +362,9 @@ def test_cli_default_max_turn(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_rules_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = preset_path("zilch").read_text(encoding="utf-8").replace('name = "zilch"', 'name = "mine"')
+    text = (
+        preset_path("zilch").read_text(encoding="utf-8").replace('name = "zilch"', 'name = "mine"')
+    )
     path = tmp_path / "mine.toml"
     path.write_text(text, encoding="utf-8")
     assert main(["expected", "--json", "--rules", str(path), "--max-turn", "0"]) == 0
@@ -379,9 +402,13 @@ def test_cli_validation(argv: list[str], message: str, capsys: pytest.CaptureFix
 
 
 def test_cli_unbounded_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    text = preset_path("facebook").read_text(encoding="utf-8").replace(
-        "singles = { 1 = 100, 5 = 50 }",
-        "singles = { 1 = 50, 2 = 50, 3 = 50, 4 = 50, 5 = 50, 6 = 50 }",
+    text = (
+        preset_path("facebook")
+        .read_text(encoding="utf-8")
+        .replace(
+            "singles = { 1 = 100, 5 = 50 }",
+            "singles = { 1 = 50, 2 = 50, 3 = 50, 4 = 50, 5 = 50, 6 = 50 }",
+        )
     )
     path = tmp_path / "norisk.toml"
     path.write_text(text, encoding="utf-8")
@@ -392,7 +419,17 @@ def test_cli_unbounded_rules(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 def test_cli_subprocess_prints_one_json_object() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "farkle_tui.cli", "expected", "--json", "--rules", "zilch", "--max-turn", "100"],
+        [
+            sys.executable,
+            "-m",
+            "optimal_farkle.tui.cli",
+            "expected",
+            "--json",
+            "--rules",
+            "zilch",
+            "--max-turn",
+            "100",
+        ],
         capture_output=True,
         text=True,
         timeout=120,

@@ -15,9 +15,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import PRESETS, preset
-from engine.errors import FarkleError, GameOverError, IllegalActionError, IllegalSelectionError
-from engine.game import (
+from optimal_farkle.engine import PRESETS, preset
+from optimal_farkle.engine.errors import (
+    FarkleError,
+    GameOverError,
+    IllegalActionError,
+    IllegalSelectionError,
+)
+from optimal_farkle.engine.game import (
     Action,
     Bank,
     Banked,
@@ -38,8 +43,8 @@ from engine.game import (
     apply,
     new_game,
 )
-from engine.record import GameSession, replay
-from engine.rules import Rules
+from optimal_farkle.engine.record import GameSession, replay
+from optimal_farkle.engine.rules import Endgame, Rules
 
 FACEBOOK = preset("facebook")
 ZILCH = preset("zilch")
@@ -70,7 +75,9 @@ def refuse(state: GameState, action: Action, error: type[Exception], message: st
     assert state == before
 
 
-def bank_turn(rules: Rules, points_roll: tuple[int, ...], keep: tuple[int, ...]) -> tuple[Action, ...]:
+def bank_turn(
+    rules: Rules, points_roll: tuple[int, ...], keep: tuple[int, ...]
+) -> tuple[Action, ...]:
     """Actions for a turn that rolls, sets ``keep`` aside and banks."""
     return (Roll(points_roll), SetAside(keep), Bank())
 
@@ -136,13 +143,20 @@ def test_roll_shows_dice_and_lists_options() -> None:
 def test_set_aside_adds_points_and_leaves_dice() -> None:
     state, events = play(new_game(FACEBOOK, TWO), Roll((6, 5, 3, 3, 3, 2)), SetAside((3, 5, 3, 3)))
     assert events[1] == SetAsideEvent(0, (3, 3, 3, 5), 350, 350, 2)
-    assert (state.phase, state.turn_total, state.dice_left, state.roll) == (Phase.DECIDE, 350, 2, ())
+    assert (state.phase, state.turn_total, state.dice_left, state.roll) == (
+        Phase.DECIDE,
+        350,
+        2,
+        (),
+    )
     assert [o.points for o in state.set_aside] == [350]
     assert state.legal_actions() == [Roll(), Bank()]
 
 
 def test_bank_adds_turn_total_and_passes_turn() -> None:
-    state, events = play(new_game(FACEBOOK, TWO), *bank_turn(FACEBOOK, (1, 1, 1, 2, 3, 4), (1, 1, 1)))
+    state, events = play(
+        new_game(FACEBOOK, TWO), *bank_turn(FACEBOOK, (1, 1, 1, 2, 3, 4), (1, 1, 1))
+    )
     assert events[-1] == Banked(0, 1000, 1000, False)
     assert state.scores == (1000, 0)
     assert (state.current, state.turn, state.turn_total, state.dice_left) == (1, 2, 0, 6)
@@ -220,11 +234,15 @@ def test_entry_minimum_below_min_bank_uses_min_bank_words() -> None:
 def test_three_farkles_cost_500_and_reset_the_count() -> None:
     state = new_game(FACEBOOK, TWO, start_scores=[1000, 0])
     counts = []
-    for k in range(3):
+    for _k in range(3):
         state, events = play(state, Roll(FARKLE6))  # Ann farkles
         counts.append(events[1])
         state, _ = play(state, Roll(FARKLE6))  # Bob farkles too
-    assert counts == [Farkled(0, FARKLE6, 0, 1), Farkled(0, FARKLE6, 0, 2), Farkled(0, FARKLE6, 0, 3)]
+    assert counts == [
+        Farkled(0, FARKLE6, 0, 1),
+        Farkled(0, FARKLE6, 0, 2),
+        Farkled(0, FARKLE6, 0, 3),
+    ]
     assert state.scores == (500, -500)  # both paid; scores can go negative
     assert state.standings[0].farkles == 0 and state.standings[1].farkles == 0
 
@@ -260,13 +278,18 @@ def test_zilch_six_dice_nothing_is_hot_dice() -> None:
     state, events = play(new_game(ZILCH, TWO), Roll(FARKLE6))
     assert events == [Rolled(0, FARKLE6)] and state.phase is Phase.CHOOSE
     assert [o.points for o in state.options()] == [500]
-    refuse(state, SetAside((2, 2)), IllegalSelectionError, "all six dice are set aside together for 500")
+    refuse(
+        state,
+        SetAside((2, 2)),
+        IllegalSelectionError,
+        "all six dice are set aside together for 500",
+    )
     state, events = play(state, SetAside(FARKLE6))
     assert events[-1] == HotDice(0) and state.turn_total == 500 and state.dice_left == 6
 
 
 def test_zilch_five_dice_can_farkle() -> None:
-    state, events = play(
+    _state, events = play(
         new_game(ZILCH, TWO), Roll((1, 2, 3, 4, 6, 6)), SetAside((1,)), Roll((2, 3, 4, 6, 6))
     )
     assert isinstance(events[-1], Farkled)
@@ -288,20 +311,26 @@ def test_first_to_goal_banks_automatically_and_ends() -> None:
 
 def test_first_to_goal_waits_for_a_legal_bank() -> None:
     rules = FACEBOOK.with_goal(1000)
-    state, events = play(new_game(rules, TWO, start_scores=[950, 0]), Roll((5, 2, 3, 4, 6, 6)), SetAside((5,)))
+    state, events = play(
+        new_game(rules, TWO, start_scores=[950, 0]), Roll((5, 2, 3, 4, 6, 6)), SetAside((5,))
+    )
     assert not state.is_over and state.turn_total == 50  # 1000 reached, but 50 < 300
-    state, events = play(state, Roll((1, 5, 2, 3, 4)), SetAside((1, 5)), Roll((1, 2, 3)), SetAside((1,)))
+    state, events = play(
+        state, Roll((1, 5, 2, 3, 4)), SetAside((1, 5)), Roll((1, 2, 3)), SetAside((1,))
+    )
     assert events[-2:] == [Banked(0, 300, 1250, True), GameOver(0, (1250, 0))]
 
 
 def test_hot_dice_then_automatic_bank() -> None:
     rules = FACEBOOK.with_goal(1000)
-    state, events = play(new_game(rules, TWO), Roll((1, 2, 3, 4, 5, 6)), SetAside((1, 2, 3, 4, 5, 6)))
+    _state, events = play(
+        new_game(rules, TWO), Roll((1, 2, 3, 4, 5, 6)), SetAside((1, 2, 3, 4, 5, 6))
+    )
     assert [type(e) for e in events] == [Rolled, SetAsideEvent, HotDice, Banked, GameOver]
 
 
 def test_neller_busche_wins_at_once_on_any_total() -> None:
-    state, events = play(
+    _state, events = play(
         new_game(NELLER, TWO, start_scores=[9950, 0]), Roll((5, 2, 3, 4, 6, 6)), SetAside((5,))
     )
     assert events[-1] == GameOver(0, (10000, 0))
@@ -329,7 +358,9 @@ def test_final_round_farkle_ends_the_game() -> None:
 
 
 def test_final_round_tie_goes_to_who_reached_the_goal_first() -> None:
-    state, _ = play(new_game(_zilch(), TWO, first=1), *bank_turn(ZILCH, (1, 1, 1, 2, 3, 4), (1, 1, 1)))
+    state, _ = play(
+        new_game(_zilch(), TWO, first=1), *bank_turn(ZILCH, (1, 1, 1, 2, 3, 4), (1, 1, 1))
+    )
     state, events = play(state, *bank_turn(ZILCH, (1, 1, 1, 2, 3, 4), (1, 1, 1)))
     assert events[-1] == GameOver(1, (1000, 1000))
     assert FinalRound(0) not in events  # only the first bank at the goal starts the round
@@ -341,28 +372,83 @@ def test_final_round_with_three_players() -> None:
     assert events[-1] == FinalRound(1) and state.final_turns == (2, 0) and state.current == 2
     state, _ = play(state, *bank_turn(ZILCH, (1, 1, 1, 2, 3, 4), (1, 1, 1)))  # Cy ties at 1000
     assert state.final_turns == (0,) and state.current == 0
-    state, events = play(state, Roll(FARKLE6), SetAside(FARKLE6), Roll((1, 2, 3, 4, 6, 6)), SetAside((1,)), Bank())
+    state, events = play(
+        state, Roll(FARKLE6), SetAside(FARKLE6), Roll((1, 2, 3, 4, 6, 6)), SetAside((1,)), Bank()
+    )
     assert events[-2:] == [Banked(0, 600, 600, False), GameOver(1, (600, 1000, 1000))]
     assert state.winner == 1  # Bob reached 1000 before Cy
 
 
 def test_solo_game_ends_at_the_goal() -> None:
-    state, events = play(new_game(_zilch(), (Player("Solo"),)), *bank_turn(ZILCH, (1, 1, 1, 2, 3, 4), (1, 1, 1)))
+    _state, events = play(
+        new_game(_zilch(), (Player("Solo"),)), *bank_turn(ZILCH, (1, 1, 1, 2, 3, 4), (1, 1, 1))
+    )
     assert events[-2:] == [FinalRound(0), GameOver(0, (1000,))]
+
+
+# -- equal-turns endgame -------------------------------------------------------------------
+def _equal(goal: int = 1000) -> Rules:
+    return dataclasses.replace(FACEBOOK.with_goal(goal), endgame=Endgame.EQUAL_TURNS)
+
+
+GOAL_TURN = (Roll((1, 1, 1, 2, 3, 4)), SetAside((1, 1, 1)), Bank())  # 1,000 in one turn
+
+
+def test_equal_turns_starter_at_the_goal_gives_the_other_a_final_turn() -> None:
+    state, events = play(new_game(_equal(), TWO, first=0), *GOAL_TURN)
+    assert events[-1] == FinalRound(0) and state.final_turns == (1,) and state.leader == 0
+    state, events = play(state, Roll((6, 6, 6, 6, 2, 3)), SetAside((6, 6, 6, 6)), Bank())
+    assert events[-1] == GameOver(1, (1000, 1200))
+
+
+def test_equal_turns_second_player_at_the_goal_ends_the_game_at_once() -> None:
+    state, _ = play(new_game(_equal(), TWO, first=1), Roll(FARKLE6))  # Bob started and farkled
+    assert state.current == 0 and not state.mover_started()
+    state, events = play(state, *GOAL_TURN)
+    assert FinalRound(0) not in events
+    assert events[-1] == GameOver(0, (1000, 0)) and state.is_over and state.winner == 0
+
+
+def test_equal_turns_with_three_players_finishes_the_round() -> None:
+    state = new_game(_equal(), THREE, first=0)
+    state, _ = play(state, Roll(FARKLE6))  # Ann (the starter) farkles
+    state, events = play(state, *GOAL_TURN)  # Bob reaches the goal: only Cy is owed a turn
+    assert events[-1] == FinalRound(1) and state.final_turns == (2,) and state.current == 2
+    state, events = play(state, *GOAL_TURN)  # Cy ties: Bob reached it first
+    assert events[-1] == GameOver(1, (0, 1000, 1000))
+
+
+def test_the_endgames_owe_final_turns_as_documented() -> None:
+    state = new_game(_equal(), (Player("A"), Player("B"), Player("C"), Player("D")), first=2)
+    assert state.owed_after_goal(2) == (3, 0, 1)
+    assert state.owed_after_goal(0) == (1,)
+    assert state.owed_after_goal(1) == ()
+    final = dataclasses.replace(state, rules=_zilch())
+    assert final.owed_after_goal(1) == (2, 3, 0)
+    assert dataclasses.replace(state, rules=FACEBOOK).owed_after_goal(1) == ()
 
 
 # -- refusals ------------------------------------------------------------------------------
 def test_rolling_in_choose_is_refused() -> None:
     state, _ = play(new_game(FACEBOOK, TWO), Roll((1, 2, 3, 4, 6, 6)))
-    refuse(state, Roll((1, 2, 3, 4, 6, 6)), IllegalActionError, "Set aside at least one scoring die")
+    refuse(
+        state, Roll((1, 2, 3, 4, 6, 6)), IllegalActionError, "Set aside at least one scoring die"
+    )
     refuse(state, Roll(), IllegalActionError, "Set aside at least one scoring die")
 
 
 def test_setting_aside_in_decide_is_refused() -> None:
     start = new_game(FACEBOOK, TWO)
-    refuse(start, SetAside((1,)), IllegalActionError, "Roll first: there are no dice to set aside yet.")
+    refuse(
+        start, SetAside((1,)), IllegalActionError, "Roll first: there are no dice to set aside yet."
+    )
     state, _ = play(start, Roll((1, 2, 3, 4, 6, 6)), SetAside((1,)))
-    refuse(state, SetAside((1,)), IllegalActionError, "There are no dice showing to set aside: roll or bank.")
+    refuse(
+        state,
+        SetAside((1,)),
+        IllegalActionError,
+        "There are no dice showing to set aside: roll or bank.",
+    )
 
 
 @pytest.mark.parametrize(
@@ -397,7 +483,9 @@ def test_illegal_actions(action: Action, message: str) -> None:
 
 
 def test_every_action_after_the_game_is_refused() -> None:
-    state, _ = play(new_game(FACEBOOK.with_goal(1000), TWO), Roll((1, 1, 1, 2, 3, 4)), SetAside((1, 1, 1)))
+    state, _ = play(
+        new_game(FACEBOOK.with_goal(1000), TWO), Roll((1, 1, 1, 2, 3, 4)), SetAside((1, 1, 1))
+    )
     for action in (Roll(), Roll((1, 2, 3, 4, 5, 6)), SetAside((1,)), Bank(), "junk"):
         refuse(state, action, GameOverError, "The game is over (Ann won): no more moves.")  # type: ignore[arg-type]
     assert state.bank_refusal() == "The game is over."
@@ -409,11 +497,14 @@ GOALS = (1000, 1500, 3000)
 
 def random_game(rules: Rules, players: int, seed: int, data: st.DataObject | None) -> GameSession:
     """A session played by drawing a legal action each step, with seeded dice."""
-    from engine.dice import SeededDice
+    from optimal_farkle.engine.dice import SeededDice
 
     rng = random.Random(seed)
     session = GameSession.start(
-        rules, [Player(f"P{i}") for i in range(players)], first=rng.randrange(players), dice=SeededDice(seed)
+        rules,
+        [Player(f"P{i}") for i in range(players)],
+        first=rng.randrange(players),
+        dice=SeededDice(seed),
     )
     for _ in range(400):
         state = session.state
@@ -427,7 +518,9 @@ def random_game(rules: Rules, players: int, seed: int, data: st.DataObject | Non
     return session
 
 
-def check_step(before: GameState, action: Action, events: tuple[Event, ...], after: GameState) -> None:
+def check_step(
+    before: GameState, action: Action, events: tuple[Event, ...], after: GameState
+) -> None:
     """The invariants of one step."""
     assert not before.is_over
     delta = [a - b for a, b in zip(after.scores, before.scores)]
@@ -486,7 +579,7 @@ def test_many_seeded_games_finish_and_replay() -> None:
 
 # -- dice sources --------------------------------------------------------------------------
 def test_seeded_dice_are_reproducible() -> None:
-    from engine.dice import DiceSource, SeededDice
+    from optimal_farkle.engine.dice import DiceSource, SeededDice
 
     a, b = SeededDice(5), SeededDice(5)
     rolls = [a.roll(n) for n in (6, 3, 1, 6)]
@@ -506,7 +599,7 @@ def test_seeded_dice_are_reproducible() -> None:
 
 
 def test_scripted_dice_play_back_and_complain() -> None:
-    from engine.dice import ScriptedDice, ScriptExhaustedError
+    from optimal_farkle.engine.dice import ScriptedDice, ScriptExhaustedError
 
     dice = ScriptedDice([(1, 2, 3), [4, 5, 6, 6, 6, 6]])
     assert dice.remaining == 2 and dice.roll(3) == (1, 2, 3)

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import pytest
 
-from engine import preset, scorer
-from engine.dice import SeededDice
-from engine.game import Bank, GameState, Phase, Player, Roll, SetAside, apply, new_game
-from engine.record import GameSession
-from solver.expected import expected_strategy
-from solver.levels import (
+from optimal_farkle.engine import preset, scorer
+from optimal_farkle.engine.dice import SeededDice
+from optimal_farkle.engine.game import (
+    Bank,
+    GameState,
+    Phase,
+    Player,
+    Roll,
+    SetAside,
+    apply,
+    new_game,
+)
+from optimal_farkle.engine.record import GameSession, replay
+from optimal_farkle.solver.expected import expected_strategy
+from optimal_farkle.solver.levels import (
     GO_FOR_IT,
     LEVEL_PLAYERS,
     NORMAL,
@@ -20,22 +29,32 @@ from solver.levels import (
     MaxScorePlayer,
     keep_list,
 )
-from solver.players import ai_players, make_player, needs_strategy
+from optimal_farkle.solver.players import ai_players, make_player, needs_strategy
 
 SMALL = preset("facebook").with_goal(1000)
 FULL = preset("facebook")
 
 
-def play(rules, a: LevelPlayer, b: LevelPlayer, seed: int, start=None):  # type: ignore[no-untyped-def]
-    """One whole game; yields every (state, action) and returns nothing (raises if illegal)."""
-    session = GameSession.start(rules, (Player("A", a.id), Player("B", b.id)), dice=SeededDice(seed),
-                                start_scores=start)
+#: A game between the levels takes a few hundred actions at these goals; one that has not
+#: ended after this many never will (a level that keeps rolling or refuses to bank).
+MAX_ACTIONS = 20_000
+
+
+def play(rules, a: LevelPlayer, b: LevelPlayer, seed: int, start=None, session=None):  # type: ignore[no-untyped-def]
+    """One whole game; yields every (state, action); raises if an action is illegal or the
+    game does not end within MAX_ACTIONS actions (it never hangs)."""
+    session = session or GameSession.start(
+        rules, (Player("A", a.id), Player("B", b.id)), dice=SeededDice(seed), start_scores=start
+    )
     players = (a, b)
-    while not session.is_over:
+    for _ in range(MAX_ACTIONS):
+        if session.is_over:
+            return
         state = session.state
         action = players[state.current].act(state)
         yield state, action
         session.act(action)
+    raise AssertionError(f"the game did not end within {MAX_ACTIONS:,} actions")
 
 
 def test_the_registry_lists_every_level_with_a_player_facing_description() -> None:
@@ -49,22 +68,44 @@ def test_the_registry_lists_every_level_with_a_player_facing_description() -> No
         assert player.id == pid and player.description
 
 
-@pytest.mark.parametrize("rules", [SMALL, preset("neller-busche").with_goal(2000), preset("zilch").with_goal(2000),
-                                   preset("patch").with_goal(2000)])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        SMALL,
+        preset("neller-busche").with_goal(2000),
+        preset("zilch").with_goal(2000),
+        preset("patch").with_goal(2000),
+    ],
+)
 def test_levels_play_whole_games_legally_under_every_preset(rules) -> None:  # type: ignore[no-untyped-def]
     ids = list(LEVEL_PLAYERS)
+    movers: set[str] = set()
     for k in range(12):
         a = LEVEL_PLAYERS[ids[k % 3]](rules)
         b = LEVEL_PLAYERS[ids[(k + 1) % 3]](rules)
-        steps = list(play(rules, a, b, seed=100 + k))
-        assert steps, "a game has moves"
+        session = GameSession.start(
+            rules, (Player("A", a.id), Player("B", b.id)), dice=SeededDice(100 + k)
+        )
+        steps = list(play(rules, a, b, seed=100 + k, session=session))
+        final = session.state
+        scores = [s.score for s in final.standings]
+        # It ended, by the rules: someone reached the goal and the winner has the top score.
+        assert final.is_over and final.winner in (0, 1), (rules.name, k)
+        assert max(scores) >= rules.goal and scores[final.winner] == max(scores), scores
+        # Every action was legal: the record replays to the same end.
+        assert steps and replay(session.record) == final
+        movers |= {(a, b)[state.current].id for state, _ in steps}
+    assert movers == set(LEVEL_PLAYERS), "every level made decisions"
 
 
 def winning_pairs(state: GameState) -> bool:
     pairs = keep_list(state.options())
     minimum = state.rules.bank_minimum(state.standing.entered)
-    return any(state.standing.score + state.turn_total + p >= state.rules.goal and state.turn_total + p >= minimum
-               for p, _ in pairs)
+    return any(
+        state.standing.score + state.turn_total + p >= state.rules.goal
+        and state.turn_total + p >= minimum
+        for p, _ in pairs
+    )
 
 
 def test_every_level_takes_a_win_that_is_on_the_table() -> None:
@@ -149,7 +190,9 @@ def test_the_coach_keeps_the_fewest_dice_by_its_rule_of_thumb() -> None:
 def test_cautious_banks_early_and_takes_the_most_points() -> None:
     me = CautiousPlayer(SMALL)
     assert me.banks(350, 3, NORMAL) and not me.banks(300, 3, NORMAL)
-    assert me.banks(1000, 5, NORMAL) and not me.banks(950, 4, NORMAL) and not me.banks(5000, 6, NORMAL)
+    assert (
+        me.banks(1000, 5, NORMAL) and not me.banks(950, 4, NORMAL) and not me.banks(5000, 6, NORMAL)
+    )
     for state, action in play(SMALL, me, me, seed=3):
         if state.phase is Phase.CHOOSE:
             assert tuple(sorted(action.dice)) == state.options()[0].dice

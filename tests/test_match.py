@@ -2,28 +2,32 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from engine import preset
-from farkle_tui.cli import main
-from solver.cache import solve_strategy
-from solver.levels import LEVEL_PLAYERS
-from solver.match import (
+from optimal_farkle.engine import Endgame, preset
+from optimal_farkle.solver.cache import solve_strategy
+from optimal_farkle.solver.levels import LEVEL_PLAYERS
+from optimal_farkle.solver.match import (
     MatchError,
     evaluate,
     exact_odds,
     level_exits,
     optimal_exits,
     simulate_odds,
-    _tables,
 )
-from solver.model import build_model
+from optimal_farkle.solver.model import build_model
+from optimal_farkle.tui.cli import main
 
 SMALL = preset("facebook").with_goal(1000)
+ZILCH = preset("zilch").with_goal(1000)
+PATCH = dataclasses.replace(preset("patch"), goal=1000, entry_minimum=300, name="patch-1000")
+EQUAL = dataclasses.replace(SMALL, endgame=Endgame.EQUAL_TURNS, name="equal-1000")
 FLOOR = -500
 
 
@@ -47,7 +51,7 @@ def test_optimal_against_optimal_is_the_solved_first_player_win(strategy) -> Non
 def test_the_evaluation_reaches_the_solve_from_a_flat_start(strategy) -> None:  # type: ignore[no-untyped-def]
     """Not just a fixed point it was started at: from 0.5 everywhere it converges to W0."""
     model = build_model(SMALL, FLOOR)
-    exits = optimal_exits(strategy.w0, model, _tables(SMALL))
+    exits = optimal_exits(strategy.w0, model)
     result = evaluate(model, exits, exits)
     assert result.sweeps > 1
     assert np.max(np.abs(result.va - strategy.w0)) < 1e-9
@@ -88,30 +92,62 @@ def test_the_optimal_player_beats_every_level_and_levels_rank_sensibly(strategy)
     assert exact_odds(SMALL, "coach", "cautious").overall > 0.5
 
 
-def test_level_exits_are_probability_distributions() -> None:
-    model = build_model(SMALL, FLOOR)
-    for pid, cls in LEVEL_PLAYERS.items():
-        exits = level_exits(cls(SMALL), model, _tables(SMALL))
-        for r in range(len(exits.win)):
-            total = exits.win[r] + exits.farkle[r] + exits.bank[exits.offset[r]:exits.offset[r + 1]].sum()
-            assert total == pytest.approx(1.0, abs=1e-12), (pid, r)
+@pytest.mark.parametrize(
+    "rules", [SMALL, ZILCH.with_goal(500), PATCH.with_goal(500)], ids=lambda r: r.name
+)
+def test_exits_are_probability_distributions(rules, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    model = build_model(rules, FLOOR)
+    players = [level_exits(cls(rules), model) for cls in LEVEL_PLAYERS.values()]
+    players.append(optimal_exits(solve_strategy(rules, FLOOR, tmp_path).w0, model))
+    for exits in players:
+        for r in range(len(exits.farkle)):
+            total = (
+                exits.win[r]
+                + exits.farkle[r]
+                + exits.bank[exits.offset[r] : exits.offset[r + 1]].sum()
+                + exits.past[exits.past_offset[r] : exits.past_offset[r + 1]].sum()
+            )
+            assert total == pytest.approx(1.0, abs=1e-12), r
 
 
-@pytest.mark.parametrize("a,b", [("max-score", "cautious"), ("coach", "max-score")])
-def test_exact_and_20000_simulated_games_agree_within_three_standard_errors(a: str, b: str) -> None:
-    exact = exact_odds(SMALL, a, b, floor=FLOOR)
-    sim = simulate_odds(SMALL, a, b, 20000, seed=7, make=make)
-    assert sim.games == 20000 and sim.stderr is not None
+SIMULATED = [
+    (SMALL, "max-score", "cautious", 20000),
+    (SMALL, "coach", "max-score", 20000),
+    (ZILCH, "coach", "max-score", 4000),  # the final turn: each player's own reach
+    (PATCH, "cautious", "coach", 4000),  # the entry minimum and the final turn
+    (EQUAL, "max-score", "coach", 4000),  # equal turns: who started matters
+]
+slow = pytest.mark.skipif(os.environ.get("FARKLE_SLOW") != "1", reason="FARKLE_SLOW=1")
+
+
+@pytest.mark.parametrize("rules,a,b,games", SIMULATED, ids=lambda x: getattr(x, "name", x))
+def test_exact_and_simulated_games_agree_within_three_standard_errors(
+    rules, a: str, b: str, games: int
+) -> None:  # type: ignore[no-untyped-def]
+    _agree(rules, a, b, games)
+
+
+@slow
+@pytest.mark.slow
+@pytest.mark.parametrize("rules,a,b,games", SIMULATED[2:], ids=lambda x: getattr(x, "name", x))
+def test_the_new_endgames_agree_over_20000_games(rules, a: str, b: str, games: int) -> None:  # type: ignore[no-untyped-def]
+    _agree(rules, a, b, 20000)
+
+
+def _agree(rules, a: str, b: str, games: int) -> None:  # type: ignore[no-untyped-def]
+    exact = exact_odds(rules, a, b, floor=FLOOR)
+    sim = simulate_odds(rules, a, b, games, seed=7, make=make)
+    assert sim.games == games and sim.stderr is not None
     assert abs(sim.overall - exact.overall) < 3 * sim.stderr
     assert abs(sim.first - exact.first) < 3 * (sim.stderr_first or 0)
     assert abs(sim.second - exact.second) < 3 * (sim.stderr_second or 0)
 
 
 def test_refusals_name_the_problem() -> None:
-    with pytest.raises(MatchError, match="unknown player 'nobody'.*optimal, max-score, coach, cautious"):
+    with pytest.raises(
+        MatchError, match=r"unknown player 'nobody'.*optimal, max-score, coach, cautious"
+    ):
         exact_odds(SMALL, "nobody", "coach")
-    with pytest.raises(MatchError, match="first-to-goal"):
-        exact_odds(preset("zilch"), "coach", "cautious")
     with pytest.raises(MatchError, match="solved strategy"):
         exact_odds(SMALL, "optimal", "coach")
     with pytest.raises(MatchError, match="multiples of 50"):
@@ -119,24 +155,51 @@ def test_refusals_name_the_problem() -> None:
 
 
 def small_rules_file(tmp_path: Path) -> Path:
-    text = (Path(__file__).resolve().parent.parent / "assets" / "rules" / "facebook.toml").read_text()
+    text = (
+        Path(__file__).resolve().parent.parent / "assets" / "rules" / "facebook.toml"
+    ).read_text()
     path = tmp_path / "small.toml"
-    path.write_text(text.replace("goal = 10000", "goal = 1000").replace('name = "facebook"', 'name = "small"'))
+    path.write_text(
+        text.replace("goal = 10000", "goal = 1000").replace('name = "facebook"', 'name = "small"')
+    )
     return path
 
 
 def test_the_command_prints_the_solved_odds_as_json(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     rules = small_rules_file(tmp_path)
-    code = main(["match", "--players", "optimal,optimal", "--exact", "--rules", str(rules),
-                 "--floor", str(FLOOR), "--json"])
+    code = main(
+        [
+            "match",
+            "--players",
+            "optimal,optimal",
+            "--exact",
+            "--rules",
+            str(rules),
+            "--floor",
+            str(FLOOR),
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert code == 0 and out["method"] == "exact" and out["players"] == ["optimal", "optimal"]
-    from engine import load_rules
+    from optimal_farkle.engine import load_rules
 
     w0 = solve_strategy(load_rules(str(rules)), FLOOR).start_win(0, 0)
     assert abs(out["first"] - w0) < 1e-9 and abs(out["overall"] - 0.5) < 1e-12
-    code = main(["match", "--players", "coach,cautious", "--games", "200", "--seed", "3",
-                 "--rules", str(rules), "--json"])
+    code = main(
+        [
+            "match",
+            "--players",
+            "coach,cautious",
+            "--games",
+            "200",
+            "--seed",
+            "3",
+            "--rules",
+            str(rules),
+            "--json",
+        ]
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["method"] == "simulation" and out["games"] == 200 and out["stderr"] > 0
     assert set(out) >= {"players", "first", "second", "overall", "method", "games", "stderr"}

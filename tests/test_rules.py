@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import DEFAULT_PRESET, PRESETS, Endgame, ExtraDice, load_rules, preset
-from engine.errors import RulesError
-from engine.rules import load_rules_text, preset_path, rules_from_dict
+from optimal_farkle.engine import DEFAULT_PRESET, PRESETS, Endgame, ExtraDice, load_rules, preset
+from optimal_farkle.engine.errors import RulesError
+from optimal_farkle.engine.rules import load_rules_text, preset_path, rules_from_dict
 
 VALID = """
 name = "house"
@@ -43,17 +43,43 @@ endgame = "first-to-goal"
 
 def test_presets_match_the_reference() -> None:
     fb, nb, patch, zilch = (preset(n) for n in ("facebook", "neller-busche", "patch", "zilch"))
-    assert DEFAULT_PRESET == "facebook" and set(PRESETS) == {"facebook", "neller-busche", "patch", "zilch"}
-    assert (fb.extra_dice, fb.three_pairs, fb.straight, fb.min_bank) == (ExtraDice.ADD, 750, 1500, 300)
-    assert (fb.penalty_farkles, fb.penalty_points, fb.goal, fb.endgame) == (3, 500, 10000, Endgame.FIRST_TO_GOAL)
+    assert DEFAULT_PRESET == "facebook" and set(PRESETS) == {
+        "facebook",
+        "neller-busche",
+        "patch",
+        "zilch",
+    }
+    assert (fb.extra_dice, fb.three_pairs, fb.straight, fb.min_bank) == (
+        ExtraDice.ADD,
+        750,
+        1500,
+        300,
+    )
+    assert (fb.penalty_farkles, fb.penalty_points, fb.goal, fb.endgame) == (
+        3,
+        500,
+        10000,
+        Endgame.FIRST_TO_GOAL,
+    )
     assert (nb.extra_dice, nb.three_pairs, nb.straight, nb.min_bank, nb.has_penalty) == (
-        ExtraDice.NONE, 0, 0, 0, False,
+        ExtraDice.NONE,
+        0,
+        0,
+        0,
+        False,
     )
     assert patch.three_of_a_kind[0] == 300 and patch.of_a_kind == (1000, 2000, 3000)
     assert (patch.entry_minimum, patch.endgame, patch.two_triplets, patch.four_and_pair) == (
-        500, Endgame.FINAL_TURN, 2500, 1500,
+        500,
+        Endgame.FINAL_TURN,
+        2500,
+        1500,
     )
-    assert (zilch.extra_dice, zilch.three_pairs, zilch.four_and_pair_is_three_pairs) == (ExtraDice.DOUBLE, 1500, True)
+    assert (zilch.extra_dice, zilch.three_pairs, zilch.four_and_pair_is_three_pairs) == (
+        ExtraDice.DOUBLE,
+        1500,
+        True,
+    )
     assert (zilch.six_dice_nothing, zilch.endgame, zilch.min_bank) == (500, Endgame.FINAL_TURN, 300)
 
 
@@ -105,38 +131,89 @@ def _variant(old: str, new: str) -> str:
     ("text", "message"),
     [
         ("name = ", "house.toml: not valid TOML"),
-        (_variant('straight = 1500', 'straight = 1500\nsraight = 1'), "unknown key 'sraight' in [scoring]"),
+        (
+            _variant("straight = 1500", "straight = 1500\nsraight = 1"),
+            "unknown key 'sraight' in [scoring]",
+        ),
         (VALID + "\n[extras]\nx = 1\n", "unknown key 'extras'"),
-        (_variant('[turn]\nmin_bank = 300\n', ''), "missing table [turn]"),
-        (_variant('min_bank = 300', ''), "missing key 'min_bank' in [turn]"),
-        (_variant('goal = 10000', 'goal = "10000"'), "[game] 'goal' must be a whole number, got '10000'"),
-        (_variant('four_and_pair_is_three_pairs = false', 'four_and_pair_is_three_pairs = 0'),
-         "[scoring] 'four_and_pair_is_three_pairs' must be true or false, got 0"),
-        (_variant('straight = 1500', 'straight = 1525'), "[scoring] 'straight' must be a multiple of 50, got 1525"),
-        (_variant('min_bank = 300', 'min_bank = -50'), "[turn] 'min_bank' must be between 0 and 100000, got -50"),
-        (_variant('singles = { 1 = 100, 5 = 50 }', 'singles = { 1 = 100, 5 = 55 }'),
-         "[scoring.singles] '5' must be a multiple of 50, got 55"),
-        (_variant('singles = { 1 = 100, 5 = 50 }', 'singles = { 1 = 100, 7 = 50 }'),
-         "[scoring] 'singles': key '7' must be one of 1, 2, 3, 4, 5, 6"),
-        (_variant('extra_dice = "add"', 'extra_dice = "triple"'),
-         "[scoring] 'extra_dice' must be one of \"add\", \"double\", \"table\", \"none\", got 'triple'"),
-        (_variant('extra_dice = "add"', 'extra_dice = "table"'), "missing key 'of_a_kind' in [scoring]"),
-        (_variant('two_triplets = 0', 'two_triplets = 0\nof_a_kind = { 4 = 1000, 5 = 2000, 6 = 3000 }'),
-         "[scoring] 'of_a_kind' is only used with extra_dice = \"table\""),
-        (_variant('endgame = "first-to-goal"', 'endgame = "sudden-death"'), "[game] 'endgame' must be one of"),
-        (_variant('name = "house"', 'name = "House Rules"'), "'name' must be 1-40 lowercase letters"),
-        (_variant('four_and_pair = 0', 'four_and_pair = 1500').replace(
-            'four_and_pair_is_three_pairs = false', 'four_and_pair_is_three_pairs = true'),
-         "'four_and_pair' and 'four_and_pair_is_three_pairs' contradict"),
-        (_variant('three_pairs = 750', 'three_pairs = 0').replace(
-            'four_and_pair_is_three_pairs = false', 'four_and_pair_is_three_pairs = true'),
-         "'four_and_pair_is_three_pairs' needs a nonzero 'three_pairs'"),
-        (_variant('points = 500', 'points = 0'), "[penalty] 'farkles' and 'points' must both be 0"),
-        (_variant('min_bank = 300', 'min_bank = 10000'), "[turn] 'min_bank' (10000) must be below the goal"),
-        (_variant('entry_minimum = 0', 'entry_minimum = 20000'), "[game] 'entry_minimum' must be below the goal"),
-        (_variant('singles = { 1 = 100, 5 = 50 }', 'singles = {}').replace(
-            'three_of_a_kind = { 1 = 1000, 2 = 200, 3 = 300, 4 = 400, 5 = 500, 6 = 600 }', 'three_of_a_kind = {}'
-        ).replace('straight = 1500', 'straight = 0'), "nothing scores"),
+        (_variant("[turn]\nmin_bank = 300\n", ""), "missing table [turn]"),
+        (_variant("min_bank = 300", ""), "missing key 'min_bank' in [turn]"),
+        (
+            _variant("goal = 10000", 'goal = "10000"'),
+            "[game] 'goal' must be a whole number, got '10000'",
+        ),
+        (
+            _variant("four_and_pair_is_three_pairs = false", "four_and_pair_is_three_pairs = 0"),
+            "[scoring] 'four_and_pair_is_three_pairs' must be true or false, got 0",
+        ),
+        (
+            _variant("straight = 1500", "straight = 1525"),
+            "[scoring] 'straight' must be a multiple of 50, got 1525",
+        ),
+        (
+            _variant("min_bank = 300", "min_bank = -50"),
+            "[turn] 'min_bank' must be between 0 and 100000, got -50",
+        ),
+        (
+            _variant("singles = { 1 = 100, 5 = 50 }", "singles = { 1 = 100, 5 = 55 }"),
+            "[scoring.singles] '5' must be a multiple of 50, got 55",
+        ),
+        (
+            _variant("singles = { 1 = 100, 5 = 50 }", "singles = { 1 = 100, 7 = 50 }"),
+            "[scoring] 'singles': key '7' must be one of 1, 2, 3, 4, 5, 6",
+        ),
+        (
+            _variant('extra_dice = "add"', 'extra_dice = "triple"'),
+            '[scoring] \'extra_dice\' must be one of "add", "double", "table", "none", got \'triple\'',
+        ),
+        (
+            _variant('extra_dice = "add"', 'extra_dice = "table"'),
+            "missing key 'of_a_kind' in [scoring]",
+        ),
+        (
+            _variant(
+                "two_triplets = 0", "two_triplets = 0\nof_a_kind = { 4 = 1000, 5 = 2000, 6 = 3000 }"
+            ),
+            "[scoring] 'of_a_kind' is only used with extra_dice = \"table\"",
+        ),
+        (
+            _variant('endgame = "first-to-goal"', 'endgame = "sudden-death"'),
+            "[game] 'endgame' must be one of",
+        ),
+        (
+            _variant('name = "house"', 'name = "House Rules"'),
+            "'name' must be 1-40 lowercase letters",
+        ),
+        (
+            _variant("four_and_pair = 0", "four_and_pair = 1500").replace(
+                "four_and_pair_is_three_pairs = false", "four_and_pair_is_three_pairs = true"
+            ),
+            "'four_and_pair' and 'four_and_pair_is_three_pairs' contradict",
+        ),
+        (
+            _variant("three_pairs = 750", "three_pairs = 0").replace(
+                "four_and_pair_is_three_pairs = false", "four_and_pair_is_three_pairs = true"
+            ),
+            "'four_and_pair_is_three_pairs' needs a nonzero 'three_pairs'",
+        ),
+        (_variant("points = 500", "points = 0"), "[penalty] 'farkles' and 'points' must both be 0"),
+        (
+            _variant("min_bank = 300", "min_bank = 10000"),
+            "[turn] 'min_bank' (10000) must be below the goal",
+        ),
+        (
+            _variant("entry_minimum = 0", "entry_minimum = 20000"),
+            "[game] 'entry_minimum' must be below the goal",
+        ),
+        (
+            _variant("singles = { 1 = 100, 5 = 50 }", "singles = {}")
+            .replace(
+                "three_of_a_kind = { 1 = 1000, 2 = 200, 3 = 300, 4 = 400, 5 = 500, 6 = 600 }",
+                "three_of_a_kind = {}",
+            )
+            .replace("straight = 1500", "straight = 0"),
+            "nothing scores",
+        ),
     ],
 )
 def test_malformed_rules_files_name_the_key(tmp_path: Path, text: str, message: str) -> None:
@@ -148,7 +225,10 @@ def test_malformed_rules_files_name_the_key(tmp_path: Path, text: str, message: 
 
 
 def test_unknown_preset_and_missing_files(tmp_path: Path) -> None:
-    with pytest.raises(RulesError, match=r"unknown preset 'vegas': use one of facebook, neller-busche, patch, zilch"):
+    with pytest.raises(
+        RulesError,
+        match=r"unknown preset 'vegas': use one of facebook, neller-busche, patch, zilch",
+    ):
         preset("vegas")
     with pytest.raises(RulesError, match=r"unknown rules 'vegas': use one of facebook"):
         load_rules("vegas")

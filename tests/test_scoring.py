@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import PRESETS, preset
-from engine.errors import IllegalSelectionError
-from engine.scoring import ComboKind, counts_of, dice_of, scorer
+from optimal_farkle.engine import PRESETS, preset
+from optimal_farkle.engine.errors import IllegalSelectionError
+from optimal_farkle.engine.scoring import ComboKind, counts_of, dice_of, scorer
 
 
 def best(name: str, dice: tuple[int, ...]) -> int:
@@ -68,7 +68,7 @@ def test_reference_examples(name: str, dice: tuple[int, ...], points: int) -> No
 def test_facebook_four_and_pair_is_not_three_pairs() -> None:
     options = scorer(preset("facebook")).options((4, 4, 4, 4, 2, 2))
     assert all(c.kind is not ComboKind.THREE_PAIRS for o in options for c in o.combinations)
-    with pytest.raises(IllegalSelectionError, match="The two 2s don't score."):
+    with pytest.raises(IllegalSelectionError, match=r"The two 2s don't score\."):
         scorer(preset("facebook")).validate((4, 4, 4, 4, 2, 2), (4, 4, 4, 4, 2, 2))
 
 
@@ -87,7 +87,11 @@ def test_descriptions() -> None:
 
 def test_opening_roll_options() -> None:
     options = scorer(preset("facebook")).options((6, 5, 3, 3, 3, 2))
-    assert [(o.dice, o.points) for o in options] == [((3, 3, 3, 5), 350), ((3, 3, 3), 300), ((5,), 50)]
+    assert [(o.dice, o.points) for o in options] == [
+        ((3, 3, 3, 5), 350),
+        ((3, 3, 3), 300),
+        ((5,), 50),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -109,9 +113,13 @@ def test_validate_says_why(roll: tuple[int, ...], selection: tuple[int, ...], me
 
 def test_disabled_six_dice_combinations_say_so() -> None:
     nb = scorer(preset("neller-busche"))
-    with pytest.raises(IllegalSelectionError, match="Three pairs is not a combination in these rules."):
+    with pytest.raises(
+        IllegalSelectionError, match=r"Three pairs is not a combination in these rules\."
+    ):
         nb.validate((1, 1, 5, 5, 3, 3), (1, 1, 5, 5, 3, 3))
-    with pytest.raises(IllegalSelectionError, match="A straight is not a combination in these rules."):
+    with pytest.raises(
+        IllegalSelectionError, match=r"A straight is not a combination in these rules\."
+    ):
         nb.validate((1, 2, 3, 4, 5, 6), (1, 2, 3, 4, 5, 6))
 
 
@@ -157,7 +165,9 @@ def test_best_single_roll_score_is_an_option(name: str, roll: list[int]) -> None
 
 @settings(max_examples=300, deadline=None)
 @given(name=names, roll=rolls, data=st.data())
-def test_validate_accepts_exactly_the_options(name: str, roll: list[int], data: st.DataObject) -> None:
+def test_validate_accepts_exactly_the_options(
+    name: str, roll: list[int], data: st.DataObject
+) -> None:
     score = scorer(preset(name))
     options = {o.dice: o for o in score.options(roll)}
     selection = data.draw(st.lists(st.sampled_from(roll), max_size=len(roll)).map(sorted))

@@ -14,14 +14,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from small_rules import small_rules_file
 
-from engine import Endgame, preset
-from engine.dice import SeededDice
-from engine.game import Phase, Player
-from engine.record import GameSession
-from farkle_tui.cli import main
-from solver.cache import (
+from optimal_farkle.engine import Endgame, preset
+from optimal_farkle.engine.dice import SeededDice
+from optimal_farkle.engine.game import Phase, Player
+from optimal_farkle.engine.record import GameSession
+from optimal_farkle.solver.cache import (
     SOLVER_VERSION,
+    CacheError,
     cache_path,
     load_strategy,
     read_cache,
@@ -29,10 +30,11 @@ from solver.cache import (
     supports,
     write_cache,
 )
-from solver.decisions import decide, rank_options, win_probability
-from solver.players import make_player
-from solver.strategy import Strategy, reachable
-from solver.valueiter import SolveCancelled
+from optimal_farkle.solver.decisions import decide, rank_options, win_probability
+from optimal_farkle.solver.players import make_player
+from optimal_farkle.solver.strategy import Strategy, reachable
+from optimal_farkle.solver.valueiter import SolveCancelled
+from optimal_farkle.tui.cli import main
 
 RULES = preset("facebook").with_goal(1000)
 FLOOR = -500
@@ -57,14 +59,18 @@ def test_turn_recompute_reproduces_w0(strategy: Strategy) -> None:
         ib, id_ = (int(x) for x in rng.integers(0, m.nb, 2))
         f, e = (int(x) for x in rng.integers(0, m.nf, 2))
         b, d = m.floor + 50 * ib, m.floor + 50 * id_
-        assert strategy.turn(b, d, f, e).win(0, 6) == pytest.approx(strategy.w0[ib, id_, f, e], abs=2e-12)
+        assert strategy.turn(b, d, f, e).win(0, 6) == pytest.approx(
+            strategy.w0[ib, id_, f, e, 0, 0, 0], abs=2e-12
+        )
 
 
 def test_decision_api_agrees_with_turn_values(strategy: Strategy) -> None:
     """Along real games, every decision's numbers are the kernel's in-turn values."""
     player = make_player("optimal", RULES, strategy)
     for seed in range(3):
-        session = GameSession.start(RULES, [Player("A", "optimal"), Player("B", "optimal")], dice=SeededDice(seed))
+        session = GameSession.start(
+            RULES, [Player("A", "optimal"), Player("B", "optimal")], dice=SeededDice(seed)
+        )
         while not session.state.is_over:
             state = session.state
             me, other = state.standing, state.opponent
@@ -106,13 +112,12 @@ def test_reachable_matches_combinatorics() -> None:
     assert reach[8, 4]  # (400, 5): hot dice at 350 via single 5s and three 2s, then a 5
 
 
-def test_unsupported_rules_are_refused() -> None:
-    assert supports(preset("facebook")) is None
-    assert supports(preset("neller-busche")) is None
-    assert "final turn" in (supports(preset("zilch")) or "")
-    assert supports(preset("patch")) is not None
-    with pytest.raises(ValueError, match="final turn"):
-        solve_strategy(preset("zilch").with_goal(500), 0)
+def test_every_preset_is_supported() -> None:
+    for name in ("facebook", "neller-busche", "patch", "zilch"):
+        assert supports(preset(name)) is None, name
+    # A rule set whose turns never end (no dice count can farkle) is refused with the reason.
+    endless = replace(preset("zilch"), singles=(100, 100, 100, 100, 100, 100))
+    assert "no dice count can farkle" in (supports(endless) or "")
 
 
 # -- the cache -------------------------------------------------------------------------------
@@ -140,7 +145,11 @@ def test_cache_roundtrip_and_corruption(tmp_path: Path) -> None:
         assert problems and "rebuilt" in problems[0], name
         rebuilt = solve_strategy(rules, FLOOR, tmp_path, report=problems.append)
         assert np.array_equal(rebuilt.w0, good.w0), name
-        assert read_cache(path, rules, FLOOR) is not None
+        # The damaged file was replaced by a good one whose table is bit-identical.
+        after = path.read_bytes()
+        assert after != data, name
+        assert after[-good.w0.nbytes :] == original[-good.w0.nbytes :], name
+        assert np.array_equal(read_cache(path, rules, FLOOR).w0, good.w0), name
 
 
 def test_cache_keyed_by_rules_and_floor(tmp_path: Path) -> None:
@@ -165,8 +174,8 @@ def test_cancelled_solve_writes_nothing(tmp_path: Path) -> None:
 
 CONCURRENT = """
 import sys
-from engine import preset
-from solver.cache import solve_strategy
+from optimal_farkle.engine import preset
+from optimal_farkle.solver.cache import solve_strategy
 s = solve_strategy(preset("facebook").with_goal(900), -500, sys.argv[1])
 print(repr(float(s.start_win(0, 0))))
 """
@@ -174,18 +183,24 @@ print(repr(float(s.start_win(0, 0))))
 
 def test_concurrent_builds_do_not_corrupt(tmp_path: Path) -> None:
     procs = [
-        subprocess.Popen([sys.executable, "-c", CONCURRENT, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [sys.executable, "-c", CONCURRENT, str(tmp_path)], stdout=subprocess.PIPE, text=True
+        )
         for _ in range(2)
     ]
     outputs = [p.communicate(timeout=300)[0].strip() for p in procs]
     assert all(p.returncode == 0 for p in procs)
     assert outputs[0] == outputs[1]
     rules = preset("facebook").with_goal(900)
-    assert float(outputs[0]) == read_cache(cache_path(rules, -500, tmp_path), rules, -500).start_win(0, 0)
+    assert float(outputs[0]) == read_cache(
+        cache_path(rules, -500, tmp_path), rules, -500
+    ).start_win(0, 0)
     assert not list(tmp_path.glob("*.tmp"))
 
 
-def test_write_is_atomic_on_failure(tmp_path: Path, strategy: Strategy, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_write_is_atomic_on_failure(
+    tmp_path: Path, strategy: Strategy, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "x.w0"
     write_cache(path, strategy)
     before = path.read_bytes()
@@ -194,7 +209,7 @@ def test_write_is_atomic_on_failure(tmp_path: Path, strategy: Strategy, monkeypa
         raise OSError("disk full")
 
     monkeypatch.setattr("os.fsync", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(CacheError, match=r"x\.w0: cannot write it: disk full"):
         write_cache(path, strategy)
     assert path.read_bytes() == before
     assert not list(tmp_path.glob("*.tmp"))
@@ -202,21 +217,35 @@ def test_write_is_atomic_on_failure(tmp_path: Path, strategy: Strategy, monkeypa
 
 # -- the command line --------------------------------------------------------------------------
 
+
 def _rules_file(tmp_path: Path, goal: int = 1000) -> Path:
-    text = Path(__file__).parent.joinpath("data", "facebook-1000.toml").read_text()
-    path = tmp_path / "small.toml"
-    path.write_text(text.replace("goal = 1000", f"goal = {goal}"))
-    return path
+    return small_rules_file(tmp_path, goal)
 
 
 def test_cli_solve_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rules_file = _rules_file(tmp_path)
-    args = ["solve", "--rules", str(rules_file), "--floor", "-500", "--cache-dir", str(tmp_path), "--json"]
+    args = [
+        "solve",
+        "--rules",
+        str(rules_file),
+        "--floor",
+        "-500",
+        "--cache-dir",
+        str(tmp_path),
+        "--json",
+    ]
     assert main(args) == 0
     first = json.loads(capsys.readouterr().out)
     assert set(first) >= {
-        "rules", "floor", "start_states", "in_turn_states", "passes", "max_residual",
-        "seconds", "cache_file", "first_player_win",
+        "rules",
+        "floor",
+        "start_states",
+        "in_turn_states",
+        "passes",
+        "max_residual",
+        "seconds",
+        "cache_file",
+        "first_player_win",
     }
     assert first["max_residual"] <= 1e-12 and first["seconds"] > 0
     assert first["start_states"] == (1000 + 500) // 50 * (1000 + 500) // 50 * 9
@@ -229,9 +258,19 @@ def test_cli_solve_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_cli_strategy_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rules_file = _rules_file(tmp_path)
     base = ["--rules", str(rules_file), "--floor", "-500", "--cache-dir", str(tmp_path)]
-    assert main(["strategy", *base, "--score", "500", "--opponent", "300", "--farkles", "2", "--json"]) == 0
+    assert (
+        main(["strategy", *base, "--score", "500", "--opponent", "300", "--farkles", "2", "--json"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
-    assert out["rows"][0]["turn"] == 0 and [c["dice"] for c in out["rows"][0]["cells"]] == [6, 5, 4, 3, 2, 1]
+    assert out["rows"][0]["turn"] == 0 and [c["dice"] for c in out["rows"][0]["cells"]] == [
+        6,
+        5,
+        4,
+        3,
+        2,
+        1,
+    ]
     assert len(out["rows"]) == (1000 - 500) // 50
     cell = out["rows"][0]["cells"][0]
     assert set(cell) == {"dice", "win", "action", "reachable"} and cell["reachable"] is True
@@ -242,7 +281,6 @@ def test_cli_strategy_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["solve", "--rules", "zilch"], "final turn"),
         (["solve", "--rules", "nonesuch"], "unknown rules"),
         (["solve", "--floor", "-333"], "multiple of 50"),
         (["strategy", "--score", "10000"], "already reached the goal"),
@@ -257,6 +295,30 @@ def test_cli_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture
     captured = capsys.readouterr()
     assert captured.out == ""
     assert message in captured.err
+
+
+def test_the_final_turn_presets_solve_from_the_command_line(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """patch and zilch (small goals here) solve like facebook: no refusal, one JSON object."""
+    for name in ("patch", "zilch"):
+        path = tmp_path / f"{name}.toml"
+        text = (
+            Path(__file__).resolve().parent.parent / "assets" / "rules" / f"{name}.toml"
+        ).read_text()
+        path.write_text(
+            text.replace("goal = 10000", "goal = 1000").replace(
+                f'name = "{name}"', f'name = "{name}-small"'
+            )
+        )
+        code = main(["solve", "--rules", str(path), "--json", "--cache-dir", str(tmp_path)])
+        out = json.loads(capsys.readouterr().out)
+        assert code == 0 and out["max_residual"] <= 1e-12 and 0.4 < out["first_player_win"] < 0.7
+    code = main(["strategy", "--rules", str(tmp_path / "patch.toml"), "--cache-dir", str(tmp_path),
+                 "--no-entered", "--opponent-entered", "--json"])  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert (
+        code == 0 and out["state"]["entered"] is False and out["state"]["opponent_entered"] is True
+    )
+    assert out["bank_thresholds"]["6"] is None or out["bank_thresholds"]["6"] >= 500
 
 
 def test_neller_busche_small_goal_solves(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
 """In-turn values never fall as the turn total rises -- what makes the kernel's reduced tables exact.
 
-``engine.tables.grouped_tables(reduce=True)`` keeps, per roll, only the highest-scoring keep for
+``solver.tables.grouped_tables(reduce=True)`` keeps, per roll, only the highest-scoring keep for
 each number of dice used. Two keeps that use the same dice lead to the same ``n'`` and differ only
 in the turn total, so dropping the lower one is exact whenever ``W(t + 50, n) >= W(t, n)``
 for every start state and ``n``. The tables' docstring says the tests check this on solved
@@ -22,10 +22,11 @@ reference's (every option) ``W0`` to 1e-12.
 from __future__ import annotations
 
 import pytest
-
-import engine
-from engine import STEP, grouped_tables
 from reference_solver import ReferenceResult, cached_reference
+
+from optimal_farkle import engine
+from optimal_farkle.engine import STEP
+from optimal_farkle.solver.tables import grouped_tables
 
 RULES = engine.preset("facebook").with_goal(400)
 FLOOR = -100
@@ -37,7 +38,9 @@ def solved() -> ReferenceResult:
 
 
 @pytest.fixture(scope="module")
-def in_turn(solved: ReferenceResult) -> dict[tuple[int, int, int, int], dict[tuple[int, int], float]]:
+def in_turn(
+    solved: ReferenceResult,
+) -> dict[tuple[int, int, int, int], dict[tuple[int, int], float]]:
     """``W(t, n)`` below the win for every start state ``(b, d, f, e)``."""
     s = solved.solver
     return {
@@ -73,7 +76,10 @@ def test_reduced_and_unreduced_groups_give_the_same_roll_values(solved: Referenc
     groups = {
         reduce: {
             n: [
-                (float(g.group_prob[k]), [(pts // STEP) * 6 + ((n - used) or 6) - 1 for pts, used in g.options(k)])
+                (
+                    float(g.group_prob[k]),
+                    [(pts // STEP) * 6 + ((n - used) or 6) - 1 for pts, used in g.options(k)],
+                )
                 for k in g.groups(n)
             ]
             for n in range(1, 7)
@@ -90,7 +96,10 @@ def test_reduced_and_unreduced_groups_give_the_same_roll_values(solved: Referenc
                     for ti in range(top):
                         for n in range(1, 7):
                             sums = [
-                                sum(p * max([values[ti * 6 + o] for o in offs]) for p, offs in groups[reduce][n])
+                                sum(
+                                    p * max([values[ti * 6 + o] for o in offs])
+                                    for p, offs in groups[reduce][n]
+                                )
                                 for reduce in (False, True)
                             ]
                             largest = max(largest, abs(sums[0] - sums[1]))

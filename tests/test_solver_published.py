@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from engine import preset
-from engine.game import Phase, Player, Roll, SetAside, apply, new_game
-from solver.cache import solve_strategy
-from solver.decisions import rank_options
-from solver.strategy import Strategy, reachable
+from optimal_farkle.engine import preset
+from optimal_farkle.engine.game import Phase, Player, Roll, SetAside, apply, new_game
+from optimal_farkle.solver.cache import solve_strategy
+from optimal_farkle.solver.decisions import rank_options
+from optimal_farkle.solver.strategy import Strategy, reachable
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("FARKLE_SLOW") != "1", reason="the full facebook solve: set FARKLE_SLOW=1"
@@ -51,9 +51,24 @@ def test_first_player_wins_53_487_percent(strategy: Strategy) -> None:
 #: a largest change of 1e-13, is insensitive to the floor there (1e-13 at b = d = 0), and
 #: W0 is monotone in both scores, so the reduced roll tables are exact.
 BOUNDARY_CELLS = {
-    (50, 2), (200, 4), (250, 4), (650, 6), (700, 5),
-    (1900, 4), (1900, 3), (1900, 2), (1900, 1), (1950, 4), (1950, 3), (1950, 2), (1950, 1),
-    (4650, 5), (4650, 4), (4650, 3), (4650, 2), (4650, 1),
+    (50, 2),
+    (200, 4),
+    (250, 4),
+    (650, 6),
+    (700, 5),
+    (1900, 4),
+    (1900, 3),
+    (1900, 2),
+    (1900, 1),
+    (1950, 4),
+    (1950, 3),
+    (1950, 2),
+    (1950, 1),
+    (4650, 5),
+    (4650, 4),
+    (4650, 3),
+    (4650, 2),
+    (4650, 1),
 }
 
 
@@ -98,7 +113,10 @@ def test_opening_roll_take_only_the_five(strategy: Strategy) -> None:
     ranked = rank_options(strategy, state)
     by_dice = {r.option.dice: r for r in ranked}
     assert ranked[0].option.dice == (5,)
-    assert f"{by_dice[(5,)].win:.6f}" == "0.511005" and (by_dice[(5,)].turn_total, by_dice[(5,)].dice_left) == (50, 5)
+    assert f"{by_dice[(5,)].win:.6f}" == "0.511005" and (
+        by_dice[(5,)].turn_total,
+        by_dice[(5,)].dice_left,
+    ) == (50, 5)
     assert f"{by_dice[(3, 3, 3)].win:.6f}" == "0.506680"
     assert f"{by_dice[(3, 3, 3, 5)].win:.6f}" == "0.509711"
     apply(state, SetAside((5,)))

@@ -9,11 +9,17 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from engine import PRESETS, grouped_tables, preset, roll_table, roll_tables, scorer
-from engine.tables import distinct_rolls
+from optimal_farkle.engine import PRESETS, preset, scorer
+from optimal_farkle.solver.tables import distinct_rolls, grouped_tables, roll_table, roll_tables
 
-FACEBOOK_FARKLES = {1: Fraction(2, 3), 2: Fraction(4, 9), 3: Fraction(5, 18),
-                    4: Fraction(17, 108), 5: Fraction(25, 324), 6: Fraction(5, 216)}
+FACEBOOK_FARKLES = {
+    1: Fraction(2, 3),
+    2: Fraction(4, 9),
+    3: Fraction(5, 18),
+    4: Fraction(17, 108),
+    5: Fraction(25, 324),
+    6: Fraction(5, 216),
+}
 
 
 def farkle_fraction(name: str, n: int) -> Fraction:
@@ -28,7 +34,9 @@ def test_facebook_six_dice_farkle_count() -> None:
 @pytest.mark.parametrize("n", range(1, 7))
 def test_facebook_farkle_probabilities(n: int) -> None:
     assert farkle_fraction("facebook", n) == FACEBOOK_FARKLES[n]
-    assert roll_table(preset("facebook"), n).farkle_probability == pytest.approx(float(FACEBOOK_FARKLES[n]))
+    assert roll_table(preset("facebook"), n).farkle_probability == pytest.approx(
+        float(FACEBOOK_FARKLES[n])
+    )
 
 
 def test_zilch_six_dice_never_farkle() -> None:
@@ -39,7 +47,11 @@ def test_zilch_six_dice_never_farkle() -> None:
 
 def test_other_presets() -> None:
     for n in range(1, 6):  # below six dice only singles and sets matter
-        assert farkle_fraction("patch", n) == farkle_fraction("neller-busche", n) == FACEBOOK_FARKLES[n]
+        assert (
+            farkle_fraction("patch", n)
+            == farkle_fraction("neller-busche", n)
+            == FACEBOOK_FARKLES[n]
+        )
     assert roll_table(preset("patch"), 6).farkle_rolls == 1080
     # Without three pairs or a straight, 360 more six-dice rolls farkle: the pairs with no 1/5.
     assert roll_table(preset("neller-busche"), 6).farkle_rolls == 1440
@@ -61,7 +73,9 @@ def test_tables_are_complete(name: str) -> None:
         assert (table.rolls.sum(axis=1) == n).all()
         in_groups = int(tables.group_rolls[tables.groups(n)].sum())
         assert in_groups + table.farkle_rolls == 6**n
-        assert tables.group_prob[tables.groups(n)].sum() + tables.farkle_prob[n] == pytest.approx(1.0)
+        assert tables.group_prob[tables.groups(n)].sum() + tables.farkle_prob[n] == pytest.approx(
+            1.0
+        )
     assert tables.max_points == max(int(t.option_points.max()) for t in roll_tables(rules).values())
 
 

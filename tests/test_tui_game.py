@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-from engine import IllegalSelectionError, scorer
-from engine.dice import SeededDice
-from engine.game import Phase
-from farkle_tui.screens.confirm import ConfirmScreen
-from farkle_tui.screens.game import GameScreen
-from farkle_tui.screens.game_over import GameOverScreen
-from farkle_tui.screens.rules_help import RulesHelpScreen
-from farkle_tui.screens.start import StartScreen
-from farkle_tui.widgets.banner import Banner
-from farkle_tui.widgets.log import MoveLog
-from tui_support import SIZE, app_for_tests, click_when_ready, human_step, no_solver, run, start_game, wait_for
+from tui_support import (
+    SIZE,
+    app_for_tests,
+    click_when_ready,
+    human_step,
+    no_solver,
+    run,
+    start_game,
+    wait_for,
+)
+
+from optimal_farkle.engine import IllegalSelectionError, scorer
+from optimal_farkle.engine.dice import SeededDice
+from optimal_farkle.engine.game import Phase
+from optimal_farkle.tui.screens.confirm import ConfirmScreen
+from optimal_farkle.tui.screens.game import GameScreen
+from optimal_farkle.tui.screens.game_over import GameOverScreen
+from optimal_farkle.tui.screens.rules_help import RulesHelpScreen
+from optimal_farkle.tui.screens.start import StartScreen
+from optimal_farkle.tui.widgets.banner import Banner
+from optimal_farkle.tui.widgets.log import MoveLog
 
 
 def _seed_with_dud() -> tuple[int, int]:
@@ -49,8 +59,8 @@ def test_a_human_plays_a_whole_game_with_the_keys() -> None:
             lines = screen.query_one(MoveLog).lines_written
             assert any(line.startswith("Ann rolls") for line in lines)
             assert any(line.startswith("Bob rolls") for line in lines), lines
-            assert app.storage.load_current() is None
-            assert [g.state for g in app.storage.finished_games()] == [state]
+            assert app.services.storage.load_current() is None
+            assert [g.state for g in app.services.storage.finished_games()] == [state]
 
     run(body())
 
@@ -143,8 +153,13 @@ def test_quit_mid_turn_then_continue_resumes_the_identical_state() -> None:
             assert isinstance(start, StartScreen)
             assert start.can_continue
             await pilot.press("c")
-            await wait_for(pilot, lambda: isinstance(again.screen, GameScreen)
-                           or type(again.screen).__name__ == "SolveScreen")
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(again.screen, GameScreen)
+                    or type(again.screen).__name__ == "SolveScreen"
+                ),
+            )
             if not isinstance(again.screen, GameScreen):
                 await click_when_ready(pilot, "#play-without")
                 await wait_for(pilot, lambda: isinstance(again.screen, GameScreen))
@@ -168,7 +183,7 @@ def test_quit_dialog_can_be_dismissed_and_says_the_game_is_saved() -> None:
             assert app.screen is screen
             await pilot.press("q")
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
-            await click_when_ready(pilot, "#menu")
+            await click_when_ready(pilot, "#start")
             await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
             assert app.screen.can_continue  # type: ignore[attr-defined]
 
@@ -196,7 +211,15 @@ def test_the_game_fits_80_by_24() -> None:
             screen = await start_game(pilot)
             await pilot.press("r")
             await pilot.pause()
-            for selector in ("#scores", "#status", "#banner", "#dice", "#selection", "#tray", "#log"):
+            for selector in (
+                "#scores",
+                "#status",
+                "#banner",
+                "#dice",
+                "#selection",
+                "#tray",
+                "#log",
+            ):
                 region = screen.query_one(selector).region
                 assert region.height > 0 and region.bottom <= SIZE[1] - 1, selector
                 assert region.right <= SIZE[0], selector
@@ -216,32 +239,38 @@ def test_a_new_game_keeps_the_unfinished_one_under_replays() -> None:
             await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
             second = await start_game(pilot, name="Cy")
             assert second.state is not None and second.state.players[0].name == "Cy"
-            kept = app.storage.finished_games()
+            kept = app.services.storage.finished_games()
             assert [g.state for g in kept] == [unfinished]
 
     run(body())
 
 
-def test_a_final_turn_game_plays_to_the_end() -> None:
-    """Rules the solver does not cover (final-turn endgame) are played without it, to the end."""
-    from engine import preset
+def test_a_final_turn_game_plays_to_the_end_and_explains_the_final_turn() -> None:
+    """zilch (final-turn endgame) is solved like any rules; the final turn is explained on
+    screen with what it needs and the chance of the best play (issue 11)."""
+    from optimal_farkle.engine import preset
 
     zilch = preset("zilch").with_goal(1000)
 
     async def body() -> None:
-        app = app_for_tests(seed=6, rules=zilch, supports=None)
+        app = app_for_tests(seed=6, rules=zilch)
         async with app.run_test(size=SIZE) as pilot:
-            screen = await start_game(pilot, rules=zilch)  # the solve screen says why; play without
-            assert screen.strategy is None
-            for _ in range(500):
+            screen = await start_game(pilot, rules=zilch, opponent="optimal", solve=True)
+            assert screen.strategy is not None  # no "play without it" for these rules
+            for _ in range(800):
                 assert screen.state is not None
                 if screen.state.is_over:
                     break
-                await human_step(pilot, screen)
+                if screen.state.current == 0:
+                    await human_step(pilot, screen)
+                else:
+                    await pilot.pause(0.02)
             state = screen.state
             assert state is not None and state.is_over
             lines = screen.query_one(MoveLog).lines_written
             assert any("final turn" in line for line in lines)
+            explained = [line for line in lines if "needs more than" in line]
+            assert explained and "chance with the best play is" in explained[0]
             assert any(line.startswith("Game over") for line in lines)
 
     run(body())

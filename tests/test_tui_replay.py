@@ -3,29 +3,36 @@ hot-seat game and a computer-against-computer game watched to the end."""
 
 from __future__ import annotations
 
-from engine.dice import SeededDice
-from engine.game import Phase, Player
-from engine.record import GameRecord, GameSession
-from farkle_tui.app import HUMAN, GameSetup
-from farkle_tui.screens.game import GameScreen
-from farkle_tui.screens.game_over import GameOverScreen
-from farkle_tui.screens.replay import ReplayScreen
-from farkle_tui.screens.replays import ReplaysScreen
-from farkle_tui.screens.stats import StatsScreen, trend_words
-from farkle_tui.widgets.dice import DiceRow
-from farkle_tui.widgets.scoreboard import Scoreboard
-from farkle_tui.widgets.wincurve import WinCurve, plot_cells
-from solver.cache import solve_strategy
-from solver.players import make_player
 from textual.widgets import DataTable, Select, Static
 from tui_support import RULES, SIZE, app_for_tests, human_step, run, text_of, wait_for
 
+from optimal_farkle.engine.dice import SeededDice
+from optimal_farkle.engine.game import Phase, Player
+from optimal_farkle.engine.record import GameRecord, GameSession
+from optimal_farkle.solver.cache import solve_strategy
+from optimal_farkle.solver.players import make_player
+from optimal_farkle.tui.game_setup import HUMAN, GameSetup
+from optimal_farkle.tui.screens.game import GameScreen
+from optimal_farkle.tui.screens.game_over import GameOverScreen
+from optimal_farkle.tui.screens.replay import ReplayScreen
+from optimal_farkle.tui.screens.replays import ReplaysScreen
+from optimal_farkle.tui.screens.stats import StatsScreen, trend_words
+from optimal_farkle.tui.widgets.dice import DiceRow
+from optimal_farkle.tui.widgets.scoreboard import Scoreboard
+from optimal_farkle.tui.widgets.wincurve import WinCurve, plot_cells
 
-def played(kinds: tuple[str, str], seed: int, names: tuple[str, str] = ("Ann", "Optimal")) -> GameRecord:
+
+def played(
+    kinds: tuple[str, str], seed: int, names: tuple[str, str] = ("Ann", "Optimal")
+) -> GameRecord:
     """A finished game between computer players; seat 0 is then labelled as a person's."""
     strategy = solve_strategy(RULES)
-    session = GameSession.start(RULES, (Player(names[0], kinds[0]), Player(names[1], kinds[1])),
-                                first=seed % 2, dice=SeededDice(seed))
+    session = GameSession.start(
+        RULES,
+        (Player(names[0], kinds[0]), Player(names[1], kinds[1])),
+        first=seed % 2,
+        dice=SeededDice(seed),
+    )
     ais = [make_player(k, RULES, strategy) for k in kinds]
     while not session.is_over:
         session.act(ais[session.state.current].act(session.state))
@@ -45,8 +52,10 @@ def test_replays_list_open_and_step_both_ways_with_the_analysis_panel() -> None:
     async def body() -> None:
         app = app_for_tests()
         record = played(("coach", "optimal"), seed=3)
-        app.storage.archive(record)
-        app.storage.games_dir.joinpath("broken.json").write_text('{"format": "farkle-record"')
+        app.services.storage.archive(record)
+        app.services.storage.games_dir.joinpath("broken.json").write_text(
+            '{"format": "farkle-record"'
+        )
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             await pilot.press("p")
@@ -70,7 +79,7 @@ def test_replays_list_open_and_step_both_ways_with_the_analysis_panel() -> None:
             assert screen.position == 1 and board.state == screen.states[1]
             state = screen.states[1]
             if state.phase is Phase.CHOOSE:
-                assert screen.query_one(DiceRow).dice == state.roll
+                assert screen.query_one(DiceRow).view.faces == state.roll
             await pilot.press("end")
             assert screen.position == screen.last and screen.states[-1].is_over
             assert "Game summary" in text_of(screen.query_one("#replay-analysis", Static))
@@ -100,9 +109,11 @@ def test_replays_list_open_and_step_both_ways_with_the_analysis_panel() -> None:
 def test_statistics_screen_counts_games_and_shows_the_loss_trend() -> None:
     async def body() -> None:
         app = app_for_tests()
-        app.settings.player_name = "Ann"
+        app.services.settings.player_name = "Ann"
         for seed in range(4):
-            app.storage.archive(played(("max-score", "cautious"), seed, ("Ann", "Cautious")))
+            app.services.storage.archive(
+                played(("max-score", "cautious"), seed, ("Ann", "Cautious"))
+            )
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             await pilot.press("s")
@@ -111,7 +122,10 @@ def test_statistics_screen_counts_games_and_shows_the_loss_trend() -> None:
             await wait_for(pilot, lambda: len(screen.history.losses) == 4)
             await pilot.pause()
             text = text_of(screen.query_one("#stats-body", Static))
-            assert "4 finished games" in text and "cautious" in text and "Best banked turns" in text
+            assert "4 finished games" in text and "Best banked turns" in text
+            # Names, not ids: the opponent and the rules as the player knows them (issue 8).
+            assert "Cautious" in text and "cautious" not in text
+            assert RULES.display_name in text and f"{RULES.name} " not in text
             assert "Analysed 4 games" in text
             assert screen.history.by_opponent["cautious"].games == 4
             assert len(screen.query_one(WinCurve).values) == 4
@@ -160,7 +174,7 @@ def test_a_computer_against_computer_game_is_watched_to_the_end() -> None:
             await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen), timeout=60)
             assert len(screen.ai_moves) > 3
             assert screen.state is not None and screen.state.is_over
-            kept = [g for g in app.storage.finished_games() if g.record is not None]
+            kept = [g for g in app.services.storage.finished_games() if g.record is not None]
             assert len(kept) == 1 and kept[0].state == screen.state
 
     run(body())
@@ -168,20 +182,24 @@ def test_a_computer_against_computer_game_is_watched_to_the_end() -> None:
 
 def test_a_replay_without_a_cached_strategy_offers_to_solve_it_then_analyses(tmp_path) -> None:  # type: ignore[no-untyped-def]
     async def body() -> None:
-        from farkle_tui.screens.solve import SolveScreen
+        from optimal_farkle.tui.screens.solve import SolveScreen
 
         record = played(("cautious", "coach"), seed=8)
         app = app_for_tests(cache_dir=tmp_path / "empty-cache")
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             app.push_screen(ReplayScreen(record))
-            await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen) and "press a" in app.screen.note)
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, ReplayScreen) and "press a" in app.screen.note
+            )
             screen: ReplayScreen = app.screen  # type: ignore[assignment]
             await pilot.press("right")
             assert screen.position == 1  # stepping works without the analysis
             assert "press a" in text_of(screen.query_one("#replay-analysis", Static))
             await pilot.press("a")
-            await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen) or screen.analysis is not None)
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, SolveScreen) or screen.analysis is not None
+            )
             await wait_for(pilot, lambda: screen.analysis is not None, timeout=120)
             assert app.screen is screen and screen.analysis.decisions  # type: ignore[union-attr]
 

@@ -7,9 +7,9 @@ import io
 import pytest
 from rich.console import Console
 
-from engine import PRESETS, preset, scorer
-from farkle_tui.screens.rules_help import rules_renderable, scoring_rows, turn_rules
-from farkle_tui.widgets.words import pts
+from optimal_farkle.engine import PRESETS, preset, scorer
+from optimal_farkle.tui.screens.rules_help import rules_renderable, scoring_rows, turn_rules
+from optimal_farkle.tui.widgets.words import pts
 
 
 @pytest.mark.parametrize("name", PRESETS)

@@ -7,29 +7,41 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine import Rules
-from engine.game import Player
-from farkle_tui.app import HUMAN, GameSetup
-from farkle_tui.screens.game import GameScreen
-from farkle_tui.screens.replay import ReplayScreen
-from farkle_tui.screens.replays import ReplaysScreen
-from farkle_tui.screens.rules_help import RulesHelpScreen
-from farkle_tui.screens.setup import SetupScreen
-from farkle_tui.screens.solve import SolveScreen
-from farkle_tui.screens.start import StartScreen
-from farkle_tui.storage import default_player_name
-from farkle_tui.widgets.log import MoveLog
 from textual.widgets import DataTable, Input, ProgressBar, Select, Static
-from tui_support import RULES, SIZE, app_for_tests, click_when_ready, human_step, no_solver, run, start_game, text_of, wait_for
+from tui_support import (
+    RULES,
+    SIZE,
+    app_for_tests,
+    click_when_ready,
+    human_step,
+    no_solver,
+    run,
+    start_game,
+    text_of,
+    wait_for,
+)
+
+from optimal_farkle.engine import Rules
+from optimal_farkle.engine.game import Player
+from optimal_farkle.tui.game_setup import HUMAN, GameSetup
+from optimal_farkle.tui.screens.game import GameScreen
+from optimal_farkle.tui.screens.replay import ReplayScreen
+from optimal_farkle.tui.screens.replays import ReplaysScreen
+from optimal_farkle.tui.screens.rules_help import RulesHelpScreen
+from optimal_farkle.tui.screens.setup import SetupScreen
+from optimal_farkle.tui.screens.solve import SolveScreen
+from optimal_farkle.tui.screens.start import StartScreen
+from optimal_farkle.tui.storage import default_player_name
+from optimal_farkle.tui.widgets.log import MoveLog
 
 
-def test_start_screen_comes_up_fast_without_continue() -> None:
+def test_start_screen_comes_up_without_continue() -> None:
+    """What the first screen offers; how fast it comes up is measured by bench/startup.py."""
+
     async def body() -> None:
         app = app_for_tests()
-        started = time.perf_counter()
         async with app.run_test(size=SIZE) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
-            assert time.perf_counter() - started < 1.0
             screen = app.screen
             assert not screen.can_continue  # type: ignore[attr-defined]
             for button in ("#new", "#replays", "#stats", "#rules", "#quit"):
@@ -38,7 +50,9 @@ def test_start_screen_comes_up_fast_without_continue() -> None:
     run(body())
 
 
-async def refused(pilot: Any, setup: SetupScreen, field: str, value: str, info_id: str, words: str) -> None:
+async def refused(
+    pilot: Any, setup: SetupScreen, field: str, value: str, info_id: str, words: str
+) -> None:
     """Type ``value`` into ``field``: the reason shows inline under it and Start changes nothing."""
     setup.query_one(field, Input).value = value
     await pilot.pause()
@@ -94,7 +108,7 @@ def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_
             assert state.current == 0 and state.rules == RULES
             assert [s.score for s in state.standings] == [0, 500]
             assert "Head start: Player 2 500" in app.screen.query_one(MoveLog).lines_written
-            settings = app.storage.load_settings()
+            settings = app.services.storage.load_settings()
             assert (settings.player_name, settings.opponent, settings.first) == ("Zed", HUMAN, "me")
 
     run(body())
@@ -111,7 +125,7 @@ def test_solve_screen_cancel_stops_the_solve_and_returns() -> None:
     started = threading.Event()
     stopped = threading.Event()
 
-    def slow_solve(rules: Rules, progress: Any, cancel: threading.Event) -> Any:
+    def slow_solve(rules: Rules, progress: Any, cancel: threading.Event, report: Any) -> Any:
         started.set()
         for i in range(1000):
             if cancel.wait(0.01):
@@ -121,7 +135,7 @@ def test_solve_screen_cancel_stops_the_solve_and_returns() -> None:
         raise AssertionError("the solve was not cancelled")
 
     async def body() -> None:
-        app = app_for_tests(load=lambda r: None, supports=lambda r: None, solve=slow_solve)
+        app = app_for_tests(load=lambda r, report: None, supports=lambda r: None, solve=slow_solve)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             await pilot.press("n")
@@ -143,7 +157,7 @@ def test_solve_screen_cancel_stops_the_solve_and_returns() -> None:
 def test_solve_screen_finishes_and_the_game_starts_with_the_strategy() -> None:
     go = threading.Event()
 
-    def quick_solve(rules: Rules, progress: Any, cancel: threading.Event) -> Any:
+    def quick_solve(rules: Rules, progress: Any, cancel: threading.Event, report: Any) -> Any:
         go.wait(10)
         for i in range(5):
             progress(i / 5, f"pass {i}")
@@ -152,7 +166,7 @@ def test_solve_screen_finishes_and_the_game_starts_with_the_strategy() -> None:
         return FakeStrategy(rules)
 
     async def body() -> None:
-        app = app_for_tests(load=lambda r: None, supports=lambda r: None, solve=quick_solve)
+        app = app_for_tests(load=lambda r, report: None, supports=lambda r: None, solve=quick_solve)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             app.begin(GameSetup(RULES, (Player("Ann"), Player("Bob")), 0))
@@ -163,7 +177,7 @@ def test_solve_screen_finishes_and_the_game_starts_with_the_strategy() -> None:
             assert solve.outcome == "solved"
             game = app.screen
             assert isinstance(game.strategy, FakeStrategy)  # type: ignore[attr-defined]
-            assert app.cached_strategy(RULES) is game.strategy  # type: ignore[attr-defined]
+            assert app.services.cached_strategy(RULES) is game.strategy  # type: ignore[attr-defined]
             await pilot.pause(0.1)  # let the new screen finish mounting before the app exits
 
     run(body())
@@ -177,7 +191,9 @@ def test_unsupported_rules_explain_why_and_offer_to_play_without() -> None:
             app.begin(GameSetup(RULES, (Player("Ann"), Player("Bob")), 0))
             await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen))
             await pilot.pause()
-            assert "final-turn endgames are not solved" in text_of(app.screen.query_one("#solve-why", Static))
+            assert "final-turn endgames are not solved" in text_of(
+                app.screen.query_one("#solve-why", Static)
+            )
             await click_when_ready(pilot, "#play-without")
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
             assert app.screen.strategy is None  # type: ignore[attr-defined]
@@ -201,7 +217,9 @@ def test_replays_list_finished_games_and_open_one() -> None:
             table = app.screen.query_one(DataTable)
             assert table.row_count == 1
             row = table.get_row_at(0)
-            assert "Ann vs Bob" in row[1] and "won" in row[3] and row[4] == "Ann"
+            assert (
+                str(row[1]) == "Ann vs Bob" and str(row[3]).startswith("Ann won ") and len(row) == 4
+            )
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
             await pilot.pause()
@@ -257,11 +275,17 @@ def test_setup_can_seat_two_computers_to_watch() -> None:
             await pilot.pause()
             assert not setup.query_one("#name", Input).display
             await pilot.press("ctrl+s")
-            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen)
-                           or type(app.screen).__name__ == "GameOverScreen", timeout=60)
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, GameScreen)
+                    or type(app.screen).__name__ == "GameOverScreen"
+                ),
+                timeout=60,
+            )
             state = app.screen.state  # type: ignore[attr-defined]
             assert [p.kind for p in state.players] == ["cautious", "coach"]
             await wait_for(pilot, lambda: type(app.screen).__name__ == "GameOverScreen", timeout=60)
-            assert app.storage.load_settings().seat == "cautious"
+            assert app.services.storage.load_settings().seat == "cautious"
 
     run(body())

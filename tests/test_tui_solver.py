@@ -6,13 +6,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
-from engine.game import Bank, Banked, GameState, Phase, Rolled, SetAside, SetAsideEvent, apply
-from farkle_tui.screens.game import GameScreen
-from farkle_tui.screens.solve import SolveScreen
-from farkle_tui.widgets.hints import HintsPanel
-from farkle_tui.widgets.words import pct
 from tui_support import RULES, SIZE, app_for_tests, human_step, run, start_game, text_of, wait_for
+
+from optimal_farkle.engine.game import (
+    Bank,
+    Banked,
+    GameState,
+    Phase,
+    Rolled,
+    SetAside,
+    SetAsideEvent,
+    apply,
+)
+from optimal_farkle.tui.screens.game import GameScreen
+from optimal_farkle.tui.screens.solve import SolveScreen
+from optimal_farkle.tui.widgets.hints import HintsPanel
+from optimal_farkle.tui.widgets.words import pct
 
 _SOLVED: dict[str, Any] = {}
 
@@ -20,7 +29,7 @@ _SOLVED: dict[str, Any] = {}
 @pytest.fixture
 def strategy() -> Any:
     """The small-goal strategy, solved once per session into the session's cache dir."""
-    from solver.cache import load_strategy, solve_strategy
+    from optimal_farkle.solver.cache import load_strategy, solve_strategy
 
     if "s" not in _SOLVED:
         _SOLVED["s"] = load_strategy(RULES) or solve_strategy(RULES)
@@ -34,25 +43,25 @@ def test_a_real_solve_runs_through_the_solve_screen(tmp_path: Any) -> None:
         app = app_for_tests(cache_dir=tmp_path)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
-            from engine.game import Player
-            from farkle_tui.app import GameSetup
+            from optimal_farkle.engine.game import Player
+            from optimal_farkle.tui.game_setup import GameSetup
 
             # A compiled solver finishes this small goal faster than a poll can see the screen, so
             # record the screen that is showing while the solve runs instead of polling for it.
             shown: list[object] = []
-            solve_strategy = app.solve_strategy
+            solve_strategy = app.services.solve_strategy
 
             def recording(*args: Any, **kwargs: Any) -> Any:
                 shown.append(app.screen)
                 return solve_strategy(*args, **kwargs)
 
-            app.solve_strategy = recording
+            app.services.solve_strategy = recording
             app.begin(GameSetup(RULES, (Player("Ann"), Player("Optimal", "optimal")), 0))
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=300)
             assert len(shown) == 1 and isinstance(shown[0], SolveScreen)
             assert shown[0].outcome == "solved"
             assert app.screen.strategy is not None  # type: ignore[attr-defined]
-        from solver.cache import load_strategy
+        from optimal_farkle.solver.cache import load_strategy
 
         assert load_strategy(RULES, cache_dir=tmp_path) is not None  # cached for next time
 
@@ -60,7 +69,7 @@ def test_a_real_solve_runs_through_the_solve_screen(tmp_path: Any) -> None:
 
 
 def test_the_ai_plays_the_decision_apis_best_move_every_time(strategy: Any) -> None:
-    from solver.decisions import decide, rank_options
+    from optimal_farkle.solver.decisions import decide, rank_options
 
     async def body() -> list[tuple[GameState, Any]]:
         app = app_for_tests(seed=8)
@@ -72,9 +81,12 @@ def test_the_ai_plays_the_decision_apis_best_move_every_time(strategy: Any) -> N
                 else:
                     await pilot.pause(0.005)
             ai_actions = sum(  # every Roll, SetAside and (own) Bank the computer made
-                1 for e in screen.session.record.events
-                if e.player == 1 and (
-                    isinstance(e, Rolled | SetAsideEvent) or (isinstance(e, Banked) and not e.automatic)
+                1
+                for e in screen.session.record.events
+                if e.player == 1
+                and (
+                    isinstance(e, Rolled | SetAsideEvent)
+                    or (isinstance(e, Banked) and not e.automatic)
                 )
             )
             assert len(screen.ai_moves) == ai_actions
@@ -94,7 +106,7 @@ def test_the_ai_plays_the_decision_apis_best_move_every_time(strategy: Any) -> N
 
 
 def test_hints_show_the_decision_apis_numbers(strategy: Any) -> None:
-    from solver.decisions import decide, rank_options, win_probability
+    from optimal_farkle.solver.decisions import decide, rank_options, win_probability
 
     async def body() -> None:
         app = app_for_tests(seed=8)
@@ -112,7 +124,9 @@ def test_hints_show_the_decision_apis_numbers(strategy: Any) -> None:
             assert pct(hints.decision.roll) in text_of(panel.query_one("#hints-body"))
             before = screen.state
             await pilot.press("r")
-            await wait_for(pilot, lambda: panel.hints is not None and panel.hints.state == screen.state)
+            await wait_for(
+                pilot, lambda: panel.hints is not None and panel.hints.state == screen.state
+            )
             state = screen.state
             assert state is not None and state.phase is Phase.CHOOSE and before != state
             hints = panel.hints
@@ -125,7 +139,7 @@ def test_hints_show_the_decision_apis_numbers(strategy: Any) -> None:
             best = ranked[0].option
             after = apply(state, SetAside(best.dice))[0]
             if not after.is_over:
-                label, option, decision, _ = hints.then[0]
+                _label, option, decision, _ = hints.then[0]
                 assert option == best and decision == decide(strategy, after)
             # Hints never change the game.
             assert screen.state == state and screen.session.state == state
@@ -139,7 +153,7 @@ def test_the_ai_is_paced_by_timers_and_space_skips_ahead(strategy: Any) -> None:
     """A slow pace never blocks the interface; space finishes the computer's turn at once."""
 
     async def body() -> None:
-        app = app_for_tests(seed=8, pace=3.0)
+        app = app_for_tests(seed=8, pace=5.0)  # the most: a loaded machine starts slowly
         async with app.run_test(size=SIZE) as pilot:
             screen = await start_game(pilot, opponent="optimal", first=1, other="Perfect")
             assert screen.state is not None and screen.state.current == 1
@@ -149,14 +163,16 @@ def test_the_ai_is_paced_by_timers_and_space_skips_ahead(strategy: Any) -> None:
             await pilot.press("r")  # the interface stays live: a refusal, not a freeze
             assert "Wait" in screen.message
             await pilot.press("space")
-            await wait_for(pilot, lambda: screen.state is not None and screen.state.current == 0, timeout=5)
+            await wait_for(
+                pilot, lambda: screen.state is not None and screen.state.current == 0, timeout=5
+            )
             assert screen.ai_moves
             await pilot.press("minus")
-            assert app.pace > 3.0
+            assert app.services.pace > 3.0
             await pilot.press("plus")
             await pilot.press("plus")
-            assert app.pace < 3.0
-            assert app.storage.load_settings().ai_pace == app.settings.ai_pace
+            assert app.services.pace < 3.0
+            assert app.services.storage.load_settings().ai_pace == app.services.settings.ai_pace
 
     run(body())
 
@@ -168,6 +184,20 @@ def test_the_theme_is_remembered() -> None:
             await pilot.pause()
             app.theme = "nord"
             await pilot.pause()
-        return app.storage.load_settings().theme
+        return app.services.storage.load_settings().theme
 
     assert run(body()) == "nord"
+
+
+def test_the_computers_win_chance_says_whose_it_is(strategy: Any) -> None:
+    """During the computer's turn the status line names whose win chance it shows."""
+
+    async def body() -> None:
+        app = app_for_tests(seed=8, pace=0.4)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, opponent="optimal", first=1, other="Perfect")
+            status = screen.query_one("#status")
+            await wait_for(pilot, lambda: "win chance" in text_of(status), timeout=10)
+            assert "Perfect's win chance" in text_of(status)
+
+    run(body())

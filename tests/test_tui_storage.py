@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from engine.dice import SeededDice
-from engine.game import Bank, Player, Roll, SetAside
-from engine.record import GameSession
-from farkle_tui.storage import Settings, Storage, data_dir, default_player_name
 from tui_support import RULES
+
+from optimal_farkle.engine.dice import SeededDice
+from optimal_farkle.engine.game import Bank, Player, Roll, SetAside
+from optimal_farkle.engine.record import GameSession
+from optimal_farkle.tui.storage import Settings, Storage, data_dir, default_player_name
 
 
 def _session() -> GameSession:
@@ -28,8 +29,9 @@ def test_settings_round_trip_and_fall_back(tmp_path: Path) -> None:
     settings = Settings(player_name="Zoe", opponent="human", rules="zilch", first="me", ai_pace=0.3)
     storage.save_settings(settings)
     assert storage.load_settings() == settings
-    storage.settings_path.write_text(json.dumps({"player_name": "  ", "first": "never", "ai_pace": "fast",
-                                                 "unknown": 1}))
+    storage.settings_path.write_text(
+        json.dumps({"player_name": "  ", "first": "never", "ai_pace": "fast", "unknown": 1})
+    )
     loaded = storage.load_settings()
     assert loaded.player_name == default_player_name() and loaded.player_name
     assert loaded.first == "random" and loaded.ai_pace == Settings().ai_pace

@@ -7,14 +7,17 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from textual.css.query import NoMatches
 from textual.pilot import Pilot
 
-from engine import Rules, preset
-from engine.dice import SeededDice
-from engine.game import GameState, Phase, Player
-from farkle_tui.app import HUMAN, FarkleApp, GameSetup, make_app
-from farkle_tui.screens.game import GameScreen
-from farkle_tui.widgets.dice import indices_of
+from optimal_farkle.engine import Rules, preset
+from optimal_farkle.engine.dice import SeededDice
+from optimal_farkle.engine.game import GameState, Phase, Player
+from optimal_farkle.tui.app import FarkleApp, make_app
+from optimal_farkle.tui.game_setup import HUMAN, GameSetup
+from optimal_farkle.tui.screens.game import GameScreen
+from optimal_farkle.tui.screens.setup import SetupScreen
+from optimal_farkle.tui.widgets.dice import indices_of
 
 #: A small goal keeps games short and the strategy solve fast.
 RULES = preset("facebook").with_goal(1000)
@@ -34,7 +37,13 @@ def no_solver(rules: object) -> str:
 
 def app_for_tests(seed: int = 1, **kwargs: Any) -> FarkleApp:
     """The app with seeded dice, the small-goal rules, no pauses and no roll animation."""
-    options: dict[str, Any] = {"dice": SeededDice(seed), "rules": RULES, "pace": 0.0, "animate": False}
+    options: dict[str, Any] = {
+        "dice": SeededDice(seed),
+        "rules": RULES,
+        "pace": 0.0,
+        "animate": False,
+        "farkle_hold": 0.0,
+    }
     options.update(kwargs)
     return make_app(**options)
 
@@ -49,7 +58,8 @@ def text_of(widget: Any) -> str:
     if content is None:
         content = widget.render()
     console = Console(width=200, file=io.StringIO(), record=True, color_system=None)
-    console.print(content)
+    # A Static made with markup=False holds its text as written: print it so.
+    console.print(content, markup=getattr(widget, "_render_markup", True))
     return console.export_text()
 
 
@@ -69,8 +79,34 @@ async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: fl
 async def click_when_ready(pilot: Pilot[Any], selector: str) -> None:
     """Click a widget of the active screen as soon as it is mounted."""
     app = pilot.app
-    await wait_for(pilot, lambda: bool(app.screen.query(selector)) and app.screen.query_one(selector).region.width > 0)
-    await pilot.click(selector)
+    seen: list[Any] = []
+
+    def ready() -> bool:
+        found = app.screen.query(selector)
+        if found and found.first().region.width > 0:
+            seen.append(app.screen)
+            return True
+        return False
+
+    await wait_for(pilot, ready)
+    try:
+        await pilot.click(selector)
+    except NoMatches:
+        if app.screen is seen[-1]:
+            raise
+        # The screen moved on before the click landed (a solve ended on its own): the click
+        # has nothing left to press, and the caller checks which screen came next.
+
+
+async def open_setup(pilot: Pilot[Any]) -> SetupScreen:
+    """Press n on the start screen and return the setup form once it is up."""
+    app = pilot.app
+    await pilot.pause()
+    await pilot.press("n")
+    await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+    screen = app.screen
+    assert isinstance(screen, SetupScreen)
+    return screen
 
 
 async def start_game(
@@ -80,16 +116,27 @@ async def start_game(
     name: str = "Ann",
     other: str = "Bob",
     rules: Rules = RULES,
+    solve: bool = False,
 ) -> GameScreen:
-    """Start a game through the app's own flow (skipping the setup form) and return its screen."""
+    """Start a game through the app's own flow (skipping the setup form) and return its screen.
+
+    A solve screen is answered with "play without" unless ``solve``: then the solve runs.
+    """
     app: FarkleApp = pilot.app  # type: ignore[assignment]
     await pilot.pause()
     app.begin(GameSetup(rules, (Player(name, HUMAN), Player(other, opponent)), first))
-    await wait_for(pilot, lambda: isinstance(app.screen, GameScreen) or app.screen.id == "solve"
-                   or type(app.screen).__name__ == "SolveScreen")
+    await wait_for(
+        pilot,
+        lambda: (
+            isinstance(app.screen, GameScreen)
+            or app.screen.id == "solve"
+            or type(app.screen).__name__ == "SolveScreen"
+        ),
+    )
     if type(app.screen).__name__ == "SolveScreen":
-        await click_when_ready(pilot, "#play-without")
-        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+        if not solve:
+            await click_when_ready(pilot, "#play-without")
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=300)
     screen = app.screen
     assert isinstance(screen, GameScreen)
     await pilot.pause()
@@ -104,7 +151,7 @@ def greedy_keys(state: GameState) -> list[str]:
     keys = [str(i + 1) for i in sorted(indices_of(state.roll, option.dice))]
     total = state.turn_total + option.points
     left = len(state.roll) - option.size
-    return keys + ["b" if total >= 300 and left < 4 and left != 0 else "r"]
+    return [*keys, "b" if total >= 300 and left < 4 and left != 0 else "r"]
 
 
 async def human_step(pilot: Pilot[Any], screen: GameScreen) -> None:
@@ -113,3 +160,28 @@ async def human_step(pilot: Pilot[Any], screen: GameScreen) -> None:
     for key in greedy_keys(screen.state):
         await pilot.press(key)
     await pilot.pause()
+
+
+def notifications(app: FarkleApp, said: list[str] | None = None) -> list[str]:
+    """Every message the app notifies from now on, appended to ``said`` (toasts vanish)."""
+    said = [] if said is None else said
+    notify = app.notify
+
+    def recording(message: str, **kwargs: Any) -> None:
+        said.append(message)
+        notify(message, **kwargs)
+
+    app.notify = recording  # type: ignore[method-assign]
+    return said
+
+
+def cli(argv: list[str], capsys: Any) -> tuple[int, str, str]:
+    """Run ``farkle ARGV`` in this process: (exit status, stdout, stderr)."""
+    from optimal_farkle.tui.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err

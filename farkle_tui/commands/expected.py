@@ -4,7 +4,9 @@ Prints the table the way Busche's article lays out its strategy tables (turn tot
 dice to roll 6..1 across), each cell the expected final turn total and the expected gain of
 rolling, coloured and marked by the action so it reads without colour too; or, with
 ``--json``, one JSON object for scripts and tests. The entry minimum of a rule set is a
-game-level rule and is not part of this per-turn analysis.
+game-level rule and is not part of this per-turn analysis, except with ``--entry``: the first
+turn of a player who must bank the entry minimum. ``--long-run`` solves the average-reward
+problem over the farkle count (:mod:`solver.longrun`): one strategy per count.
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ import argparse
 import math
 from typing import TYPE_CHECKING, Any
 
-from engine import STEP, FarkleError
+from optimal_farkle.engine import STEP, FarkleError, Rules
+from optimal_farkle.engine.rules import MAX_GOAL
 
 from .common import add_common, emit_json, fail, rules_from_args
 
 if TYPE_CHECKING:
-    from solver.expected import ExpectedStrategy
+    from optimal_farkle.solver.expected import ExpectedStrategy
 
 BANK_STYLE = "bold red"
 ROLL_STYLE = "green"
@@ -44,6 +47,18 @@ def register(subparsers: Any) -> None:
         metavar="Y",
         help="count a farkle as losing Y more points (a more careful strategy; default 0)",
     )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--long-run",
+        action="store_true",
+        help="one strategy per consecutive-farkle count, maximising the long-run average "
+        "points per turn under the farkle penalty",
+    )
+    mode.add_argument(
+        "--entry",
+        action="store_true",
+        help="the first turn under the entry minimum: the bank must reach it",
+    )
     parser.add_argument(
         "--max-turn",
         type=int,
@@ -58,19 +73,27 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Validate the options, solve, and print."""
     penalty: float = args.penalty
-    if not math.isfinite(penalty) or penalty < 0:
-        fail(f"--penalty must be a number >= 0, got {penalty}")
-    if args.max_turn is not None and (args.max_turn < 0 or args.max_turn % STEP):
-        fail(f"--max-turn must be a non-negative multiple of {STEP}, got {args.max_turn}")
+    if not math.isfinite(penalty) or not 0 <= penalty <= MAX_GOAL:
+        fail(f"--penalty must be a number from 0 to {MAX_GOAL:,}, got {penalty}")
+    max_turn = args.max_turn
+    if max_turn is not None and (not 0 <= max_turn <= MAX_GOAL or max_turn % STEP):
+        # Above the largest goal a turn total cannot matter; and each row is printed.
+        fail(f"--max-turn must be a multiple of {STEP} from 0 to {MAX_GOAL:,}, got {max_turn:,}")
     rules = rules_from_args(args)
-    from solver.expected import expected_strategy  # numpy only when the command runs
+    if args.long_run:
+        if penalty or args.max_turn is not None:
+            fail(
+                "--long-run chooses the farkle penalty of every count itself: drop --penalty "
+                "and --max-turn"
+            )
+        return run_long_run(rules, args.json)
+    from optimal_farkle.solver.expected import expected_strategy  # numpy only when the command runs
 
     try:
-        strategy = expected_strategy(rules, penalty)
+        strategy = expected_strategy(rules, penalty, entered=not args.entry)
     except FarkleError as exc:
         fail(str(exc))
-        raise AssertionError("unreachable") from exc
-    max_turn = args.max_turn if args.max_turn is not None else strategy.default_max_turn()
+    max_turn = max_turn if max_turn is not None else strategy.default_max_turn()
     if args.json:
         emit_json(as_json(strategy, max_turn))
     else:
@@ -78,10 +101,63 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_long_run(rules: Rules, json: bool) -> int:
+    """``--long-run``: solve, then print the per-count strategies or the JSON object."""
+    from optimal_farkle.solver.longrun import fixed_penalty_average, long_run
+
+    try:
+        result = long_run(rules)
+        plain = fixed_penalty_average(rules, 0.0)
+    except (FarkleError, ValueError) as exc:
+        fail(str(exc))
+        raise AssertionError("unreachable") from exc
+    if json:
+        emit_json({"rules": rules.name, **result.to_json(), "max_score_average": plain})
+        return 0
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    table = Table(
+        title=f"Long-run play: {rules.display_name}",
+        caption="penalty: the farkle penalty each count's strategy plays against (its own "
+        "penalty plus the worse count it leads to); share: of all turns in the long run",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    for name in ("farkles", "penalty", "expected", "farkle", "share"):
+        table.add_column(name, justify="right", no_wrap=True)
+    table.add_column("bank from, 6 5 4 3 2 1 dice", no_wrap=True)
+    for count in result.strategies:
+        s = count.strategy
+        table.add_row(
+            str(count.farkles),
+            f"{count.penalty:,.2f}",
+            f"{s.expected:,.3f}",
+            f"{s.farkle_probability:.1%}",
+            f"{count.share:.1%}",
+            " ".join(_threshold_text(t) for t in s.bank_thresholds().values()),
+        )
+    console.print(table)
+    if rules.has_penalty:
+        console.print(
+            f"Long-run average {result.average:,.4f} points per turn, penalties included "
+            f"(the max-score strategy at every count: {plain:,.4f})."
+        )
+    else:
+        console.print(
+            f"Long-run average {result.average:,.4f} points per turn: without a farkle penalty "
+            "this is the max-score strategy's expected score."
+        )
+    return 0
+
+
 def as_json(strategy: ExpectedStrategy, max_turn: int) -> dict[str, Any]:
     """The ``--json`` object (keys documented in the command's help and the README)."""
     return {
         "rules": strategy.rules.name,
+        "entry": strategy.entry,
         "expected": strategy.expected,
         "farkle_probability": strategy.farkle_probability,
         "penalty": strategy.penalty,
@@ -104,10 +180,12 @@ def print_table(strategy: ExpectedStrategy, max_turn: int) -> None:
 
     console = Console(highlight=False)
     title = f"Max expected score: {strategy.rules.display_name}"
+    if strategy.entry is not None:
+        title += f", first turn (bank at least {strategy.entry:,} to get on the board)"
     if strategy.penalty:
         title += f", farkle penalty {strategy.penalty:g}"
     table = Table(
-        title=title,
+        title=Text(title),
         caption="each cell: expected final turn total, then the expected gain of rolling "
         "and B = bank (red) or R = roll (green)",
         box=box.SIMPLE_HEAD,
@@ -133,3 +211,8 @@ def print_table(strategy: ExpectedStrategy, max_turn: int) -> None:
         f"probability {strategy.farkle_probability:.4%}; banks from (dice: total) {thresholds}; "
         f"cap {strategy.cap:,}."
     )
+    if strategy.entry is not None:
+        console.print(
+            f"A player not yet on the board gets on it this turn with probability "
+            f"{1 - strategy.farkle_probability:.4%} (a bank of at least {strategy.entry:,})."
+        )

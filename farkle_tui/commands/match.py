@@ -13,18 +13,21 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from engine import FarkleError, Rules
+from optimal_farkle.engine import STEP, FarkleError, Rules
+from optimal_farkle.engine.game import check_start_scores
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args
-from .progress import add_floor, check_floor, obtain_strategy
+from .progress import add_floor, check_floor, check_score, check_work, model_of, obtain_strategy
 
 if TYPE_CHECKING:
-    from solver.match import MatchOdds
-    from solver.strategy import Strategy
+    from optimal_farkle.solver.match import MatchOdds
+    from optimal_farkle.solver.strategy import Strategy
 
 DEFAULT_SEED = 1
 #: Above this many start states an exact evaluation with the optimal player takes minutes.
 SLOW_STATES = 100_000
+#: The most games --games simulates: a bound, so a mistyped number cannot start work without end.
+MAX_GAMES = 10_000_000
 
 
 def register(subparsers: Any) -> None:
@@ -48,17 +51,32 @@ def register(subparsers: Any) -> None:
     add_common(parser)
     add_cache_dir(parser)
     parser.add_argument(
-        "--players", required=True, metavar="A,B",
+        "--players",
+        required=True,
+        metavar="A,B",
         help="two computer players, e.g. optimal,max-score (see the error for the list)",
     )
     how = parser.add_mutually_exclusive_group()
-    how.add_argument("--exact", action="store_true", help="exact odds by policy evaluation (default)")
+    how.add_argument(
+        "--exact", action="store_true", help="exact odds by policy evaluation (default)"
+    )
     how.add_argument("--games", type=int, metavar="N", help="simulate N games instead")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",
-                        help=f"dice seed of the simulation (game k uses S + k; default {DEFAULT_SEED})")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SEED,
+        metavar="S",
+        help=f"dice seed of the simulation (game k uses S + k; default {DEFAULT_SEED})",
+    )
     add_floor(parser)
-    parser.add_argument("--start-scores", default="0,0", metavar="A,B",
-                        help="head starts (komi) of A and B, multiples of 50 (default 0,0)")
+    parser.add_argument(
+        "--start-scores",
+        default="0,0",
+        metavar="A,B",
+        help="head starts (komi) of A and B, multiples of 50 below the goal and not below the "
+        "model's floor (0 for rules without a farkle penalty); the same range for --exact and "
+        "--games (default 0,0)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -71,33 +89,33 @@ def parse_pair(text: str, what: str) -> tuple[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Validate, get the strategy if the optimal player plays, evaluate, print."""
-    from solver.match import OPTIMAL, MatchError, exact_players
-    from solver.players import ai_players
+    from optimal_farkle.solver.match import OPTIMAL, MatchError, exact_players
+    from optimal_farkle.solver.players import ai_players
 
     a, b = parse_pair(args.players, "--players")
     known = [pid for pid, _, _ in ai_players()]
     for pid in (a, b):
         if pid not in known:
             fail(f"unknown player {pid!r}; the players are: {', '.join(known)}")
-    try:
-        mine, theirs = parse_pair(args.start_scores, "--start-scores")
-        start = (int(mine), int(theirs))
-    except ValueError:
-        fail(f"--start-scores takes two whole numbers, got {args.start_scores!r}")
-        raise AssertionError("unreachable") from None
     rules = rules_from_args(args)
     check_floor(args.floor)
     floor = args.floor
+    start = check_start(rules, floor, args.start_scores)
     simulate = args.games is not None
-    if simulate and args.games < 2:
-        fail(f"--games must be at least 2, got {args.games}")
+    if simulate and not 2 <= args.games <= MAX_GAMES:
+        fail(f"--games must be from 2 to {MAX_GAMES:,}, got {args.games:,}")
     if not simulate:
         for pid in (a, b):
             if pid not in exact_players():
                 fail(f"{pid!r} has no exact evaluation; use --games N to simulate it")
+        from optimal_farkle.solver.estimate import match_estimate
+
+        check_work(match_estimate(model_of(rules, floor), OPTIMAL in (a, b)), args.allow_long)
     strategy = None
     if OPTIMAL in (a, b):
-        strategy, _loaded = obtain_strategy(rules, floor, args.cache_dir)
+        strategy, _loaded = obtain_strategy(
+            rules, floor, args.cache_dir, allow_long=args.allow_long
+        )
     try:
         if simulate:
             odds = _simulate(rules, a, b, args.games, args.seed, strategy, start)
@@ -105,7 +123,6 @@ def run(args: argparse.Namespace) -> int:
             odds = _exact(rules, a, b, strategy, floor, start)
     except (MatchError, FarkleError, ValueError) as exc:
         fail(str(exc))
-        raise AssertionError("unreachable") from exc
     if args.json:
         data = odds.to_json()
         data["rules"] = rules.name
@@ -118,11 +135,39 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def check_start(rules: Rules, floor: int, text: str) -> tuple[int, int]:
+    """The head starts of ``--start-scores A,B``: one range whatever the method.
+
+    Multiples of 50 below the goal, and not below the floor of the solver's model of these
+    rules (0 without a farkle penalty), which is what the exact method can evaluate; rules
+    the solver cannot model (only simulated) take the engine's range.
+    """
+    from optimal_farkle.solver.model import unsupported
+
+    mine, theirs = parse_pair(text, "--start-scores")
+    try:
+        start = (int(mine), int(theirs))
+    except ValueError:
+        fail(f"--start-scores takes two whole numbers, got {text!r}")
+    names = ("--start-scores A", "--start-scores B")
+    if unsupported(rules) is not None:
+        try:
+            check_start_scores(rules, 2, start, names)
+        except FarkleError as exc:
+            fail(str(exc))
+        return start
+    model = model_of(rules, floor)
+    for name, value in zip(names, start):
+        # The engine also refuses a handicap of the whole goal or more.
+        check_score(name, value, model, low=max(model.floor, STEP - rules.goal))
+    return start
+
+
 def _exact(
     rules: Rules, a: str, b: str, strategy: Strategy | None, floor: int, start: tuple[int, int]
 ) -> MatchOdds:
-    from solver.match import OPTIMAL, exact_odds
-    from solver.model import build_model
+    from optimal_farkle.solver.match import OPTIMAL, exact_odds
+    from optimal_farkle.solver.model import build_model
 
     model = build_model(rules, strategy.floor if strategy is not None else floor)
     if OPTIMAL in (a, b) and model.start_states > SLOW_STATES:
@@ -136,11 +181,16 @@ def _exact(
 
 
 def _simulate(
-    rules: Rules, a: str, b: str, games: int, seed: int, strategy: Strategy | None,
+    rules: Rules,
+    a: str,
+    b: str,
+    games: int,
+    seed: int,
+    strategy: Strategy | None,
     start: tuple[int, int],
 ) -> MatchOdds:
-    from solver.match import simulate_odds
-    from solver.players import make_player
+    from optimal_farkle.solver.match import simulate_odds
+    from optimal_farkle.solver.players import make_player
 
     def make(pid: str, r: Rules) -> Any:
         return make_player(pid, r, strategy)
@@ -159,9 +209,14 @@ class ProgressBar:
         self.console = Console(stderr=True)
         self.enabled = self.console.is_terminal
         self.progress = Progress(
-            TextColumn(f"[bold]{label}"), BarColumn(), TextColumn("{task.percentage:>3.0f}%"),
-            TimeElapsedColumn(), TextColumn("{task.description}"), console=self.console,
-            transient=True, disable=not self.enabled,
+            TextColumn(f"[bold]{label}"),
+            BarColumn(),
+            TextColumn("{task.percentage:>3.0f}%"),
+            TimeElapsedColumn(),
+            TextColumn("{task.description}"),
+            console=self.console,
+            transient=True,
+            disable=not self.enabled,
         )
         self.task = self.progress.add_task("", total=1.0)
 

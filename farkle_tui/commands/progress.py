@@ -1,45 +1,76 @@
-"""Getting a solved strategy from the command line, with a progress bar on stderr."""
+"""Getting a solved strategy from the command line, with a progress bar on stderr.
+
+Before a solve starts, its time and memory are estimated (:mod:`solver.estimate`): work over
+the limit is refused with the estimate unless ``--allow-long`` says to go on, and work that
+needs more memory than the machine has is refused outright.
+"""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from engine import Rules
-from solver import DEFAULT_FLOOR
+from optimal_farkle.engine import STEP, Rules
+from optimal_farkle.solver import DEFAULT_FLOOR
 
-from .common import fail
+from .common import fail, warn
+
+if TYPE_CHECKING:
+    from optimal_farkle.solver.estimate import Estimate
+    from optimal_farkle.solver.model import Model
+    from optimal_farkle.solver.strategy import Strategy
+
+#: The lowest floor the command line accepts: the state space grows with (goal - floor)^2.
+MIN_FLOOR = -20_000
 
 
-def obtain_strategy(rules: Rules, floor: int, cache_dir: Path | None, quiet: bool = False):  # type: ignore[no-untyped-def]
+def obtain_strategy(
+    rules: Rules,
+    floor: int,
+    cache_dir: Path | None,
+    quiet: bool = False,
+    allow_long: bool = False,
+) -> tuple[Strategy, bool]:
     """Load the cached strategy or solve it, showing a rich progress bar with ETA on stderr.
 
-    Exits with status 2 and the reason for rules the solver does not support. Returns
-    ``(strategy, loaded)``.
+    Exits with status 2 and the reason for rules the solver does not support, and for a
+    solve over the work limit (unless ``allow_long``). Returns ``(strategy, loaded)``.
     """
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
 
-    from solver.cache import load_strategy, solve_strategy, supports
+    from optimal_farkle.solver.cache import load_or_solve, load_strategy, supports
+    from optimal_farkle.solver.estimate import solve_estimate
 
     reason = supports(rules)
     if reason is not None:
         fail(reason)
-    err = Console(stderr=True)
-
-    def report(message: str) -> None:
-        err.print(f"[yellow]farkle:[/] {message}")
-
-    strategy = load_strategy(rules, floor, cache_dir, report)
+    strategy = load_strategy(rules, floor, cache_dir, warn)
     if strategy is not None:
         return strategy, True
+    model = model_of(rules, floor)
+    estimate = solve_estimate(model)
+    check_work(estimate, allow_long)
+    err = Console(stderr=True, highlight=False)
     if not quiet:
         err.print(
-            f"Computing the optimal strategy for [bold]{rules.display_name}[/] (floor {floor}) "
-            "once; it is cached for every later run."
+            Text.assemble(
+                "Computing the optimal strategy for ",
+                (rules.display_name, "bold"),
+                f" (floor {model.floor:,}) once, {estimate.words()}; it is cached for every "
+                "later run.",
+            )
         )
     columns = (
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         TextColumn("{task.percentage:>5.1f}%"),
         TimeElapsedColumn(),
@@ -53,25 +84,86 @@ def obtain_strategy(rules: Rules, floor: int, cache_dir: Path | None, quiet: boo
             bar.update(task, completed=fraction, description=message)
 
         try:
-            strategy = solve_strategy(rules, floor, cache_dir, progress=on_progress, report=report)
+            return load_or_solve(rules, floor, cache_dir, progress=on_progress, report=warn)
         except ValueError as exc:
             fail(str(exc))
-            raise AssertionError("unreachable") from exc
-    return strategy, False
+
+
+def check_work(estimate: Estimate, allow_long: bool) -> None:
+    """Refuse work the machine cannot do, and work over the time limit unless ``allow_long``."""
+    from optimal_farkle.solver.estimate import LIMIT_SECONDS
+
+    reason = estimate.refusal(float("inf") if allow_long else LIMIT_SECONDS)
+    if reason is None:
+        return
+    if estimate.too_big():
+        fail(f"{reason}; choose a smaller goal or a higher --floor")
+    fail(f"{reason}; choose a smaller goal or a higher --floor, or pass --allow-long to run it")
 
 
 def add_floor(parser: argparse.ArgumentParser) -> None:
+    """``--floor`` and ``--allow-long``, which every command that may solve takes."""
     parser.add_argument(
         "--floor",
         type=int,
         default=DEFAULT_FLOOR,
         metavar="L",
-        help=f"lowest banked score the solver models, a multiple of 50 <= 0 (default {DEFAULT_FLOOR})",
+        help=f"lowest banked score the solver models, a multiple of {STEP} from {MIN_FLOOR:,} "
+        f"to 0 (default {DEFAULT_FLOOR})",
+    )
+    parser.add_argument(
+        "--allow-long",
+        action="store_true",
+        help="run a solve estimated to take longer than the limit (15 minutes)",
     )
 
 
 def check_floor(floor: int) -> None:
-    if floor > 0 or floor % 50:
-        fail(f"--floor must be a multiple of 50 at or below 0, got {floor}")
-    if floor < -20000:
-        fail(f"--floor {floor} is too low: the state space grows with (goal - floor)^2")
+    if floor > 0 or floor % STEP:
+        fail(f"--floor must be a multiple of {STEP} at or below 0, got {floor:,}")
+    if floor < MIN_FLOOR:
+        fail(
+            f"--floor {floor:,} is too low: the lowest is {MIN_FLOOR:,} (the state space grows "
+            "with (goal - floor)^2)"
+        )
+
+
+def model_of(rules: Rules, floor: int) -> Model:
+    """The solver's model of ``rules`` (exits with the reason for rules it cannot model)."""
+    from optimal_farkle.solver.model import build_model
+
+    try:
+        return build_model(rules, floor)
+    except ValueError as exc:
+        fail(str(exc))
+
+
+def check_score(option: str, value: int, model: Model, low: int | None = None) -> None:
+    """Refuse a banked score the model does not hold, naming ``option`` and the range it holds.
+
+    The model holds the multiples of 50 from its floor (0 for rules without a farkle
+    penalty, whose scores never fall) up to the last score below the goal; ``low`` raises
+    the bottom of the range where the caller needs more.
+    """
+    goal = model.rules.goal
+    low, high = (model.floor if low is None else low), goal - STEP
+    where = (
+        "no score falls below 0 under these rules" if model.floor == 0 else f"floor {model.floor:,}"
+    )
+    if value % STEP or not low <= value <= high:
+        won = ": a score of the goal or more has already reached the goal" if value >= goal else ""
+        fail(
+            f"{option} must be a multiple of {STEP} from {low:,} to {high:,} ({where}, goal "
+            f"{goal:,}), got {value:,}{won}"
+        )
+
+
+def check_position_scores(args: argparse.Namespace, rules: Rules) -> None:
+    """``--score`` and ``--opponent`` inside the solved model (an opponent at or past the goal
+    is a final turn where the rules give one: :func:`commands.common.position_from_args`)."""
+    from optimal_farkle.solver.positions import final_turn_allowed
+
+    model = model_of(rules, args.floor)
+    check_score("--score", args.score, model)
+    if not (args.opponent >= rules.goal and final_turn_allowed(rules, args.starter)):
+        check_score("--opponent", args.opponent, model)

@@ -10,20 +10,23 @@ cannot be read or does not replay is an error (exit status 2), never a traceback
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine import FarkleError, RecordError
-from engine.record import load_record
+from optimal_farkle.engine import FarkleError, RecordError
+from optimal_farkle.engine.record import load_record, replay
 
 from ..widgets.words import MARK_STYLES
 from .common import add_cache_dir, emit_json, fail
 from .progress import add_floor, check_floor, obtain_strategy
 
 if TYPE_CHECKING:
-    from solver.analysis import GameAnalysis
+    from optimal_farkle.solver.analysis import GameAnalysis
 
 SPARKS = "▁▂▃▄▅▆▇█"
+#: The line width when stdout is not a terminal: wide enough that no column is ever cut.
+PIPE_WIDTH = 1000
 
 
 def register(subparsers: Any) -> None:
@@ -56,22 +59,26 @@ def run(args: argparse.Namespace) -> int:
     """Read the record, get the strategy, analyse, print."""
     try:
         record = load_record(args.file)
-    except (RecordError, FarkleError, OSError) as exc:
-        fail(f"cannot read the game: {exc}")
-        raise AssertionError("unreachable") from exc
-    from solver.analysis import AnalysisError, analyse
-    from solver.model import unsupported
+    except (RecordError, FarkleError) as exc:
+        fail(str(exc))  # names the file and what is wrong with it
+    from optimal_farkle.solver.analysis import AnalysisError, analyse
+    from optimal_farkle.solver.model import unsupported
 
     reason = unsupported(record.rules)
     if reason is not None:
         fail(f"this game cannot be analysed: {reason}")
     check_floor(args.floor)
-    strategy, _loaded = obtain_strategy(record.rules, args.floor, args.cache_dir)
+    try:
+        replay(record)
+    except FarkleError as exc:
+        fail(f"cannot replay {args.file}: {exc}")
+    strategy, _loaded = obtain_strategy(
+        record.rules, args.floor, args.cache_dir, allow_long=args.allow_long
+    )
     try:
         analysis = analyse(record, strategy)
     except AnalysisError as exc:
         fail(f"{args.file}: {exc}")
-        raise AssertionError("unreachable") from exc
     if args.json:
         emit_json(analysis.to_json())
     else:
@@ -101,46 +108,87 @@ def print_analysis(analysis: GameAnalysis) -> None:
     from rich.text import Text
 
     record = analysis.record
-    console = Console(highlight=False)
+    # Piped (``| head``, a file): no terminal width to fit, so every column is written whole.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
     names = [p.name for p in record.players]
     winner = names[analysis.winner] if analysis.winner is not None else "nobody yet"
-    start = f", head starts {' / '.join(f'{s:,}' for s in record.start_scores)}" if record.start_scores else ""
+    start = (
+        f", head starts {' / '.join(f'{s:,}' for s in record.start_scores)}"
+        if record.start_scores
+        else ""
+    )
+    # Names are the players' own text: plain Text, never markup.
     console.print(
-        f"[bold]{' vs '.join(names)}[/bold] · {record.rules.name} (goal {record.rules.goal:,}){start} · "
-        f"{names[record.first]} went first · winner: {winner}"
+        Text.assemble(
+            (" vs ".join(names), "bold"),
+            f" · {record.rules.name} (goal {record.rules.goal:,}){start} · "
+            f"{names[record.first]} went first · winner: {winner}",
+        )
     )
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
-    for column, justify in (("Turn", "right"), ("Player", "left"), ("Position", "left"),
-                            ("Choice", "left"), ("Best", "left"), ("Win → after", "right"),
-                            ("Loss", "right"), ("Mark", "left")):
-        table.add_column(column, justify=justify, no_wrap=True,  # type: ignore[arg-type]
-                         max_width=10 if column == "Player" else None, overflow="ellipsis")
+    for column, justify in (
+        ("Turn", "right"),
+        ("Player", "left"),
+        ("Position", "left"),
+        ("Choice", "left"),
+        ("Best", "left"),
+        ("Win → after", "right"),
+        ("Loss", "right"),
+        ("Mark", "left"),
+    ):
+        table.add_column(
+            column,
+            justify=justify,  # type: ignore[arg-type]
+            no_wrap=True,
+            max_width=10 if column == "Player" else None,
+            overflow="ellipsis",
+        )
     for d in analysis.decisions:
         state = d.state
         position = (
             f"{state.turn_total:,}: {''.join(map(str, state.roll))}"
-            if state.roll else f"{state.turn_total:,}, {state.dice_left}d"
+            if state.roll
+            else f"{state.turn_total:,}, {state.dice_left}d"
         )
         style = MARK_STYLES.get(d.mark, "")
         table.add_row(
-            str(d.turn), names[d.player], position, short(d.choice),
+            str(d.turn),
+            Text(names[d.player]),
+            position,
+            short(d.choice),
             "" if d.mark == "best" else short(d.best),
             f"{100 * d.win_before:.1f}→{100 * d.win_after_choice:.1f}",
-            f"{100 * d.loss:.2f}", Text(d.mark, style=style),
+            f"{100 * d.loss:.2f}",
+            Text(d.mark, style=style),
         )
     console.print(table)
     summary = Table(title="Summary", box=box.SIMPLE_HEAD)
-    for column in ("Player", "Decisions", "Best", "Accuracy", "Loss", "Mean",
-                   "Inacc.", "Mist.", "Blund."):
+    for column in (
+        "Player",
+        "Decisions",
+        "Best",
+        "Accuracy",
+        "Loss",
+        "Mean",
+        "Inacc.",
+        "Mist.",
+        "Blund.",
+    ):
         summary.add_column(column, justify="left" if column == "Player" else "right")
     for s in analysis.summary:
         summary.add_row(
-            s.name, str(s.decisions), str(s.best), f"{100 * s.accuracy:.0f}%",
-            f"{100 * s.total_loss:.2f}", f"{100 * s.mean_loss:.2f}", str(s.inaccuracies),
-            str(s.mistakes), str(s.blunders),
+            Text(s.name),
+            str(s.decisions),
+            str(s.best),
+            f"{100 * s.accuracy:.0f}%",
+            f"{100 * s.total_loss:.2f}",
+            f"{100 * s.mean_loss:.2f}",
+            str(s.inaccuracies),
+            str(s.mistakes),
+            str(s.blunders),
         )
     console.print(summary)
-    from solver.analysis import THRESHOLDS
+    from optimal_farkle.solver.analysis import THRESHOLDS
 
     marks = ", ".join(f"{name} from {100 * limit:g}" for name, limit in reversed(THRESHOLDS))
     console.print(
@@ -153,6 +201,8 @@ def print_analysis(analysis: GameAnalysis) -> None:
     curve = [p.win for p in analysis.win_curve]
     if curve:
         console.print(
-            f"{names[record.first]}'s win chance by turn: {sparkline(curve)} "
-            f"({100 * curve[0]:.1f}% → {100 * curve[-1]:.0f}%)"
+            Text(
+                f"{names[record.first]}'s win chance by turn: {sparkline(curve)} "
+                f"({100 * curve[0]:.1f}% → {100 * curve[-1]:.0f}%)"
+            )
         )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from optimal_farkle.engine.text import printable
+
 from .common import add_cache_dir, add_common, emit_json, rules_from_args
 from .progress import add_floor, check_floor, obtain_strategy
 
@@ -27,11 +29,17 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     check_floor(args.floor)
     rules = rules_from_args(args)
-    strategy, loaded = obtain_strategy(rules, args.floor, args.cache_dir)
-    from solver.cache import cache_path
+    strategy, loaded = obtain_strategy(
+        rules, args.floor, args.cache_dir, allow_long=args.allow_long
+    )
+    from optimal_farkle.solver.cache import CacheError, cache_path, read_cache
 
     model = strategy.model
     path = cache_path(rules, args.floor, args.cache_dir)
+    try:
+        cached = loaded or read_cache(path, rules, args.floor) is not None
+    except CacheError:
+        cached = False  # it could not be written: the warning on stderr said why
     info = strategy.info
     result = {
         "rules": rules.name,
@@ -45,16 +53,18 @@ def run(args: argparse.Namespace) -> int:
         "solve_seconds": round(info.seconds, 3),
         "loaded": loaded,
         "cache_file": str(path),
-        "cache_bytes": path.stat().st_size if path.exists() else 0,
-        "first_player_win": strategy.start_win(0, 0, 0, 0),
+        "cached": cached,
+        "cache_bytes": path.stat().st_size if cached else 0,
+        "first_player_win": strategy.opening_win(),
     }
     if args.json:
         emit_json(result)
         return 0
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=f"Optimal strategy: {rules.display_name}", show_header=False)
+    table = Table(title=Text(f"Optimal strategy: {rules.display_name}"), show_header=False)
     table.add_column("what", style="bold")
     table.add_column("value")
     table.add_row("first player wins", f"{result['first_player_win']:.6f}")
@@ -66,7 +76,10 @@ def run(args: argparse.Namespace) -> int:
         f"{info.passes} double precision + {info.cheap_passes:.2f} single-precision equivalents",
     )
     table.add_row("largest change in the last pass", f"{info.residual:.2e}")
-    table.add_row("solve time", f"{info.seconds:.1f} s" + (" (loaded from the cache now)" if loaded else ""))
-    table.add_row("cache", f"{path} ({result['cache_bytes'] / 1e6:.1f} MB)")
-    Console().print(table)
+    table.add_row(
+        "solve time", f"{info.seconds:.1f} s" + (" (loaded from the cache now)" if loaded else "")
+    )
+    size = f"{path.stat().st_size / 1e6:.1f} MB" if cached else "not cached"
+    table.add_row("cache", Text(f"{printable(str(path))} ({size})"))
+    Console(highlight=False).print(table)
     return 0

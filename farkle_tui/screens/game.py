@@ -5,54 +5,98 @@ applies it with the pure engine and records it), the new immutable state is assi
 ``state`` reactive, and the watcher repaints every widget from it. Widgets talk back only by
 messages (a clicked die), so the state lives in one place and never in CSS classes.
 
-The computer's turn is a chain of timer-paced steps (never a sleep): think in a thread worker,
+Everything drawn derives from that state (and the player's selection): the dice row gets a
+:class:`DiceView` on every change, so the dice on screen are always the dice of the state,
+whatever the event loop did; a roll's animation is decoration that a new state cancels.
+
+The computer's turn is a chain of timer-paced steps (never a sleep), decided by the
+:class:`~optimal_farkle.tui.pacing.ComputerPacer` state machine: think in a thread worker,
 show what it keeps, apply. Space or Enter skips ahead; ``+``/``-`` change the pace. The game is
-saved atomically after every action, so quitting (or a crash) never loses a move.
+saved atomically after every action, so quitting (or a crash) never loses a move. The screen
+dismisses with a :class:`GameExit` saying where the player goes next.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
-from engine import FarkleError, ScoringOption, scorer
-from engine.game import (
+from optimal_farkle.engine import FarkleError, ScoringOption, scorer
+from optimal_farkle.engine.game import (
     Action,
     Bank,
     Farkled,
     GameState,
     Phase,
+    Player,
     Roll,
     Rolled,
     SetAside,
     apply,
 )
-from engine.record import GameSession
+from optimal_farkle.engine.record import GameSession
 
+from ..game_setup import HUMAN
+from ..pacing import ComputerPacer, Stage
+from ..services import ServicesAccessor
 from ..widgets.banner import Banner
-from ..widgets.dice import DiceRow, DieSlot, indices_of
+from ..widgets.dice import DiceRow, DiceView, DieSlot, indices_of
+from ..widgets.header import TitleHeader
 from ..widgets.hints import Hints, HintsPanel, compute_hints
 from ..widgets.log import MoveLog
 from ..widgets.scoreboard import Scoreboard
 from ..widgets.tray import Tray
-from ..widgets.words import Line, describe_event, pct, pts
+from ..widgets.words import Line, describe_event, final_turn_line, goal_words, pct, pts
+from ..workers import ReportsWorkerErrors, failure_text
+from .confirm import ConfirmScreen
+from .game_over import GameOverChoice, GameOverScreen
 
 if TYPE_CHECKING:
-    from solver.players import AIPlayer
-    from solver.strategy import Strategy
+    from optimal_farkle.solver.players import AIPlayer
+    from optimal_farkle.solver.strategy import Strategy
 
-    from ..app import FarkleApp
-
-ANIMATION_FRAMES = 5
 TONE_ORDER = ("win", "bad", "hot", "good", "info")
+
+
+class GameExit(StrEnum):
+    """Where the player goes when the game screen closes (its dismiss result)."""
+
+    START = "start"  # the start screen (the game is saved, or kept under Replays if over)
+    NEW_GAME = "new"  # the setup of a new game
+    QUIT = "quit"  # quit farkle
+
+
+class Leave(StrEnum):
+    """The answers of the "leave this game?" dialog."""
+
+    STAY = "stay"
+    START = "start"
+    QUIT = "quit"
+
+
+def opponent_words(players: tuple[Player, ...], titles: dict[str, str]) -> str:
+    """The header's subtitle: who is playing whom (not always the optimal opponent)."""
+    computers = [p for p in players if p.kind != HUMAN]
+    if not computers:
+        return "hot seat: " + " and ".join(p.name for p in players)
+    if len(computers) == len(players):
+        return "watching " + " and ".join(p.name for p in players)
+    kind = computers[0].kind
+    title = titles.get(kind, kind)
+    if kind == "optimal":
+        return f"against {title} (provably optimal)"
+    return f"against {title} (computer)"
 
 
 def selection_dice(roll: tuple[int, ...], selected: frozenset[int]) -> tuple[int, ...]:
@@ -60,7 +104,11 @@ def selection_dice(roll: tuple[int, ...], selected: frozenset[int]) -> tuple[int
     return tuple(sorted(roll[i] for i in selected if i < len(roll)))
 
 
-class GameScreen(Screen[None]):
+#: How many refreshes :class:`GameScreen` waits for its widgets to mount before it starts.
+START_TRIES = 10
+
+
+class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     """A game in progress (new or resumed). The app pushes it with a session and the AIs."""
 
     BINDINGS = [
@@ -69,13 +117,18 @@ class GameScreen(Screen[None]):
         Binding("r", "roll", "Roll"),
         Binding("b", "bank", "Bank"),
         Binding("h", "hints", "Hints"),
+        Binding("e", "explore", "Explore"),
         Binding("plus,equals_sign", "faster", "Faster", key_display="+", show=False),
         Binding("minus", "slower", "Slower", key_display="-", show=False),
         Binding("space,enter", "skip", "Skip ahead", show=False),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("q", "quit_game", "Quit"),
     ]
+    #: Below this width the hints take the place of the move log; from it they sit beside it.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    WORKER_WORDS = {"ai": "the computer's move", "hints": "the hints"}
 
+    services = ServicesAccessor()
     state: reactive[GameState | None] = reactive(None, always_update=False)
     selected: reactive[frozenset[int]] = reactive(frozenset)
 
@@ -110,54 +163,92 @@ class GameScreen(Screen[None]):
         self.message = ""  # the text of the selection/feedback line (tests read it)
         self.ai_moves: list[tuple[GameState, Action]] = []  # every computer decision, in order
         self.ai_win: float | None = None
+        self.pacer = ComputerPacer()  # its hold is set from the services on mount
         self._ai_timer: Timer | None = None
-        self._pending: Action | None = None  # an AI set-aside shown, waiting to be applied
-        self._skipping = False
+        self._started = False  # set when _start has filled every widget
         self._ai_said = ""  # the computer's latest decision, in words
+        self._events: list[Any] = []  # the events that led to the state being drawn
+        self._farkled: tuple[int, ...] = ()  # the farkle that ended the last turn, until a roll
+        self._banner_tone = ""
         self._banner_turn = 0
         self._finished = False
+        self.unsaved = ""  # why the game is not being saved ("" while every action is saved)
+        self._told_unsaved = ""
         self.set_reactive(GameScreen.state, session.state)
-
-    @property
-    def farkle(self) -> FarkleApp:
-        return self.app  # type: ignore[return-value]
 
     # -- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        self.title = f"Farkle · {self.session.state.rules.display_name}"  # before mount: no Header watcher race
-        yield Header()
+        # Before mount: no Header watcher race.
+        self.title = f"Farkle · {self.session.state.rules.display_name}"
+        self.sub_title = self._saved_title()
+        yield TitleHeader()
         yield Scoreboard(id="scores")
-        yield Static("", id="status")
+        yield Static("", id="status", markup=False)
         yield Banner(id="banner")
         yield DiceRow(id="dice")
-        yield Static("", id="selection")
+        yield Static("", id="selection", markup=False)
         yield Tray(id="tray")
-        yield MoveLog(id="log")
-        yield HintsPanel(id="hints")
+        with Horizontal(id="game-bottom"):
+            yield MoveLog(id="log")
+            yield HintsPanel(id="hints")
         yield Footer()
 
     def on_mount(self) -> None:
+        self._start_when_ready(tries=START_TRIES)
+
+    def _start_when_ready(self, tries: int) -> None:
+        """:meth:`_start`, once every widget it fills is there.
+
+        Found by the soak, keys faster than frames: either the screen was closed before its
+        first frame (its widgets are being removed: nothing left to set up), or some widgets
+        are still mounting: try again after the next refresh, a few times at most.
+        """
+        try:
+            self._start()
+        except NoMatches:
+            if self not in self.app.screen_stack:
+                return
+            if tries <= 1:
+                raise
+            self.call_after_refresh(self._start_when_ready, tries - 1)
+
+    def _start(self) -> None:
+        """Fill the log, the scoreboard and the first picture of the game."""
         state = self.session.state
-        self.query_one(Scoreboard).titles = self.farkle.ai_titles() if self.ais else {}
+        self.pacer.hold = self.services.farkle_hold
+        self.query_one(Scoreboard).titles = self.services.ai_titles() if self.ais else {}
         log = self.query_one(MoveLog)
         players = state.players
-        log.add(Line(f"{' vs '.join(p.name for p in players)} · {state.rules.display_name} · "
-                     f"first to {pts(state.rules.goal)}"))
+        log.add(
+            Line(
+                f"{' vs '.join(p.name for p in players)} · {state.rules.display_name} · "
+                f"{goal_words(state.rules)}"
+            )
+        )
         start_scores = self.session.record.start_scores
         if start_scores is not None and any(start_scores):
-            log.add(Line("Head start: " + ", ".join(
-                f"{p.name} {pts(s)}" for p, s in zip(players, start_scores) if s)))
+            log.add(
+                Line(
+                    "Head start: "
+                    + ", ".join(f"{p.name} {pts(s)}" for p, s in zip(players, start_scores) if s)
+                )
+            )
         if self.session.record.events:
             before = self.session.record.initial_state()
             for event in self.session.record.events:
                 log.add(describe_event(event, players, before))
             log.add(Line("Game resumed where it was saved."))
+            self._farkled = _last_farkle(self.session.record.events)
         if self.unavailable and self.strategy is None:
             log.add(Line(f"Hints are off: {self.unavailable}"))
-        dice = self.query_one(DiceRow)
-        dice.dice = state.roll
-        dice.blanks = state.dice_left
+        self._show_saved()
         self._sync(state)
+        self._started = True
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """No move until the screen has set itself up: a key typed in the moment between the
+        push and the first frame (found by the soak) would act on widgets not mounted yet."""
+        return self._started
 
     # -- state flows down ----------------------------------------------------------------------
     def watch_state(self, old: GameState | None, new: GameState | None) -> None:
@@ -168,33 +259,60 @@ class GameScreen(Screen[None]):
 
     def watch_selected(self) -> None:
         if self.state is not None and self.is_mounted:
-            self.query_one(DiceRow).held = self.selected
+            self._draw_dice(self.state)
             self._feedback()
-            if self.query_one(HintsPanel).has_class("-shown") and self._human_to_move():
+            if self._hints_shown() and self._human_to_move():
                 self._request_hints(self.state)
 
     def _sync(self, state: GameState) -> None:
         """Repaint everything from ``state`` and start whatever comes next (AI step, game over)."""
+        events, self._events = self._events, []
         self.query_one(Scoreboard).state = state
         self.query_one(Tray).set_aside = state.set_aside
-        dice = self.query_one(DiceRow)
-        dice.selectable = self._human_to_move(state) and state.phase is Phase.CHOOSE
-        dice.held = self.selected
-        self._status(state)
-        self._feedback()
-        if self.query_one(HintsPanel).has_class("-shown"):
-            self._request_hints(state)
-        if state.is_over:
-            self._game_over(state)
-        elif state.current in self.ais:
-            self._schedule_ai()
-        else:
-            self._skipping = False
+        self._draw_dice(state, rolled=any(isinstance(e, Rolled) for e in events))
+        if state.current not in self.ais or state.is_over:
             self.ai_win = None
             self._ai_said = ""
+        self._status(state)
+        self._feedback()
+        if self._hints_shown():
+            self._request_hints(state)
+        if state.is_over:
+            self._cancel_ai_timer()
+            self.pacer.new_state(state, computer=False, pace=0.0)
+            self._game_over(state)
+            return
+        # A person's own farkle stays readable before the computer's turn replaces it.
+        hold = bool(self._farkled) and any(
+            isinstance(e, Farkled) and e.player not in self.ais for e in events
+        )
+        self._cancel_ai_timer()
+        delay = self.pacer.new_state(
+            state, computer=state.current in self.ais, pace=self.services.pace, hold=hold
+        )
+        if delay is not None:
+            self._start_ai_timer(delay)
+
+    def dice_view(self, state: GameState) -> DiceView:
+        """What the dice row must show for ``state``: the roll, the last farkle, or blanks."""
+        if state.phase is Phase.CHOOSE:
+            return DiceView(
+                faces=state.roll,
+                held=frozenset(i for i in self.selected if i < len(state.roll)),
+                selectable=self._human_to_move(state),
+            )
+        if self._farkled:
+            return DiceView(faces=self._farkled, farkled=True)
+        return DiceView(blanks=state.dice_left)
+
+    def _draw_dice(self, state: GameState, rolled: bool = False) -> None:
+        """Hand the row the view of ``state``; a roll animates first (a new state cancels it)."""
+        self.query_one(DiceRow).show(
+            self.dice_view(state), roll_seconds=self.services.roll_seconds if rolled else 0.0
+        )
 
     def _status(self, state: GameState) -> None:
-        """``Turn 6 ▶ Ann │ turn total 150 │ 3 dice showing``, plus the computer's win chance."""
+        """``Turn 6 ▶ Ann │ turn total 150 │ 3 dice showing``, plus whose win chance it is."""
         if state.is_over:
             _show(self.query_one("#status", Static), f"Turn {state.turn} │ game over")
             return
@@ -203,10 +321,16 @@ class GameScreen(Screen[None]):
             parts.append(f"{len(state.roll)} {'die' if len(state.roll) == 1 else 'dice'} showing")
         else:
             parts.append(f"{state.dice_left} {'die' if state.dice_left == 1 else 'dice'} to roll")
-        if state.in_final_round:
-            parts.append("final turn" if state.final_turn() else "final round")
+        if state.final_turn():
+            best = max(s.score for i, s in enumerate(state.standings) if i != state.current)
+            need = best + 50 - state.standing.score - state.turn_total
+            parts.append(
+                f"final turn: {pts(need)} more to win" if need > 0 else "final turn: ahead"
+            )
+        elif state.in_final_round:
+            parts.append("final round")
         if state.current in self.ais and self.ai_win is not None:
-            parts.append(f"win chance {pct(self.ai_win)}")
+            parts.append(f"{state.player.name}'s win chance {pct(self.ai_win)}")
         _show(self.query_one("#status", Static), " │ ".join(parts))
 
     def _feedback(self, error: str = "") -> None:
@@ -224,8 +348,7 @@ class GameScreen(Screen[None]):
         if state.is_over:
             text = "The game is over."
         elif not self._human_to_move(state):
-            # The computer's last decision stays readable until its next one.
-            text = self._ai_said or f"{state.player.name} is playing · space skips ahead · +/- pace"
+            text = self._computer_text(state)
         elif state.phase is Phase.CHOOSE:
             text = self._selection_text(state, line)
             if line.has_class("-error"):
@@ -236,10 +359,24 @@ class GameScreen(Screen[None]):
             text = f"Press r to roll {state.dice_left} dice."
         else:
             refusal = state.bank_refusal()
-            bank = f"b banks {pts(state.turn_total)}" if refusal is None else f"bank unavailable: {refusal}"
+            bank = (
+                f"b banks {pts(state.turn_total)}"
+                if refusal is None
+                else f"bank unavailable: {refusal}"
+            )
             text = f"r rolls {state.dice_left} {'die' if state.dice_left == 1 else 'dice'} · {bank}"
         self.message = text
         _show(line, text)
+
+    def _computer_text(self, state: GameState) -> str:
+        """The selection line on the computer's turn: its last decision, a failure, or the keys."""
+        name = state.player.name
+        if self.pacer.stage is Stage.FAILED:
+            return f"{name} could not choose a move: space tries again (the game is saved)."
+        if self._farkled and state.turn_total == 0 and state.phase is Phase.DECIDE:
+            return f"{name} plays next · space goes on"
+        # The computer's last decision stays readable until its next one.
+        return self._ai_said or f"{name} is playing · space skips ahead · +/- pace"
 
     def _selection_text(self, state: GameState, line: Static) -> str:
         dice = selection_dice(state.roll, self.selected)
@@ -288,12 +425,15 @@ class GameScreen(Screen[None]):
         self.selected = self.selected ^ {index}
 
     def on_die_slot_clicked(self, message: DieSlot.Clicked) -> None:
-        self.action_select_die(message.index)
+        if self._started:
+            self.action_select_die(message.index)
 
     def _chosen_option(self, state: GameState) -> ScoringOption | None:
         """The validated selection, or None after saying inline why it is not legal."""
         try:
-            return scorer(state.rules).validate(state.roll, selection_dice(state.roll, self.selected))
+            return scorer(state.rules).validate(
+                state.roll, selection_dice(state.roll, self.selected)
+            )
         except FarkleError as exc:
             self._feedback(str(exc))
             return None
@@ -354,80 +494,110 @@ class GameScreen(Screen[None]):
             return
         self._save()
         self._narrate(before, events)
-        self._show_dice(events)
+        for event in events:
+            if isinstance(event, Rolled):
+                self._farkled = ()
+            elif isinstance(event, Farkled):
+                self._farkled = event.dice
+        self._events = events
         self.state = self.session.state
 
     def _save(self) -> None:
         """Save after every action; a failing disk is reported but never stops the game."""
+        storage = self.services.storage
         try:
             if self.session.state.is_over:
                 if not self._finished:
-                    self.farkle.storage.archive(self.session.record)
+                    storage.archive(self.session.record)
             else:
-                self.farkle.storage.save_current(self.session.record)
+                storage.save_current(self.session.record)
         except (OSError, FarkleError) as exc:
-            self.notify(f"Could not save the game: {exc}", severity="error")
+            self.unsaved = str(exc)
+        else:
+            self.unsaved = ""
+        self._show_saved()
+
+    def _saved_title(self) -> str:
+        """The header's second line: who plays whom, or the mark of a game not being saved."""
+        if self.unsaved:
+            return f"NOT SAVED: {self.unsaved.rsplit(': ', 1)[-1]}"
+        state = self.session.state
+        return opponent_words(state.players, self.services.ai_titles())
+
+    def _show_saved(self) -> None:
+        """Mark a game that is not being saved, in the header, and say why once in the log."""
+        if self.sub_title != self._saved_title():  # set in compose first: no Header race at mount
+            self.sub_title = self._saved_title()
+        if self.unsaved and self.unsaved != self._told_unsaved:
+            self.notify(f"This game is not being saved: {self.unsaved}", severity="error")
+            self.query_one(MoveLog).add(
+                Line(f"This game is not being saved (you can play on): {self.unsaved}", "bad")
+            )
+        elif not self.unsaved and self._told_unsaved:
+            self.query_one(MoveLog).add(Line("The game is being saved again.", "good"))
+        self._told_unsaved = self.unsaved
 
     def _narrate(self, before: GameState, events: list[Any]) -> None:
+        """Log every event; announce the notable ones in the banner, for as long as they matter.
+
+        An announcement lasts until the turn changes, except hot dice, which last only until
+        the next action (the dice it freed are rolled by then).
+        """
         log = self.query_one(MoveLog)
         players = before.players
-        state = before
         announce: list[Line] = []
         for event in events:
-            line = describe_event(event, players, state)
+            line = describe_event(event, players, before)
             log.add(line, turn=None)
             if line.banner:
                 announce.append(line)
         banner = self.query_one(Banner)
         after = self.session.state
+        if after.final_turn() and after.turn_total == 0 and after.phase is Phase.DECIDE:
+            line = final_turn_line(after, self._final_turn_chance(after))
+            log.add(line, turn=None)
+            announce.append(line)
         if announce:
             tone = min((line.tone for line in announce), key=TONE_ORDER.index)
             banner.say(Line(" · ".join(line.text for line in announce), tone))
             self._banner_turn = after.turn
-        elif after.turn != self._banner_turn:
+            self._banner_tone = tone
+        elif after.turn != self._banner_turn or self._banner_tone == "hot":
             banner.say(Line(""))
+            self._banner_tone = ""
 
-    def _show_dice(self, events: list[Any]) -> None:
-        """Show the latest roll (animated), the farkled dice, or blanks for the dice to roll."""
-        dice = self.query_one(DiceRow)
-        after = self.session.state
-        rolled = next((e for e in reversed(events) if isinstance(e, Rolled)), None)
-        farkled = any(isinstance(e, Farkled) for e in events)
-        frames = ANIMATION_FRAMES if self.farkle.animate_rolls else 0
-        if rolled is not None and (after.phase is Phase.CHOOSE or farkled):
-            dice.held = frozenset()
-            dice.farkled = False
-            dice.animate_roll(rolled.dice, frames)
-            if farkled:
-                if frames:
-                    self.set_timer(0.06 * (frames + 1), lambda: setattr(dice, "farkled", True))
-                else:
-                    dice.farkled = True
-        else:
-            dice.farkled = False
-            dice.dice = ()
-            dice.blanks = after.dice_left
+    def _final_turn_chance(self, state: GameState) -> float | None:
+        """The final player's chance with the best play, from the solved final-turn table."""
+        if self.strategy is None or len(state.players) != 2:
+            return None
+        from optimal_farkle.solver.decisions import final_target
+
+        target = final_target(state)
+        return self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
 
     # -- the computer's turn ---------------------------------------------------------------------
-    def _schedule_ai(self) -> None:
-        """Take the computer's next step after the pace delay (at once when skipping)."""
-        if self._ai_timer is not None:
-            return
-        delay = 0.0 if self._skipping else self.farkle.pace
+    def _start_ai_timer(self, delay: float) -> None:
         self._ai_timer = self.set_timer(max(delay, 0.001), self._ai_step)
 
+    def _cancel_ai_timer(self) -> None:
+        if self._ai_timer is not None:
+            self._ai_timer.stop()
+            self._ai_timer = None
+
     def _ai_step(self) -> None:
+        """A pause is over: apply the shown set-aside, or start thinking."""
         self._ai_timer = None
         state = self.state
         if state is None or state.is_over or state.current not in self.ais:
             return
         if self.app.screen is not self:
             return  # a dialog is open: pause; on_screen_resume picks the game up again
-        if self._pending is not None:
-            action, self._pending = self._pending, None
+        action = self.pacer.due()
+        if action is not None:
             self._act(state, [action])
-            return
-        self._think(state)
+        else:
+            self._feedback()
+            self._think(state)
 
     @work(thread=True, exclusive=True, group="ai", exit_on_error=False)
     def _think(self, state: GameState) -> None:
@@ -436,14 +606,14 @@ class GameScreen(Screen[None]):
         action = ai.act(state)
         win = None
         if self.strategy is not None:
-            from solver.decisions import win_probability
+            from optimal_farkle.solver.decisions import win_probability
 
             win = win_probability(self.strategy, state)
         self.post_message(self.AIDecided(state, action, win))
 
     def on_game_screen_aidecided(self, message: AIDecided) -> None:
         state = self.state
-        if state is None or message.state != state:
+        if state is None or self.pacer.is_stale(message.state) or message.state != state:
             return  # stale: the game moved on (e.g. resumed) while the AI was thinking
         self.ai_moves.append((message.state, message.action))
         self.ai_win = message.win
@@ -453,51 +623,72 @@ class GameScreen(Screen[None]):
         chance = f" · win chance {pct(message.win)}" if message.win is not None else ""
         if isinstance(action, SetAside):
             option = scorer(state.rules).validate(state.roll, action.dice)
-            self.selected = indices_of(state.roll, option.dice)
-            self._pending = action
             self._ai_said = f"{name} keeps {option.describe()}{chance}"
+            delay = self.pacer.decided(state, action, shows=True, pace=self.services.pace)
+            self.selected = indices_of(state.roll, option.dice)
             self._feedback()
-            self._schedule_ai()
+            if delay is not None:
+                self._start_ai_timer(delay)
             return
         if isinstance(action, Bank):
             self._ai_said = f"{name} banks {pts(state.turn_total)}{chance}"
         else:
             self._ai_said = f"{name} rolls {state.dice_left} {'die' if state.dice_left == 1 else 'dice'}{chance}"
+        self.pacer.decided(state, action, shows=False, pace=self.services.pace)
         self._feedback()
         self._act(state, [action])
 
+    def worker_failed(self, group: str, error: BaseException | None) -> None:
+        """The computer could not choose: say so, keep the game as saved, let a key retry.
+
+        Failed hints say so in the panel; the game goes on without them.
+        """
+        if group == "ai":
+            self.pacer.failed()
+            self.query_one(MoveLog).add(Line(f"Error: {failure_text(error)}", "bad"))
+            self._feedback()
+        elif group == "hints":
+            self.query_one(HintsPanel).failed(failure_text(error))
+
     def on_screen_resume(self) -> None:
-        state = self.state
-        if state is not None and not state.is_over and state.current in self.ais:
-            self._schedule_ai()
+        if not self._started:
+            return  # _start begins the computer's play once the screen is set up
+        delay = self.pacer.resume(self.services.pace)
+        if delay is not None and self._ai_timer is None:
+            self._start_ai_timer(delay)
 
     def action_skip(self) -> None:
         """Skip ahead through the computer's turn: its remaining steps run without pauses."""
         state = self.state
         if state is None or state.current not in self.ais or state.is_over:
             return
-        self._skipping = True
-        if self._ai_timer is not None:
-            self._ai_timer.stop()
-            self._ai_timer = None
+        if self.pacer.skip():
+            self._cancel_ai_timer()
             self._ai_step()
 
     def action_faster(self) -> None:
-        self._set_pace(self.farkle.pace / 1.5 if self.farkle.pace > 0.05 else 0.0)
+        pace = self.services.pace
+        self._set_pace(pace / 1.5 if pace > 0.05 else 0.0)
 
     def action_slower(self) -> None:
-        self._set_pace(max(0.1, self.farkle.pace * 1.5))
+        self._set_pace(max(0.1, self.services.pace * 1.5))
 
     def _set_pace(self, seconds: float) -> None:
-        self.farkle.set_pace(seconds)
-        self.notify(f"Computer pace: {self.farkle.pace:.2f} s per step", timeout=2)
+        self.services.set_pace(seconds)
+        self.notify(f"Computer pace: {self.services.pace:.2f} s per step", timeout=2)
 
     # -- hints, help, quit -----------------------------------------------------------------------
+    def _hints_shown(self) -> bool:
+        return self.has_class("-hints")
+
     def action_hints(self) -> None:
-        """Show or hide the hints panel (it only reads the state; it never changes the game)."""
-        panel = self.query_one(HintsPanel)
-        panel.toggle_class("-shown")
-        if panel.has_class("-shown") and self.state is not None:
+        """Show or hide the hints (they only read the state; they never change the game).
+
+        At 80 columns the hints take the move log's place, below the dice; wider, they sit
+        beside it. Either way the scores, the dice and the selection line stay in view.
+        """
+        self.toggle_class("-hints")
+        if self._hints_shown() and self.state is not None:
             self._request_hints(self.state)
 
     def _request_hints(self, state: GameState) -> None:
@@ -515,39 +706,56 @@ class GameScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="hints", exit_on_error=False)
     def _compute_hints(self, state: GameState, selection: tuple[int, ...]) -> None:
         """The decision API off the UI thread; the result comes back as a message."""
-        self.post_message(self.HintsReady(compute_hints(self.strategy, state, selection, self.unavailable)))
+        self.post_message(
+            self.HintsReady(compute_hints(self.strategy, state, selection, self.unavailable))
+        )
 
     def on_game_screen_hints_ready(self, message: HintsReady) -> None:
         state = self.state
         if state is not None and (message.hints.state, message.hints.selection) == (
-            state, self._hint_selection(state)
+            state,
+            self._hint_selection(state),
         ):
             self.query_one(HintsPanel).hints = message.hints
 
-    def action_help(self) -> None:
+    def action_explore(self) -> None:
+        from .explorer import ExplorerScreen
+
         if self.state is not None:
-            self.farkle.show_rules(self.state.rules, choose=False)
+            self.app.push_screen(ExplorerScreen(self.state.rules, self.state, self.strategy))
+
+    def action_help(self) -> None:
+        from .rules_help import RulesHelpScreen
+
+        if self.state is not None:
+            self.app.push_screen(RulesHelpScreen(self.state.rules, choose=False))
 
     def action_quit_game(self) -> None:
         """Ask before leaving an unfinished game, and say that it is saved either way."""
-        from .confirm import ConfirmScreen
-
         if self.state is None or self.state.is_over:
-            self.farkle.back_to_start()
+            self.dismiss(GameExit.START)
             return
 
-        def chosen(choice: str | None) -> None:
-            if choice == "quit":
-                self.app.exit()
-            elif choice == "menu":
-                self.farkle.back_to_start()
+        def chosen(choice: Leave | None) -> None:
+            if choice is Leave.QUIT:
+                self.dismiss(GameExit.QUIT)
+            elif choice is Leave.START:
+                self.dismiss(GameExit.START)
 
         self.app.push_screen(
             ConfirmScreen(
                 "Leave this game?",
-                [("stay", "Keep playing"), ("menu", "Start screen"), ("quit", "Quit farkle")],
-                detail="It is saved after every move: choose Continue on the start screen to "
-                "pick it up exactly here.",
+                [
+                    (Leave.STAY, "Keep playing"),
+                    (Leave.START, "Start screen"),
+                    (Leave.QUIT, "Quit farkle"),
+                ],
+                detail=(
+                    f"It is NOT saved ({self.unsaved.rsplit(': ', 1)[-1]}): leaving ends it."
+                    if self.unsaved
+                    else "It is saved after every move: choose Continue on the start screen to "
+                    "pick it up exactly here."
+                ),
             ),
             chosen,
         )
@@ -557,26 +765,20 @@ class GameScreen(Screen[None]):
         if self._finished:
             return
         self._finished = True
-        self.query_one(DiceRow).selectable = False
-        delay = min(1.5, 2 * self.farkle.pace)
+        delay = min(1.5, 2 * self.services.pace)
         self.set_timer(max(delay, 0.01), lambda: self._show_game_over(state))
 
     def _show_game_over(self, state: GameState) -> None:
-        from .game_over import GameOverScreen
-
         if self.app.screen is not self:
             return
 
-        def chosen(choice: str | None) -> None:
-            if choice == "quit":
-                self.app.exit()
-            elif choice == "new":
-                self.farkle.back_to_start()
-                from .setup import SetupScreen
-
-                self.app.push_screen(SetupScreen())
+        def chosen(choice: GameOverChoice | None) -> None:
+            if choice is GameOverChoice.QUIT:
+                self.dismiss(GameExit.QUIT)
+            elif choice is GameOverChoice.NEW_GAME:
+                self.dismiss(GameExit.NEW_GAME)
             else:
-                self.farkle.back_to_start()
+                self.dismiss(GameExit.START)
 
         self.app.push_screen(GameOverScreen(state, self.query_one(MoveLog).lines_written), chosen)
 
@@ -588,10 +790,19 @@ def _show(widget: Static, text: str) -> None:
         widget.update(text)
 
 
+def _last_farkle(events: Any) -> tuple[int, ...]:
+    """The dice of a farkle that ended the last turn, if no roll came after it (a resumed game)."""
+    for event in reversed(tuple(events)):
+        if isinstance(event, Rolled):
+            return ()
+        if isinstance(event, Farkled):
+            return event.dice
+    return ()
+
+
 def _after_set_aside(state: GameState, option: ScoringOption) -> GameState | None:
     """The state a set-aside would lead to (pure: nothing changes), or None if it is refused."""
     try:
         return apply(state, SetAside(option.dice))[0]
     except FarkleError:
         return None
-

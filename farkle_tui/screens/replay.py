@@ -23,29 +23,30 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
-from engine.events import Farkled
-from engine.game import Bank, GameState, Phase, Roll, SetAside
-from engine.record import GameRecord, replay_steps
+from optimal_farkle.engine.events import Farkled
+from optimal_farkle.engine.game import Bank, GameState, Phase, Roll, SetAside
+from optimal_farkle.engine.record import GameRecord, replay_steps
 
+from ..services import ServicesAccessor
 from ..storage import SavedGame
-from ..widgets.dice import DiceRow, indices_of
+from ..widgets.dice import DiceRow, DiceView, indices_of
+from ..widgets.header import TitleHeader
 from ..widgets.scoreboard import Scoreboard
 from ..widgets.tray import Tray
 from ..widgets.wincurve import WinCurve
 from ..widgets.words import MARK_STYLES, describe_event, dice_text, pct, pts
+from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
-    from solver.analysis import DecisionAnalysis, GameAnalysis
-    from solver.strategy import Strategy
-
-    from ..app import FarkleApp
+    from optimal_farkle.solver.analysis import DecisionAnalysis, GameAnalysis
+    from optimal_farkle.solver.strategy import Strategy
 
 MARK_SIGNS = {"best": "✓", "good": "·", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
-class ReplayScreen(Screen[None]):
+class ReplayScreen(ReportsWorkerErrors, Screen[None]):
     """One saved game, replayed; keys step by action, decision or turn, both ways."""
 
     BINDINGS = [
@@ -62,6 +63,8 @@ class ReplayScreen(Screen[None]):
     ]
 
     position: reactive[int] = reactive(0)
+    services = ServicesAccessor()
+    WORKER_WORDS = {"analysis": "the analysis"}
 
     class Analysed(Message):
         """The analysis of the game is ready (or ``error`` says why there is none)."""
@@ -78,13 +81,11 @@ class ReplayScreen(Screen[None]):
             raise ValueError("this game file cannot be read")
         self.record: GameRecord = record
         self.steps = list(replay_steps(record))
-        self.states: list[GameState] = [record.initial_state()] + [after for *_, after in self.steps]
+        self.states: list[GameState] = [record.initial_state()] + [
+            after for *_, after in self.steps
+        ]
         self.analysis: GameAnalysis | None = None
         self.note = "Analysing…"
-
-    @property
-    def farkle(self) -> FarkleApp:
-        return self.app  # type: ignore[return-value]
 
     @property
     def last(self) -> int:
@@ -95,16 +96,17 @@ class ReplayScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         names = " vs ".join(p.name for p in self.record.players)
         self.title = f"Replay · {names}"
-        yield Header()
+        yield TitleHeader()
         yield Scoreboard(id="replay-scores")
-        yield Static("", id="replay-status")
+        yield Static("", id="replay-status", markup=False)
         yield DiceRow(id="replay-dice")
         yield Tray(id="replay-tray")
-        yield Static("", id="replay-move")
+        yield Static("", id="replay-move", markup=False)
         with Horizontal(id="replay-bottom"):
             yield Static("", id="replay-analysis")
-            yield WinCurve(f"{self.record.players[self.record.first].name}'s win chance",
-                           id="replay-curve")
+            yield WinCurve(
+                f"{self.record.players[self.record.first].name}'s win chance", id="replay-curve"
+            )
         yield Footer()
 
     DEFAULT_CSS = """
@@ -125,7 +127,7 @@ class ReplayScreen(Screen[None]):
 
     # -- analysis ----------------------------------------------------------------------------
     def _start_analysis(self) -> None:
-        reason = self.farkle.supports(self.record.rules)
+        reason = self.services.supports(self.record.rules)
         if reason is not None:
             self._no_analysis(f"No analysis: {reason}")
             return
@@ -140,15 +142,20 @@ class ReplayScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="analysis", exit_on_error=False)
     def _load_and_analyse(self) -> None:
-        strategy = self.farkle.cached_strategy(self.record.rules)
+        strategy = self.services.cached_strategy(self.record.rules)
         if strategy is None:
-            self.post_message(self.Analysed(None, "The optimal strategy for these rules is not "
-                                                  "solved yet: press a to solve it and analyse."))
+            self.post_message(
+                self.Analysed(
+                    None,
+                    "The optimal strategy for these rules is not "
+                    "solved yet: press a to solve it and analyse.",
+                )
+            )
             return
         self._analyse_with(strategy)
 
     def _analyse_with(self, strategy: Strategy) -> None:
-        from solver.analysis import AnalysisError, analyse
+        from optimal_farkle.solver.analysis import AnalysisError, analyse
 
         try:
             self.post_message(self.Analysed(analyse(self.record, strategy)))
@@ -168,19 +175,24 @@ class ReplayScreen(Screen[None]):
 
     def action_analyse(self) -> None:
         """Solve the strategy (through the solve screen) if needed, then analyse."""
-        if self.analysis is not None or self.farkle.supports(self.record.rules) is not None:
+        if self.analysis is not None or self.services.supports(self.record.rules) is not None:
             return
-        from .solve import SolveScreen
+        from .solve import Solved, SolveResult, SolveScreen
 
-        def done(result: Any) -> None:
-            if result is None or isinstance(result, str):
+        def done(result: SolveResult | None) -> None:
+            if not isinstance(result, Solved):
                 return
-            self.farkle.remember_strategy(self.record.rules, result)
+            self.services.remember_strategy(self.record.rules, result.strategy)
             self.note = "Analysing…"
             self._show()
-            self._analyse_in_worker(result)
+            self._analyse_in_worker(result.strategy)
 
-        self.app.push_screen(SolveScreen(self.record.rules), done)
+        note = self.services.cache_note(self.record.rules)
+        self.app.push_screen(SolveScreen(self.record.rules, cache_note=note), done)
+
+    def worker_failed(self, group: str, error: BaseException | None) -> None:
+        """The analysis failed: say so where it would have been; stepping still works."""
+        self._no_analysis(f"No analysis: {failure_text(error)}")
 
     # -- moving -----------------------------------------------------------------------------
     def action_step(self, delta: int) -> None:
@@ -193,7 +205,9 @@ class ReplayScreen(Screen[None]):
         """To the start of the next (or this/previous) turn."""
         turn = self.states[self.position].turn
         if delta > 0:
-            later = [i for i in range(self.position + 1, self.last + 1) if self.states[i].turn > turn]
+            later = [
+                i for i in range(self.position + 1, self.last + 1) if self.states[i].turn > turn
+            ]
             self.position = later[0] if later else self.last
         else:
             start = self._turn_start(self.position)
@@ -242,23 +256,19 @@ class ReplayScreen(Screen[None]):
 
     def _show_dice(self, i: int, state: GameState) -> None:
         dice = self.query_one(DiceRow)
-        dice.selectable = False
         if state.phase is Phase.CHOOSE:
-            dice.farkled = False
-            dice.dice = state.roll
             action = self.steps[i][1] if i < self.last else None
-            dice.held = indices_of(state.roll, action.dice) if isinstance(action, SetAside) else frozenset()
+            held = (
+                indices_of(state.roll, action.dice) if isinstance(action, SetAside) else frozenset()
+            )
+            dice.show(DiceView(faces=state.roll, held=held))
             return
         events = self.steps[i - 1][2] if i > 0 else ()
         farkle = next((e for e in events if isinstance(e, Farkled)), None)
-        dice.held = frozenset()
         if farkle is not None:
-            dice.dice = farkle.dice
-            dice.farkled = True
+            dice.show(DiceView(faces=farkle.dice, farkled=True))
         else:
-            dice.farkled = False
-            dice.dice = ()
-            dice.blanks = state.dice_left
+            dice.show(DiceView(blanks=state.dice_left))
 
     def _show_status(self, i: int, state: GameState) -> None:
         parts = [f"Turn {state.turn}"]
@@ -268,8 +278,11 @@ class ReplayScreen(Screen[None]):
         else:
             parts.append(f"▶ {state.player.name}")
             parts.append(f"turn total {pts(state.turn_total)}")
-            parts.append(f"{len(state.roll)} dice showing" if state.phase is Phase.CHOOSE
-                         else f"{state.dice_left} to roll")
+            parts.append(
+                f"{len(state.roll)} dice showing"
+                if state.phase is Phase.CHOOSE
+                else f"{state.dice_left} to roll"
+            )
         parts.append(f"position {i}/{self.last}")
         self.query_one("#replay-status", Static).update(" · ".join(parts))
 
@@ -297,23 +310,43 @@ class ReplayScreen(Screen[None]):
         decision = self.analysis.decision_at(i)
         if decision is None:
             before, action, _e, _a = self.steps[i]
-            return Text(f"Forced move: {before.player.name} {_verb(action, before)} "
-                        "(no choice to judge). n/p jump between decisions.", style="dim")
+            return Text(
+                f"Forced move: {before.player.name} {_verb(action, before)} "
+                "(no choice to judge). n/p jump between decisions.",
+                style="dim",
+            )
         return _decision_text(decision, self.record)
 
     def _summary(self) -> Group:
         assert self.analysis is not None
         table = Table(box=None, padding=(0, 1), header_style="bold")
         for column in ("Player", "Moves", "Best", "Lost", "?!", "?", "??"):
-            table.add_column(column, justify="left" if column == "Player" else "right",
-                             no_wrap=True, overflow="ellipsis", max_width=12 if column == "Player" else None)
+            table.add_column(
+                column,
+                justify="left" if column == "Player" else "right",
+                no_wrap=True,
+                overflow="ellipsis",
+                max_width=12 if column == "Player" else None,
+            )
         for s in self.analysis.summary:
-            table.add_row(s.name, str(s.decisions), f"{100 * s.accuracy:.0f}%",
-                          f"{100 * s.total_loss:.1f}", str(s.inaccuracies), str(s.mistakes),
-                          str(s.blunders))
-        return Group(Text("Game summary", style="bold"), table,
-                     Text("Moves: decisions; Best: share played best; Lost: win-chance points "
-                          "given away; ?! inaccuracies, ? mistakes, ?? blunders.", style="dim"))
+            table.add_row(
+                Text(s.name),
+                str(s.decisions),
+                f"{100 * s.accuracy:.0f}%",
+                f"{100 * s.total_loss:.1f}",
+                str(s.inaccuracies),
+                str(s.mistakes),
+                str(s.blunders),
+            )
+        return Group(
+            Text("Game summary", style="bold"),
+            table,
+            Text(
+                "Moves: decisions; Best: share played best; Lost: win-chance points "
+                "given away; ?! inaccuracies, ? mistakes, ?? blunders.",
+                style="dim",
+            ),
+        )
 
 
 def _verb(action: Any, state: GameState) -> str:
@@ -328,13 +361,20 @@ def _decision_text(d: DecisionAnalysis, record: GameRecord) -> Group:
     """The verdict on one decision: made vs best, the win chances, the loss and its mark."""
     name = record.players[d.player].name
     style = MARK_STYLES.get(d.mark, "")
-    head = Text.assemble((f"{name}: ", "bold"), (d.choice, "bold"),
-                         ("   ", ""), (f"{MARK_SIGNS.get(d.mark, '')} {d.mark}", style))
+    head = Text.assemble(
+        (f"{name}: ", "bold"),
+        (d.choice, "bold"),
+        ("   ", ""),
+        (f"{MARK_SIGNS.get(d.mark, '')} {d.mark}", style),
+    )
     table = Table.grid(padding=(0, 2))
     table.add_column()
     table.add_column(justify="right")
     table.add_row("Win chance before", pct(d.win_before))
     table.add_row("after this choice", pct(d.win_after_choice))
-    table.add_row(f"after the best ({d.best})" if d.mark != "best" else "the best choice", pct(d.win_after_best))
+    table.add_row(
+        f"after the best ({d.best})" if d.mark != "best" else "the best choice",
+        pct(d.win_after_best),
+    )
     table.add_row("Lost", f"{100 * d.loss:.2f} points" if d.loss > 0 else "nothing")
     return Group(head, table)

@@ -1,64 +1,85 @@
-"""Replays: every finished game kept in the data dir, newest first; Enter steps through one with its analysis."""
+"""Replays: every game kept in the data dir, newest first; Enter steps through one with its analysis.
+
+Kept games are the finished ones and unfinished ones that a new game replaced; the list says
+how many of each. Each row fits 80 columns whole: players in the order they played (so no
+column is needed for who went first), and the result with both scores.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 
+from ..services import ServicesAccessor
 from ..storage import SavedGame
+from ..widgets.header import TitleHeader
 from ..widgets.words import pts
 
-if TYPE_CHECKING:
-    from ..app import FarkleApp
+COLUMNS = ("Date", "Players", "Rules", "Result")
 
 
-def replay_row(game: SavedGame) -> tuple[str, str, str, str, str]:
-    """(date, players, rules, result, who went first) of a kept game, readable even when the file is not."""
-    when = game.when.strftime("%Y-%m-%d %H:%M") if game.when else "?"
+def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
+    """(date, players, rules, result) of a kept game, readable even when the file is not."""
+    when = game.when.strftime("%d %b %H:%M") if game.when else "?"
     if game.state is None or game.record is None:
-        return (when, "?", "?", f"unreadable: {game.error[:60]}", "?")
+        # The file's name where the players would be, and the reason without the full path
+        # (a long data dir would leave no room for it).
+        reason = game.error.removeprefix(f"{game.path}: ")
+        return (when, game.path.name, "?", f"unreadable: {reason}")
     state = game.state
     players = state.players
-    opponent = " vs ".join(p.name for p in players)
+    first = game.record.first
+    order = [*range(first, len(players)), *range(first)]
+    names = " vs ".join(players[i].name for i in order)
+    scores = " to ".join(pts(state.standings[i].score) for i in order)
     if state.winner is not None:
-        scores = " - ".join(pts(s.score) for s in state.standings)
-        result = f"{players[state.winner].name} won, {scores}"
+        result = f"{players[state.winner].name} won {scores}"
     else:
-        result = "unfinished"
-    return (when, opponent, state.rules.display_name, result, players[game.record.first].name)
+        result = f"unfinished, {scores}"
+    return (when, names, state.rules.display_name, result)
+
+
+def replays_summary(games: list[SavedGame]) -> str:
+    """``5 games: 4 finished, 1 unfinished (replaced by a new game). Enter opens one.``"""
+    if not games:
+        return "No games kept yet: finished games are kept here for replay."
+    finished = sum(1 for g in games if g.state is not None and g.state.is_over)
+    unreadable = sum(1 for g in games if g.state is None)
+    unfinished = len(games) - finished - unreadable
+    parts = [f"{finished} finished"]
+    if unfinished:
+        parts.append(f"{unfinished} unfinished (replaced by a new game)")
+    if unreadable:
+        parts.append(f"{unreadable} unreadable")
+    return (
+        f"{len(games)} game{'s' if len(games) != 1 else ''}: {', '.join(parts)}. Enter opens one."
+    )
 
 
 class ReplaysScreen(Screen[None]):
-    """A table of finished games; unreadable files are listed with the reason, never hidden."""
+    """A table of kept games; unreadable files are listed with the reason, never hidden."""
 
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]
 
-    @property
-    def farkle(self) -> FarkleApp:
-        return self.app  # type: ignore[return-value]
+    services = ServicesAccessor()
 
     def compose(self) -> ComposeResult:
         self.title = "Replays"  # before mount: no Header watcher race
-        yield Header()
+        yield TitleHeader()
         yield Static("", id="replays-info")
         yield DataTable(id="replays", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.games = self.farkle.storage.finished_games()
+        self.games = self.services.storage.finished_games()
         table = self.query_one(DataTable)
-        table.add_columns("Date", "Players", "Rules", "Result", "First")
+        table.add_columns(*COLUMNS)
         for i, game in enumerate(self.games):
-            table.add_row(*replay_row(game), key=str(i))
-        info = self.query_one("#replays-info", Static)
-        info.update(
-            f"{len(self.games)} finished game{'s' if len(self.games) != 1 else ''}. Enter opens one."
-            if self.games else "No finished games yet: finished games are kept here for replay."
-        )
+            table.add_row(*(Text(cell) for cell in replay_row(game)), key=str(i))
+        self.query_one("#replays-info", Static).update(replays_summary(self.games))
         table.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -13,11 +13,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Select, Static
+from textual.widgets import Footer, Select, Static
 
-from engine import PRESETS, Endgame, ExtraDice, Rules, preset
-from engine.scoring import NUMBER_WORDS
+from optimal_farkle.engine import PRESETS, Endgame, ExtraDice, Rules, preset
+from optimal_farkle.engine.scoring import NUMBER_WORDS
 
+from ..widgets.header import TitleHeader
 from ..widgets.words import pts
 
 FACES = (1, 2, 3, 4, 5, 6)
@@ -26,6 +27,7 @@ KEYS = (
     ("r", "set the selected dice aside and roll the rest"),
     ("b", "set the selected dice aside and bank the turn total"),
     ("h", "show / hide hints: win chances of every choice"),
+    ("e", "explore the strategy: this position's table, maps, comparisons"),
     ("+ / -", "make the computer play faster / slower"),
     ("space / enter", "skip ahead through the computer's turn"),
     ("? / F1", "this help"),
@@ -48,7 +50,13 @@ def scoring_rows(rules: Rules) -> list[tuple[str, tuple[int, ...], int]]:
     if rules.three_pairs:
         rows.append(("three pairs", (2, 2, 3, 3, 4, 4), rules.three_pairs))
         if rules.four_and_pair_is_three_pairs:
-            rows.append(("four of a kind and a pair (as three pairs)", (2, 2, 2, 2, 3, 3), rules.three_pairs))
+            rows.append(
+                (
+                    "four of a kind and a pair (as three pairs)",
+                    (2, 2, 2, 2, 3, 3),
+                    rules.three_pairs,
+                )
+            )
     if rules.straight:
         rows.append(("a straight", (1, 2, 3, 4, 5, 6), rules.straight))
     if rules.two_triplets:
@@ -69,7 +77,9 @@ def turn_rules(rules: Rules) -> list[str]:
         f"Banking needs a turn total of at least {pts(rules.bank_minimum())}.",
     ]
     if rules.entry_minimum:
-        lines.append(f"Your first bank must be at least {pts(rules.entry_minimum)} to get on the board.")
+        lines.append(
+            f"Your first bank must be at least {pts(rules.entry_minimum)} to get on the board."
+        )
     if rules.has_penalty:
         lines.append(
             f"{NUMBER_WORDS.get(rules.penalty_farkles, str(rules.penalty_farkles)).capitalize()} "
@@ -90,8 +100,15 @@ def turn_rules(rules: Rules) -> list[str]:
 
 def rules_renderable(rules: Rules) -> Group:
     """The whole rules page for ``rules``: the scoring grid, other combinations, and turn rules."""
-    grid = Table(title="Scoring", title_justify="left", title_style="bold", show_edge=False, box=None,
-                 padding=(0, 1), header_style="bold")
+    grid = Table(
+        title="Scoring",
+        title_justify="left",
+        title_style="bold",
+        show_edge=False,
+        box=None,
+        padding=(0, 1),
+        header_style="bold",
+    )
     grid.add_column("dice")
     for face in FACES:
         grid.add_column(f"{face}s", justify="right")
@@ -100,7 +117,10 @@ def rules_renderable(rules: Rules) -> Group:
     for size in range(3, 7):
         if size > 3 and rules.extra_dice is ExtraDice.NONE:
             continue
-        grid.add_row(f"{NUMBER_WORDS[size]} of a kind", *[pts(rules.set_value(f, size)) or "–" for f in FACES])
+        grid.add_row(
+            f"{NUMBER_WORDS[size]} of a kind",
+            *[pts(rules.set_value(f, size)) or "–" for f in FACES],
+        )
     special = Table(show_edge=False, box=None, padding=(0, 1), show_header=False)
     special.add_column()
     special.add_column(justify="right")
@@ -123,14 +143,26 @@ def rules_renderable(rules: Rules) -> Group:
         parts += [Text(""), Text("Six-dice combinations", style="bold"), special]
     parts += [Text(""), Text("How a turn goes", style="bold")]
     parts += [Text(f"• {line}") for line in turn_rules(rules)]
-    parts += [Text(""), Text("Set-asides are scored by their best split into combinations; every "
-                             "selected die must be part of one.", style="dim")]
+    parts += [
+        Text(""),
+        Text(
+            "Set-asides are scored by their best split into combinations; every "
+            "selected die must be part of one.",
+            style="dim",
+        ),
+    ]
     return Group(*parts)
 
 
 def keys_renderable() -> Table:
-    table = Table(title="Keys", title_justify="left", title_style="bold", box=None, show_header=False,
-                  padding=(0, 2))
+    table = Table(
+        title="Keys",
+        title_justify="left",
+        title_style="bold",
+        box=None,
+        show_header=False,
+        padding=(0, 2),
+    )
     table.add_column(style="bold")
     table.add_column()
     for key, what in KEYS:
@@ -152,10 +184,12 @@ class RulesHelpScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         self.title = "Rules and keys"  # before mount: no Header watcher race
-        yield Header()
+        yield TitleHeader()
         if self.choose:
             names = list(dict.fromkeys([self.rules.name, *PRESETS]))
-            yield Select([(n, n) for n in names], value=self.rules.name, allow_blank=False, id="rules-choice")
+            yield Select(
+                [(n, n) for n in names], value=self.rules.name, allow_blank=False, id="rules-choice"
+            )
         with VerticalScroll(id="rules-scroll"):
             yield Static(rules_renderable(self.rules), id="rules-text")
             yield Static(keys_renderable(), id="keys-text")

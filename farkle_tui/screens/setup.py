@@ -2,30 +2,31 @@
 and an optional head start (start score) for either player.
 
 Every choice is remembered in the settings. A rules file that does not load says why right
-here, inline, and the game does not start until the choices make a legal game.
+here, inline, and the game does not start until the choices make a legal game. Start sends
+the :class:`GameSetup` up to the app (the screen stays, so a cancelled solve comes back here).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 
-from engine import PRESETS, FarkleError, Rules, load_rules, preset
-from engine.game import Player, check_start_scores
+from optimal_farkle.engine import PRESETS, FarkleError, Rules, load_rules, preset
+from optimal_farkle.engine.game import Player, check_start_scores
+from optimal_farkle.engine.text import name_problem
 
-from ..app import HUMAN, GameSetup
+from ..game_setup import HUMAN, GameSetup
+from ..services import ServicesAccessor
 from ..storage import FIRST_CHOICES, default_player_name
-from ..widgets.words import pts
-
-if TYPE_CHECKING:
-    from ..app import FarkleApp
+from ..widgets.header import TitleHeader
+from ..widgets.words import goal_words, pts
 
 FILE = "__file__"
 GIVEN = "__given__"
@@ -39,9 +40,11 @@ def rules_summary(rules: Rules) -> str:
     if rules.entry_minimum:
         parts.append(f"enter with {pts(rules.entry_minimum)}")
     parts.append(
-        f"{rules.penalty_farkles} farkles cost {pts(rules.penalty_points)}" if rules.has_penalty else "no farkle penalty"
+        f"{rules.penalty_farkles} farkles cost {pts(rules.penalty_points)}"
+        if rules.has_penalty
+        else "no farkle penalty"
     )
-    parts.append("first to goal wins" if rules.endgame.value == "first-to-goal" else "others get a final turn")
+    parts.append(goal_words(rules))
     return " · ".join(parts)
 
 
@@ -54,63 +57,96 @@ class SetupScreen(Screen[None]):
         Binding("f1", "rules", "Rules"),
     ]
 
-    @property
-    def farkle(self) -> FarkleApp:
-        return self.app  # type: ignore[return-value]
+    services = ServicesAccessor()
+
+    class Chosen(Message):
+        """The player pressed Start on a legal game: the app starts it."""
+
+        def __init__(self, setup: GameSetup) -> None:
+            super().__init__()
+            self.setup = setup
 
     def compose(self) -> ComposeResult:
         self.title = "New game"  # before mount: no Header watcher race
-        settings = self.farkle.settings
-        ais = self.farkle.ai_players()
+        settings = self.services.settings
+        given = self.services.rules_override
+        ais = self.services.ai_players()
         self.ai_info = {pid: (title, description) for pid, title, description in ais}
         opponents = [(title, pid) for pid, title, _ in ais] + [(HOT_SEAT, HUMAN)]
-        opponent = settings.opponent if settings.opponent in {v for _, v in opponents} else (
-            "optimal" if "optimal" in self.ai_info else opponents[0][1])
+        opponent = (
+            settings.opponent
+            if settings.opponent in {v for _, v in opponents}
+            else ("optimal" if "optimal" in self.ai_info else opponents[0][1])
+        )
         rule_options: list[tuple[str, str]] = []
-        if self.farkle.rules_override is not None:
-            rule_options.append((f"{self.farkle.rules_override.display_name} (given)", GIVEN))
+        if given is not None:
+            rule_options.append((f"{given.display_name} (given)", GIVEN))
         rule_options += [(preset(name).display_name, name) for name in PRESETS]
         rule_options.append(("A rules file…", FILE))
-        if self.farkle.rules_override is not None:
+        if given is not None:
             rules_value = GIVEN
         elif settings.rules in PRESETS:
             rules_value = settings.rules
         else:
             rules_value = FILE
-        yield Header()
+        yield TitleHeader()
         with VerticalScroll(id="setup-form"):
             with Horizontal(classes="row"):
                 yield Label("You")
                 seats = [("Me", HUMAN)] + [(f"{title} (watch)", pid) for pid, title, _ in ais]
                 me = settings.seat if settings.seat in {v for _, v in seats} else HUMAN
                 yield Select(seats, value=me, allow_blank=False, id="me")
-                yield Input(settings.player_name or default_player_name(), id="name", max_length=24,
-                            placeholder="your name")
+                yield Input(
+                    settings.player_name or default_player_name(),
+                    id="name",
+                    max_length=24,
+                    placeholder="your name",
+                )
+            yield Static("", id="name-info", classes="info -error", markup=False)
             with Horizontal(classes="row"):
                 yield Label("Opponent")
                 yield Select(opponents, value=opponent, allow_blank=False, id="opponent")
-            yield Static("", id="opponent-info", classes="info")
+            yield Static("", id="opponent-info", classes="info", markup=False)
             with Horizontal(classes="row", id="opponent-name-row"):
                 yield Label("Their name")
-                yield Input("Player 2", id="opponent-name", max_length=24, placeholder="second player's name")
+                yield Input(
+                    settings.opponent_name,
+                    id="opponent-name",
+                    max_length=24,
+                    placeholder="second player's name",
+                )
             with Horizontal(classes="row"):
                 yield Label("Rules")
                 yield Select(rule_options, value=rules_value, allow_blank=False, id="rules")
             with Horizontal(classes="row", id="rules-file-row"):
                 yield Label("Rules file")
-                yield Input(settings.rules if rules_value == FILE else "", id="rules-file",
-                            placeholder="path to a rules .toml file")
-            yield Static("", id="rules-info", classes="info")
+                yield Input(
+                    settings.rules if rules_value == FILE else "",
+                    id="rules-file",
+                    placeholder="path to a rules .toml file",
+                )
+            yield Static("", id="rules-info", classes="info", markup=False)
             with Horizontal(classes="row"):
                 yield Label("Who goes first")
-                yield Select([(FIRST_LABELS[c], c) for c in FIRST_CHOICES], value=settings.first,
-                             allow_blank=False, id="first")
+                yield Select(
+                    [(FIRST_LABELS[c], c) for c in FIRST_CHOICES],
+                    value=settings.first,
+                    allow_blank=False,
+                    id="first",
+                )
             with Horizontal(classes="row"):
                 yield Label("Head start")
-                yield Input("0", id="head-me", type="integer", max_length=6, tooltip="Your start score")
-                yield Input("0", id="head-them", type="integer", max_length=6,
-                            tooltip="The opponent's start score")
-            yield Static("", id="head-info", classes="info")
+                yield Input(
+                    "0", id="head-me", type="integer", max_length=6, tooltip="Your start score"
+                )
+                yield Input(
+                    "0",
+                    id="head-them",
+                    type="integer",
+                    max_length=6,
+                    tooltip="The opponent's start score",
+                )
+            yield Static("", id="head-info", classes="info", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Start", id="start", variant="primary")
                 yield Button("Back", id="back")
@@ -121,19 +157,24 @@ class SetupScreen(Screen[None]):
         self._refresh_opponent()
         self._refresh_rules()
         self._refresh_head_start()
+        self._refresh_names()
         self.query_one("#start", Button).focus()
 
     # -- live feedback ---------------------------------------------------------------------
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "opponent":
             self._refresh_opponent()
+            self._refresh_names()
         elif event.select.id == "me":
             self.query_one("#name", Input).display = str(event.value) == HUMAN
+            self._refresh_names()
         elif event.select.id == "rules":
             self._refresh_rules()
             self._refresh_head_start()
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id in ("name", "opponent-name"):
+            self._refresh_names()
         if event.input.id == "rules-file":
             self._refresh_rules()
         if event.input.id in ("rules-file", "head-me", "head-them"):
@@ -141,6 +182,20 @@ class SetupScreen(Screen[None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_start()
+
+    def _refresh_names(self) -> bool:
+        """Say under the names why one cannot be used (control characters); whether both can."""
+        info = self.query_one("#name-info", Static)
+        for field_id, who in (("#name", "Your name"), ("#opponent-name", "Their name")):
+            field = self.query_one(field_id, Input)
+            problem = name_problem(field.value.strip() or "Player")
+            shown = field.display and (field.parent is None or field.parent.display)
+            if problem is not None and shown:
+                info.update(f"✗ {who} cannot be used: {problem}.")
+                info.display = True
+                return False
+        info.display = False
+        return True
 
     def _refresh_opponent(self) -> None:
         kind = str(self.query_one("#opponent", Select).value)
@@ -156,8 +211,9 @@ class SetupScreen(Screen[None]):
     def chosen_rules(self) -> Rules:
         """The rules the form describes; raises FarkleError with a readable reason."""
         value = str(self.query_one("#rules", Select).value)
-        if value == GIVEN and self.farkle.rules_override is not None:
-            return self.farkle.rules_override
+        given = self.services.rules_override
+        if value == GIVEN and given is not None:
+            return given
         if value == FILE:
             path = self.query_one("#rules-file", Input).value.strip()
             if not path:
@@ -192,7 +248,9 @@ class SetupScreen(Screen[None]):
             try:
                 points = int(text)
             except ValueError:
-                raise FarkleError(f"{name} must be a whole number of points, got {text!r}.") from None
+                raise FarkleError(
+                    f"{name} must be a whole number of points, got {text!r}."
+                ) from None
             if points < 0:
                 raise FarkleError(f"{name} cannot be negative.")
             scores.append(points)
@@ -221,7 +279,9 @@ class SetupScreen(Screen[None]):
         except FarkleError as exc:
             self.notify(str(exc), severity="error")
             return
-        self.farkle.show_rules(rules, choose=False)
+        from .rules_help import RulesHelpScreen
+
+        self.app.push_screen(RulesHelpScreen(rules, choose=False))
 
     # -- start ---------------------------------------------------------------------------------
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -232,17 +292,22 @@ class SetupScreen(Screen[None]):
 
     def action_start(self) -> None:
         """Validate, remember the choices, and hand the game to the app."""
-        if not self._refresh_rules() or not self._refresh_head_start():
+        if not self._refresh_rules() or not self._refresh_head_start() or not self._refresh_names():
             return  # the reason is already shown under the choice
         rules = self.chosen_rules()
         start_scores = self.chosen_start_scores()
-        settings = self.farkle.settings
+        settings = self.services.settings
         name = self.query_one("#name", Input).value.strip() or default_player_name()
         seat = str(self.query_one("#me", Select).value)
-        me = Player(name, HUMAN) if seat == HUMAN else Player(self.ai_info.get(seat, (seat, ""))[0], seat)
+        me = (
+            Player(name, HUMAN)
+            if seat == HUMAN
+            else Player(self.ai_info.get(seat, (seat, ""))[0], seat)
+        )
         kind = str(self.query_one("#opponent", Select).value)
         if kind == HUMAN:
             other = self.query_one("#opponent-name", Input).value.strip() or "Player 2"
+            settings.opponent_name = other
             if other == name:
                 other = f"{other} 2"
         else:
@@ -260,6 +325,8 @@ class SetupScreen(Screen[None]):
             settings.rules = rules_value
         elif rules_value == FILE:
             settings.rules = self.query_one("#rules-file", Input).value.strip()
-        self.farkle.storage.save_settings(settings)
-        setup = GameSetup(rules=rules, players=(me, Player(other, kind)), first=first, start_scores=start_scores)
-        self.farkle.begin(setup)
+        self.services.storage.save_settings(settings)
+        setup = GameSetup(
+            rules=rules, players=(me, Player(other, kind)), first=first, start_scores=start_scores
+        )
+        self.post_message(self.Chosen(setup))

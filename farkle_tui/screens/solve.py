@@ -4,14 +4,25 @@ Shown only when a game needs a strategy that is not cached yet. The solve runs i
 worker (the solver's kernels release the GIL), reports through ``progress`` callbacks that are
 forwarded to the UI thread, and stops when the Cancel button sets the ``threading.Event``.
 
-Dismisses with the Strategy when solved, with a reason string when the player chose to play
-without the optimal strategy, and with None when cancelled.
+Before the solve starts its time and memory are estimated (:mod:`solver.estimate`): above the
+limit the screen says so and asks ("Solve anyway"), and a solve the machine has not the memory
+for is not offered at all. Warnings of the solver (a cache that cannot be written) are shown
+as notifications as they come. Leaving the screen by any way, quitting the app included,
+cancels the solve, so the process never outlives the player's quit; the screen dismisses
+once, so a solve that ends after the player left cannot close the screen that came next.
+
+Dismisses with :class:`Solved` (the strategy), :class:`PlayWithout` (the player chose to play
+without it, and why it is missing), or None when cancelled.
+
+The time left is estimated from the progress fraction and the time since the start (the
+solver reports progress in units of known cost), so it does not restart with each phase.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from textual import work
@@ -22,16 +33,46 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, ProgressBar, Static
 
-from engine import Rules
+from optimal_farkle.engine import Rules
+
+from ..services import ServicesAccessor
+from ..workers import ReportsWorkerErrors
 
 if TYPE_CHECKING:
-    from ..app import FarkleApp
+    from optimal_farkle.solver.strategy import Strategy
 
 STEPS = 1000  # progress bar resolution
 
 
-class SolveScreen(Screen["Any"]):
-    """Explains the solve, shows its progress and ETA, and lets the player cancel it."""
+@dataclass(frozen=True)
+class Solved:
+    """The strategy is ready (solved now, or found in the cache by another process)."""
+
+    strategy: Strategy
+
+
+@dataclass(frozen=True)
+class PlayWithout:
+    """The player chose to play without the optimal strategy; ``reason`` says why it is missing."""
+
+    reason: str
+
+
+SolveResult = Solved | PlayWithout
+
+
+def time_left(elapsed: float, fraction: float) -> str:
+    """``about 40 s left``: the rest of the solve at the pace so far (empty until it means something)."""
+    if fraction < 0.02 or elapsed < 1.0:
+        return ""
+    left = elapsed * (1.0 - fraction) / fraction
+    if left < 60:
+        return f"about {max(1, round(left))} s left"
+    return f"about {round(left / 60)} min left"
+
+
+class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
+    """Explains the solve, shows its progress and time left, and lets the player cancel it."""
 
     BINDINGS = [
         Binding("escape,c", "cancel", "Cancel"),
@@ -45,6 +86,21 @@ class SolveScreen(Screen["Any"]):
             self.fraction = fraction
             self.note = note
 
+    class TooLong(Message):
+        """The estimate is over the limit: ``refusal`` says why, ``possible`` if memory allows."""
+
+        def __init__(self, refusal: str, possible: bool) -> None:
+            super().__init__()
+            self.refusal = refusal
+            self.possible = possible
+
+    class Warned(Message):
+        """The solver warned (for example that the strategy cannot be cached)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     class Finished(Message):
         """The solve ended: ``strategy`` is set, or ``error`` says why not (``cancelled``)."""
 
@@ -54,50 +110,87 @@ class SolveScreen(Screen["Any"]):
             self.error = error
             self.cancelled = cancelled
 
-    def __init__(self, rules: Rules, unsupported: str | None = None, optional: bool = False) -> None:
+    services = ServicesAccessor()
+    WORKER_WORDS = {"solve": "the solve"}
+
+    def __init__(
+        self,
+        rules: Rules,
+        unsupported: str | None = None,
+        optional: bool = False,
+        cache_note: str = "",
+    ) -> None:
         super().__init__()
         self.rules = rules
         self.unsupported = unsupported
         self.optional = optional
+        self.cache_note = cache_note
         self.cancel_event = threading.Event()
         self.started = 0.0
+        self.fraction = 0.0
         self.notes: list[str] = []
-        self.outcome = ""  # "solved", "cancelled", "failed": for tests and the status line
-
-    @property
-    def farkle(self) -> FarkleApp:
-        return self.app  # type: ignore[return-value]
+        self.warnings: list[str] = []
+        #: "solved", "cancelled", "failed", "refused": for tests and the status line.
+        self.outcome = ""
+        self.left = False  # dismissed: later messages of the worker are ignored
 
     def compose(self) -> ComposeResult:
-        self.title = "Solving" if not self.unsupported else "Not solvable"  # before mount: no Header watcher race
-        with Center():
-            with Vertical(id="solve-box"):
-                if self.unsupported:
-                    yield Static(f"The optimal strategy cannot be computed for {self.rules.display_name}",
-                                 classes="title")
+        self.title = (
+            "Solving" if not self.unsupported else "Not solvable"
+        )  # before mount: no Header watcher race
+        with Center(), Vertical(id="solve-box"):
+            if self.unsupported:
+                yield Static(
+                    f"The optimal strategy cannot be computed for {self.rules.display_name}",
+                    classes="title",
+                    markup=False,
+                )
+                if self.optional:
                     yield Static(
-                        f"{self.unsupported}\n\nYou can still play these rules, without the optimal "
-                        "computer player and without hints.",
+                        f"{self.unsupported}\n\nYou can still play these rules, without the "
+                        "optimal computer player and without hints.",
                         id="solve-why",
+                        markup=False,
                     )
                     with Horizontal(classes="buttons"):
                         yield Button("Play without it", id="play-without", variant="primary")
                         yield Button("Back", id="back")
                 else:
-                    yield Static(f"Computing the perfect strategy for {self.rules.display_name}",
-                                 classes="title")
                     yield Static(
-                        "The optimal opponent and the hints need the winning chance of every "
-                        "position under these rules. It is computed once for this rule set and "
-                        "cached for every later game, so this screen will not come back.",
+                        f"{self.unsupported}\n\nThe chosen opponent plays by that strategy, so "
+                        "it cannot play these rules: go back and choose another opponent or "
+                        "other rules.",
                         id="solve-why",
+                        markup=False,
                     )
-                    yield ProgressBar(total=STEPS, show_eta=True, id="solve-progress")
-                    yield Static("Starting…", id="solve-note")
                     with Horizontal(classes="buttons"):
-                        yield Button("Cancel", id="cancel", variant="error")
-                        if self.optional:
-                            yield Button("Play without hints", id="play-without")
+                        yield Button("Back", id="back", variant="primary")
+            else:
+                yield Static(
+                    f"Computing the perfect strategy for {self.rules.display_name}",
+                    classes="title",
+                    markup=False,
+                )
+                why = (
+                    "The optimal opponent and the hints need the winning chance of every "
+                    "position under these rules. It is computed once for this rule set and "
+                    "cached for every later game, so this screen will not come back."
+                )
+                if self.cache_note:
+                    why = (
+                        f"The saved strategy could not be used ({self.cache_note}), so it is "
+                        "being rebuilt. " + why.split(". ", 1)[1]
+                    )
+                yield Static(why, id="solve-why", markup=False)
+                yield ProgressBar(total=STEPS, show_eta=False, id="solve-progress")
+                yield Static("Starting…", id="solve-note", markup=False)
+                with Horizontal(classes="buttons"):
+                    anyway = Button("Solve anyway", id="anyway", variant="warning")
+                    anyway.display = False  # until the estimate refuses (TooLong)
+                    yield anyway
+                    yield Button("Cancel", id="cancel", variant="error")
+                    if self.optional:
+                        yield Button("Play without hints", id="play-without")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -105,9 +198,22 @@ class SolveScreen(Screen["Any"]):
             self.started = time.monotonic()
             self._solve()
 
+    def on_unmount(self) -> None:
+        """However the screen goes (Back, a quit of the app), the solve stops with it."""
+        self.cancel_event.set()
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="solve")
-    def _solve(self) -> None:
+    def _solve(self, anyway: bool = False) -> None:
         """Run the solve off the UI thread; every report becomes a message to this screen."""
+        if not anyway:
+            try:
+                refusal, possible = self.services.solve_refusal(self.rules)
+            except Exception as exc:  # the estimate must not stop the solve: go on without
+                refusal, possible = None, True
+                self.post_message(self.Warned(f"Could not estimate the solve: {exc}"))
+            if refusal is not None:
+                self.post_message(self.TooLong(refusal, possible))
+                return
         last = [0.0]
 
         def progress(fraction: float, note: str) -> None:
@@ -116,8 +222,11 @@ class SolveScreen(Screen["Any"]):
                 last[0] = now
                 self.post_message(self.Progress(fraction, note))
 
+        def report(text: str) -> None:
+            self.post_message(self.Warned(text))
+
         try:
-            strategy = self.farkle.solve_strategy(self.rules, progress, self.cancel_event)
+            strategy = self.services.solve_strategy(self.rules, progress, self.cancel_event, report)
         except Exception as exc:  # SolveCancelled, or a real failure to show the player
             if self.cancel_event.is_set():
                 self.post_message(self.Finished(cancelled=True))
@@ -129,42 +238,93 @@ class SolveScreen(Screen["Any"]):
         else:
             self.post_message(self.Finished(strategy=strategy))
 
+    def _note(self, text: str) -> None:
+        """Update the line under the progress bar (a report may arrive as the screen closes)."""
+        for note in self.query("#solve-note").results(Static):
+            note.update(text)
+
     def on_solve_screen_progress(self, message: Progress) -> None:
-        self.query_one(ProgressBar).update(progress=round(max(0.0, min(1.0, message.fraction)) * STEPS))
+        if self.left or self.outcome or not self.is_mounted:
+            return  # a late report after the solve ended
+        self.fraction = max(0.0, min(1.0, message.fraction))
+        for bar in self.query(ProgressBar).results(ProgressBar):
+            bar.update(progress=round(self.fraction * STEPS))
         if message.note:
             self.notes.append(message.note)
-            elapsed = time.monotonic() - self.started
-            self.query_one("#solve-note", Static).update(f"{message.note}  ({elapsed:.0f} s so far)")
+        elapsed = time.monotonic() - self.started
+        left = time_left(elapsed, self.fraction)
+        note = self.notes[-1] if self.notes else "Solving"
+        self._note(f"{note}  ({elapsed:.0f} s so far{', ' + left if left else ''})")
+
+    def _leave(self, result: Any) -> None:
+        """Dismiss once: a solve that ends after the player left must not close what came next."""
+        if self.left:
+            return
+        self.left = True
+        self.cancel_event.set()
+        self.dismiss(result)
+
+    def on_solve_screen_too_long(self, message: TooLong) -> None:
+        """Say what the solve would cost and offer to go on only if the machine can do it."""
+        if self.left:
+            return
+        self.outcome = "refused"
+        self.query_one("#solve-progress").display = False
+        note = self.query_one("#solve-note", Static)
+        if message.possible:
+            note.update(
+                f"Not started: {message.refusal}. Solve anyway, or go back and choose a smaller goal."
+            )
+            anyway = self.query_one("#anyway", Button)
+            anyway.display = True
+            anyway.focus()
+        else:
+            note.update(f"Not started: {message.refusal}. Choose a smaller goal.")
+        self.query_one("#cancel", Button).label = "Back"
+
+    def on_solve_screen_warned(self, message: Warned) -> None:
+        self.warnings.append(message.text)
+        self.app.notify(message.text, severity="warning", timeout=12)
 
     def on_solve_screen_finished(self, message: Finished) -> None:
+        if self.left:
+            return
         if message.cancelled:
             self.outcome = "cancelled"
             self.app.notify("Solve cancelled. Nothing was cached; it starts again next time.")
-            self.dismiss(None)
+            self._leave(None)
         elif message.error:
             self.outcome = "failed"
-            self.query_one("#solve-note", Static).update(f"The solve failed: {message.error}")
+            self._note(f"The solve failed: {message.error}")
             cancel = self.query_one("#cancel", Button)
             cancel.label = "Back"
         else:
             self.outcome = "solved"
             self.query_one(ProgressBar).update(progress=STEPS)
-            self.dismiss(message.strategy)
+            self._leave(Solved(message.strategy))
 
     def action_cancel(self) -> None:
         """Ask the solve to stop; the screen closes when the worker confirms."""
-        if self.unsupported or self.outcome == "failed":
-            self.dismiss(None)
+        if self.unsupported or self.outcome in ("failed", "refused"):
+            self._leave(None)
             return
         self.cancel_event.set()
-        self.query_one("#solve-note", Static).update("Cancelling…")
+        self._note("Cancelling…")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "cancel":
             self.action_cancel()
+        elif event.button.id == "anyway":
+            event.button.display = False
+            self.outcome = ""
+            self.query_one("#solve-progress").display = True
+            self.query_one("#solve-note", Static).update("Starting…")
+            self.query_one("#cancel", Button).label = "Cancel"
+            self.started = time.monotonic()
+            self._solve(anyway=True)
         elif event.button.id == "back":
-            self.dismiss(None)
+            self._leave(None)
         elif event.button.id == "play-without":
             self.cancel_event.set()
             reason = self.unsupported or "Hints are off: the strategy was not computed."
-            self.dismiss(reason)
+            self._leave(PlayWithout(reason))

@@ -2,24 +2,30 @@
 
 It reads only the small settings and record files, never the solver, so it is up in well under
 a second; it refreshes whenever it comes back to the top (after a game or a quit to menu).
+
+Escape does nothing here (it is Back everywhere else, and the start screen has nowhere to go
+back to); ``q`` quits, and asks first when a game is unfinished. A new game asks before it
+replaces an unfinished one. New game and Continue go up to the app as a :class:`StartChoice`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from enum import StrEnum
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, Footer, Header, Static
+from textual.widgets import Button, Footer, Static
 
-from engine.game import GameState
+from optimal_farkle.engine.game import GameState
 
+from ..services import ServicesAccessor
+from ..widgets.header import TitleHeader
 from ..widgets.words import pts
-
-if TYPE_CHECKING:
-    from ..app import FarkleApp
+from .confirm import ConfirmScreen
 
 _LOGO = """\
  ___ _   ___ _  ___    ___
@@ -37,6 +43,28 @@ def game_summary(state: GameState) -> str:
     return f"{scores} · {state.rules.display_name} · turn {state.turn}, {state.player.name} to play"
 
 
+class StartChoice(StrEnum):
+    """What the start screen asks the app to do."""
+
+    NEW_GAME = "new"
+    CONTINUE = "continue"
+
+
+class Replace(StrEnum):
+    """The answers when a new game would replace the unfinished one."""
+
+    CONTINUE = "continue"
+    NEW_GAME = "new"
+    BACK = "back"
+
+
+class Quit(StrEnum):
+    """The answers when quitting with an unfinished game."""
+
+    QUIT = "quit"
+    STAY = "stay"
+
+
 class StartScreen(Screen[None]):
     """The first screen: what to do."""
 
@@ -45,27 +73,41 @@ class StartScreen(Screen[None]):
         Binding("c", "continue", "Continue"),
         Binding("p", "replays", "Replays"),
         Binding("s", "stats", "Statistics"),
+        Binding("e", "explore", "Explore"),
         Binding("r", "rules", "Rules"),
         Binding("f1,question_mark", "rules", "Help", show=False),
-        Binding("q,escape", "app.quit", "Quit"),
+        Binding("q", "quit", "Quit"),
     ]
 
-    @property
-    def farkle(self) -> FarkleApp:
-        return self.app  # type: ignore[return-value]
+    services = ServicesAccessor()
+
+    class Chosen(Message):
+        """The player chose a new game or to continue; the app runs the flow."""
+
+        def __init__(self, choice: StartChoice) -> None:
+            super().__init__()
+            self.choice = choice
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleHeader()
         with Vertical(id="start-menu"):
             yield Static(LOGO, id="logo")
             yield Static("Farkle against a provably optimal opponent", id="tagline")
             for button_id, label in (("new", "New game"), ("continue", "Continue")):
                 with Center():
-                    yield Button(label, id=button_id, variant="primary" if button_id == "new" else "default")
-            yield Static("", id="continue-info")
-            with Horizontal(id="start-more"):  # one row, so the menu fits 24 lines with Continue shown
-                for button_id, label in (("replays", "Replays"), ("stats", "Statistics"), ("rules", "Rules"),
-                                         ("quit", "Quit")):
+                    yield Button(
+                        label, id=button_id, variant="primary" if button_id == "new" else "default"
+                    )
+            yield Static("", id="continue-info", markup=False)
+            with Horizontal(
+                id="start-more"
+            ):  # one row, so the menu fits 24 lines with Continue shown
+                for button_id, label in (
+                    ("replays", "Replays"),
+                    ("stats", "Statistics"),
+                    ("rules", "Rules"),
+                    ("quit", "Quit"),
+                ):
                     yield Button(label, id=button_id)
         yield Footer()
 
@@ -83,7 +125,7 @@ class StartScreen(Screen[None]):
 
     def refresh_saved(self) -> None:
         """Show Continue only when there is an unfinished game, with who and the scores."""
-        saved = self.farkle.storage.load_current()
+        saved = self.services.storage.load_current()
         button = self.query_one("#continue", Button)
         info = self.query_one("#continue-info", Static)
         if saved is None:
@@ -92,35 +134,91 @@ class StartScreen(Screen[None]):
         elif saved.state is None:
             button.parent.display = False  # type: ignore[union-attr]
             info.display = True
-            info.update(f"The saved game cannot be read: {saved.error}")
+            info.update(
+                f"The saved game cannot be read: {saved.error}. It is kept: a new game sets "
+                "it aside under a new name."
+            )
         else:
             button.parent.display = True  # type: ignore[union-attr]
             info.display = True
             info.update(game_summary(saved.state))
-        first = button if saved is not None and saved.state is not None else self.query_one("#new", Button)
+        first = (
+            button
+            if saved is not None and saved.state is not None
+            else self.query_one("#new", Button)
+        )
         first.focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        actions = {
+        actions: dict[str, Callable[[], object]] = {
             "new": self.action_new,
             "continue": self.action_continue,
             "replays": self.action_replays,
             "stats": self.action_stats,
             "rules": self.action_rules,
-            "quit": self.app.exit,
+            "quit": self.action_quit,
         }
         action = actions.get(event.button.id or "")
         if action is not None:
             action()
 
-    def action_new(self) -> None:
-        from .setup import SetupScreen
+    def _unfinished(self) -> str | None:
+        """The summary of the unfinished game (readable), or None when there is none."""
+        saved = self.services.storage.load_current()
+        if saved is None or saved.state is None:
+            return None
+        return game_summary(saved.state)
 
-        self.app.push_screen(SetupScreen())
+    def action_new(self) -> None:
+        """A new game; with an unfinished game, ask first (it would only be kept for replay)."""
+        unfinished = self._unfinished()
+        if unfinished is None:
+            self.post_message(self.Chosen(StartChoice.NEW_GAME))
+            return
+
+        def chosen(choice: Replace | None) -> None:
+            if choice is Replace.CONTINUE:
+                self.post_message(self.Chosen(StartChoice.CONTINUE))
+            elif choice is Replace.NEW_GAME:
+                self.post_message(self.Chosen(StartChoice.NEW_GAME))
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "You have an unfinished game",
+                [
+                    (Replace.CONTINUE, "Continue it"),
+                    (Replace.NEW_GAME, "New game"),
+                    (Replace.BACK, "Back"),
+                ],
+                detail=f"{unfinished}. Once a new game starts, this one is kept under Replays, "
+                "where it can be watched but no longer played.",
+            ),
+            chosen,
+        )
 
     def action_continue(self) -> None:
-        if self.farkle.storage.load_current() is not None:
-            self.farkle.continue_game()
+        if self.services.storage.load_current() is not None:
+            self.post_message(self.Chosen(StartChoice.CONTINUE))
+
+    def action_quit(self) -> None:
+        """Quit; with an unfinished game, ask first (and say that it is saved)."""
+        unfinished = self._unfinished()
+        if unfinished is None:
+            self.app.exit()
+            return
+
+        def chosen(choice: Quit | None) -> None:
+            if choice is Quit.QUIT:
+                self.app.exit()
+
+        self.app.push_screen(
+            ConfirmScreen(
+                "Quit farkle?",
+                [(Quit.QUIT, "Quit"), (Quit.STAY, "Stay")],
+                detail=f"Your unfinished game is saved ({unfinished}): Continue resumes it.",
+            ),
+            chosen,
+        )
 
     def action_replays(self) -> None:
         from .replays import ReplaysScreen
@@ -132,5 +230,12 @@ class StartScreen(Screen[None]):
 
         self.app.push_screen(StatsScreen())
 
+    def action_explore(self) -> None:
+        from .explorer import ExplorerScreen
+
+        self.app.push_screen(ExplorerScreen())
+
     def action_rules(self) -> None:
-        self.farkle.show_rules()
+        from .rules_help import RulesHelpScreen
+
+        self.app.push_screen(RulesHelpScreen(self.services.default_rules()))

@@ -20,16 +20,17 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
-from engine.record import GameRecord
+from optimal_farkle.engine.record import GameRecord
 
+from ..services import ServicesAccessor
+from ..widgets.header import TitleHeader
 from ..widgets.wincurve import WinCurve
+from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
-    from solver.analysis import GameAnalysis, History
-
-    from ..app import FarkleApp
+    from optimal_farkle.solver.analysis import GameAnalysis, History
 
 
 def trend_words(losses: list[float]) -> str:
@@ -43,36 +44,74 @@ def trend_words(losses: list[float]) -> str:
     if abs(change) < 0.05:
         return f"Steady: about {100 * late:.2f} points lost per decision."
     way = "better" if change < 0 else "worse"
-    return (f"Getting {way}: {100 * early:.2f} → {100 * late:.2f} win-chance points lost per "
-            "decision (earlier half → later half of your games).")
+    return (
+        f"Getting {way}: {100 * early:.2f} → {100 * late:.2f} win-chance points lost per "
+        "decision (earlier half → later half of your games)."
+    )
 
 
-def history_view(h: History, analysed: int, pending: int) -> Group:
-    """Tables of the history, as rich renderables."""
+def display_names(keys: str, names: dict[str, str]) -> str:
+    """``Perfect & Coach`` for ``optimal & coach``: ids in a tally key shown by their names."""
+    return " & ".join(names.get(key, key) for key in keys.split(" & "))
+
+
+def history_view(
+    h: History,
+    analysed: int,
+    pending: int,
+    names: dict[str, str] | None = None,
+    problem: str = "",
+    unreadable: int = 0,
+) -> Group:
+    """Tables of the history, as rich renderables; ``names`` turns player and rules ids into names.
+
+    ``unreadable``: kept game files that could not be read (Replays lists them with the reason).
+    """
+    names = names or {}
     parts: list[Table | Text] = []
-    parts.append(Text(
-        f"{h.games} finished game{'s' if h.games != 1 else ''}"
-        + (f", {h.unfinished} unfinished" if h.unfinished else "")
-        + (f", {h.watched} computer-only (not counted)" if h.watched else ""),
-        style="bold",
-    ))
+    parts.append(
+        Text(
+            f"{h.games} finished game{'s' if h.games != 1 else ''}"
+            + (f", {h.unfinished} unfinished" if h.unfinished else "")
+            + (f", {h.watched} computer-only (not counted)" if h.watched else "")
+            + (f", {unreadable} unreadable (listed under Replays)" if unreadable else ""),
+            style="bold",
+        )
+    )
     for title, tallies in (("By opponent", h.by_opponent), ("By rules", h.by_rules)):
-        table = Table(title=title, title_justify="left", box=None, padding=(0, 2), header_style="bold")
+        table = Table(
+            title=title, title_justify="left", box=None, padding=(0, 2), header_style="bold"
+        )
         table.add_column(title.removeprefix("By ").capitalize())
         table.add_column("Games", justify="right")
         table.add_column("Won", justify="right")
         table.add_column("Win rate", justify="right")
         for key, tally in sorted(tallies.items(), key=lambda kv: -kv[1].games):
-            table.add_row(key, str(tally.games), str(tally.wins), f"{100 * tally.win_rate:.0f}%")
+            table.add_row(
+                Text(display_names(key, names)),
+                str(tally.games),
+                str(tally.wins),
+                f"{100 * tally.win_rate:.0f}%",
+            )
         if not tallies:
             table.add_row("—", "0", "0", "—")
         parts += [Text(""), table]
-    best = Table(title="Best banked turns", title_justify="left", box=None, padding=(0, 2),
-                 header_style="bold")
+    best = Table(
+        title="Best banked turns",
+        title_justify="left",
+        box=None,
+        padding=(0, 2),
+        header_style="bold",
+    )
     for column in ("Points", "Player", "When", "Rules"):
         best.add_column(column, justify="right" if column == "Points" else "left")
     for turn in h.best_turns:
-        best.add_row(f"{turn.points:,}", turn.name, turn.when, turn.rules)
+        best.add_row(
+            f"{turn.points:,}",
+            Text(turn.name),
+            Text(turn.when),
+            Text(names.get(turn.rules, turn.rules)),
+        )
     if not h.best_turns:
         best.add_row("—", "", "", "")
     parts += [Text(""), best, Text("")]
@@ -81,14 +120,16 @@ def history_view(h: History, analysed: int, pending: int) -> Group:
     if pending:
         note += f" ({pending} more need their rules' strategy solved)"
     parts.append(Text(note + ".", style="dim"))
-    parts.append(Text(trend_words(losses)))
+    parts.append(Text(problem or trend_words(losses)))
     return Group(*parts)
 
 
-class StatsScreen(Screen[None]):
+class StatsScreen(ReportsWorkerErrors, Screen[None]):
     """Win rates per opponent and rule set, best turns, and the loss-per-decision trend."""
 
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]
+    WORKER_WORDS = {"stats": "the analysis of your games"}
+    services = ServicesAccessor()
     DEFAULT_CSS = """
     StatsScreen #stats-body { height: auto; padding: 0 1; }
     StatsScreen #stats-trend { height: 8; }
@@ -104,38 +145,44 @@ class StatsScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        from solver.analysis import History
+        from optimal_farkle.solver.analysis import History
 
         self.records: list[GameRecord] = []
+        self.unreadable = 0  # kept game files that could not be read
         self.history: History = History()
-
-    @property
-    def farkle(self) -> FarkleApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         self.title = "Statistics"
-        yield Header()
+        yield TitleHeader()
         with VerticalScroll(id="stats-scroll"):
             yield Static("Reading your games…", id="stats-body")
             yield WinCurve("Win chance lost per decision, oldest game → newest", id="stats-trend")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.records = [
-            g.record for g in self.farkle.storage.finished_games() if g.record is not None
-        ]
+        games = self.services.storage.finished_games()
+        self.records = [g.record for g in games if g.record is not None]
+        self.unreadable = len(games) - len(self.records)
         self.history = self._history({})
         self._update_view(analysed=0, pending=0)
         self._analyse_all()
 
     def _history(self, analyses: dict[int, GameAnalysis]) -> History:
-        from solver.analysis import history
+        from optimal_farkle.solver.analysis import history
 
-        return history(self.records, me=self.farkle.settings.player_name, analyses=analyses)
+        return history(self.records, me=self.services.settings.player_name, analyses=analyses)
 
-    def _update_view(self, analysed: int, pending: int) -> None:
-        self.query_one("#stats-body", Static).update(history_view(self.history, analysed, pending))
+    def names(self) -> dict[str, str]:
+        """Names for the ids in the tallies: computer players, hot seat, and rule sets."""
+        names = {"human (hot seat)": "Hot seat", **self.services.ai_titles()}
+        for record in self.records:
+            names[record.rules.name] = record.rules.display_name
+        return names
+
+    def _update_view(self, analysed: int, pending: int, problem: str = "") -> None:
+        self.query_one("#stats-body", Static).update(
+            history_view(self.history, analysed, pending, self.names(), problem, self.unreadable)
+        )
         trend = self.query_one(WinCurve)
         losses = tuple(p.mean_loss for p in self.history.losses)
         trend.high = max(0.02, *losses) if losses else 0.02
@@ -143,16 +190,19 @@ class StatsScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="stats", exit_on_error=False)
     def _analyse_all(self) -> None:
-        from solver.analysis import AnalysisError, analyse, my_seat
+        from optimal_farkle.solver.analysis import AnalysisError, analyse, my_seat
 
         analyses: dict[int, GameAnalysis] = {}
         pending = 0
         for record in self.records:
-            if my_seat(record, self.farkle.settings.player_name) is None or len(record.players) != 2:
+            if (
+                my_seat(record, self.services.settings.player_name) is None
+                or len(record.players) != 2
+            ):
                 continue
-            if self.farkle.supports(record.rules) is not None:
+            if self.services.supports(record.rules) is not None:
                 continue
-            strategy = self.farkle.cached_strategy(record.rules)
+            strategy = self.services.cached_strategy(record.rules)
             if strategy is None:
                 pending += 1
                 continue
@@ -161,6 +211,10 @@ class StatsScreen(Screen[None]):
             except AnalysisError:
                 continue
         self.post_message(self.Analysed(analyses, pending))
+
+    def worker_failed(self, group: str, error: BaseException | None) -> None:
+        """The counts stay; the trend says it could not be computed."""
+        self._update_view(0, 0, problem=f"The trend could not be computed: {failure_text(error)}")
 
     def on_stats_screen_analysed(self, message: Analysed) -> None:
         self.history = self._history(message.analyses)

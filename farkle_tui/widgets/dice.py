@@ -2,16 +2,25 @@
 
 A held (selected) die rises by one line and gets a heavy border, so selection has a shape
 cue as well as a colour (NO_COLOR terminals and colour-blind players see it too).
+
+What the row draws is a :class:`DiceView` handed down by the screen (attributes down): the
+truth. A roll's animation is decoration over it: random faces until a deadline on the clock,
+decided by elapsed time (Textual skips timer ticks when the event loop is busy, so counting
+ticks could leave a random frame on screen), and it always ends by drawing the view. A new
+view cancels an animation still running.
 """
 
 from __future__ import annotations
 
 import random
+import time
+from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
+from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -36,6 +45,25 @@ def indices_of(roll: tuple[int, ...], dice: tuple[int, ...]) -> frozenset[int]:
             wanted.remove(face)
             chosen.add(i)
     return frozenset(chosen)
+
+
+@dataclass(frozen=True)
+class DiceView:
+    """What the dice row shows: the dice (or ``blanks`` blank faces for the dice to roll).
+
+    ``held``: indices of raised dice; ``farkled``: the dice scored nothing; ``selectable``:
+    the keys 1-6 are shown under the dice.
+    """
+
+    faces: tuple[int, ...] = ()
+    held: frozenset[int] = frozenset()
+    farkled: bool = False
+    selectable: bool = False
+    blanks: int = 6
+
+
+#: Seconds between two frames of the roll animation.
+FRAME = 0.06
 
 
 def face_lines(face: int) -> list[str]:
@@ -143,7 +171,7 @@ class DieSlot(Vertical):
 
 
 class DiceRow(Widget):
-    """The dice showing: up to six faces, held ones raised. Shows farkled dice until the next roll."""
+    """The dice showing: up to six faces, held ones raised; farkled dice until the next roll."""
 
     DEFAULT_CSS = """
     DiceRow {
@@ -156,17 +184,13 @@ class DiceRow(Widget):
     }
     """
 
-    dice: reactive[tuple[int, ...]] = reactive(tuple, always_update=True)
-    held: reactive[frozenset[int]] = reactive(frozenset)
-    farkled: reactive[bool] = reactive(False)
-    selectable: reactive[bool] = reactive(False)
-    blanks: reactive[int] = reactive(6)  # blank faces shown when no dice are showing: dice to roll
-
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.view = DiceView()
         self._rng = random.Random()
-        self._frames = 0
-        self._target: tuple[int, ...] = ()
+        self._until = 0.0  # the roll animation shows random faces until this time.monotonic()
+        self._frames: tuple[int, ...] = ()
+        self._timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Horizontal():
@@ -176,43 +200,36 @@ class DiceRow(Widget):
     def on_mount(self) -> None:
         self._paint()
 
-    def watch_dice(self) -> None:
-        self._paint()
+    def show(self, view: DiceView, roll_seconds: float = 0.0) -> None:
+        """Draw ``view``; with ``roll_seconds`` > 0, after that long an animation of its dice.
 
-    def watch_held(self) -> None:
-        self._paint()
-
-    def watch_farkled(self) -> None:
-        self._paint()
-
-    def watch_selectable(self) -> None:
-        self._paint()
-
-    def watch_blanks(self) -> None:
-        self._paint()
-
-    def animate_roll(self, dice: tuple[int, ...], frames: int, interval: float = 0.06) -> None:
-        """Show ``frames`` frames of random faces, then ``dice``: a roll you can see happen.
-
-        Uses a timer, never a sleep, so the interface stays live; the game state has already
-        changed, only the picture lags behind.
+        Any animation still running is cancelled first: the view is the state, now.
         """
-        self._target = dice
-        if frames <= 0 or not dice:
-            self.dice = dice
-            return
-        self._frames = frames
-        self.dice = self._random_faces(len(dice))
-        self.set_interval(interval, self._next_frame, repeat=frames)
-
-    def _next_frame(self) -> None:
-        self._frames -= 1
-        self.dice = self._target if self._frames <= 0 else self._random_faces(len(self._target))
+        self.view = view
+        self._stop()
+        if roll_seconds > 0 and view.faces:
+            self._until = time.monotonic() + roll_seconds
+            self._frames = self._random_faces(len(view.faces))
+            self._timer = self.set_interval(FRAME, self._tick)
+        self._paint()
 
     @property
     def rolling(self) -> bool:
-        """True while the roll animation is still running."""
-        return self._frames > 0
+        """True while the roll animation is still drawing random faces."""
+        return self._timer is not None
+
+    def _tick(self) -> None:
+        """One frame: new random faces, or, once the time is up, the view (elapsed time decides)."""
+        if time.monotonic() >= self._until:
+            self._stop()
+        else:
+            self._frames = self._random_faces(len(self.view.faces))
+        self._paint()
+
+    def _stop(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
 
     def _random_faces(self, n: int) -> tuple[int, ...]:
         return tuple(self._rng.randint(1, 6) for _ in range(n))
@@ -220,16 +237,19 @@ class DiceRow(Widget):
     def _paint(self) -> None:
         if not self.is_mounted:
             return
+        view = self.view
+        rolling = self.rolling
+        faces = self._frames if rolling else view.faces
         for slot in self.query(DieSlot):
             i = slot.index
-            if i < len(self.dice):
+            if i < len(faces):
                 slot.show(
-                    self.dice[i],
-                    held=i in self.held and not self.rolling,
-                    farkled=self.farkled,
-                    selectable=self.selectable,
+                    faces[i],
+                    held=i in view.held and not rolling,
+                    farkled=view.farkled and not rolling,
+                    selectable=view.selectable and not rolling,
                 )
-            elif not self.dice and i < self.blanks:
+            elif not faces and i < view.blanks:
                 slot.show(0, held=False, farkled=False, selectable=False)
             elif slot.display:
                 slot.display = False

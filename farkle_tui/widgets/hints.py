@@ -17,14 +17,14 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from engine import FarkleError, ScoringOption, scorer
-from engine.game import GameState, Phase, SetAside, apply
+from optimal_farkle.engine import FarkleError, ScoringOption, scorer
+from optimal_farkle.engine.game import GameState, Phase, SetAside, apply
 
 from .words import dice_text, pct, pts
 
 if TYPE_CHECKING:
-    from solver.decisions import Decision, OptionValue
-    from solver.strategy import Strategy
+    from optimal_farkle.solver.decisions import Decision, OptionValue
+    from optimal_farkle.solver.strategy import Strategy
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,12 @@ def compute_hints(
 ) -> Hints:
     """Ask the decision API about ``state`` (and the selected dice); run it in a worker thread."""
     if strategy is None:
-        return Hints(state, selection, unavailable=reason or "No optimal strategy is loaded for these rules.")
+        return Hints(
+            state, selection, unavailable=reason or "No optimal strategy is loaded for these rules."
+        )
     if state.is_over:
         return Hints(state, selection, unavailable="The game is over.")
-    from solver.decisions import decide, rank_options, win_probability
+    from optimal_farkle.solver.decisions import decide, rank_options, win_probability
 
     win = win_probability(strategy, state)
     if state.phase is not Phase.CHOOSE:
@@ -96,11 +98,15 @@ def render_hints(hints: Hints) -> Group | Text:
     if hints.unavailable:
         return Text(hints.unavailable, style="italic")
     parts: list[Text | Table] = [
-        Text.assemble("Win chance for ", (state.player.name, "bold"), ": ", (pct(hints.win or 0.0), "bold"))
+        Text.assemble(
+            (state.player.name, "bold"), "'s win chance ", (pct(hints.win or 0.0), "bold")
+        )
     ]
     if hints.decision is not None:
-        parts += [Text(""), Text(f"Turn total {pts(state.turn_total)}, {state.dice_left} dice to roll:"),
-                  _bank_roll(hints.decision, state.bank_refusal() or "")]
+        parts += [
+            Text(f"Turn total {pts(state.turn_total)}, {state.dice_left} dice to roll:"),
+            _bank_roll(hints.decision, state.bank_refusal() or ""),
+        ]
     if hints.options:
         best_win = hints.options[0].win
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
@@ -121,41 +127,54 @@ def render_hints(hints: Hints) -> Group | Text:
                 "best" if i == 0 else f"−{100 * cost:.2f}",
                 style="bold green" if i == 0 else "",
             )
-        parts += [Text(""), Text(f"Rolled {dice_text(state.roll)}: every legal set-aside"), table,
-                  Text("Cost: win-chance points lost against the best.", style="dim")]
+        parts += [
+            table,
+            Text("Cost: win-chance points lost against the best.", style="dim"),
+        ]
         for label, option, decision, refusal in hints.then:
-            parts += [Text(""), Text(f"After {label} ({dice_text(option.dice)}):"), _bank_roll(decision, refusal)]
+            parts += [
+                Text(f"After {label} ({dice_text(option.dice)}):"),
+                _bank_roll(decision, refusal),
+            ]
     return Group(*parts)
 
 
 class HintsPanel(VerticalScroll):
-    """An overlay on the right of the game; ``h`` toggles it. Read-only by design."""
+    """The hints, below the dice beside (or in place of) the move log. Read-only by design.
+
+    The game screen shows and hides it (``h``) and lays it out so the scores, the dice and
+    the selection line are never covered.
+    """
 
     DEFAULT_CSS = """
     HintsPanel {
-        layer: overlay;
-        dock: right;
-        width: 50;
-        max-width: 70%;
+        width: 1fr;
         height: 100%;
-        margin: 1 0;
-        border: double $accent;
+        border: round $accent;
         border-title-color: $accent;
         background: $panel;
         padding: 0 1;
         display: none;
     }
-    HintsPanel.-shown { display: block; }
     """
 
     hints: reactive[Hints | None] = reactive(None)
 
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        # Held, not queried: the first watch_hints runs while the panel mounts, and under load
+        # before its body is mounted (found by the soak); a Static takes updates either way.
+        self._body = Static("Computing…", id="hints-body")
+
     def compose(self) -> ComposeResult:
-        yield Static("Computing…", id="hints-body")
+        yield self._body
 
     def on_mount(self) -> None:
         self.border_title = "Hints (h to close)"
 
     def watch_hints(self, hints: Hints | None) -> None:
-        body = self.query_one("#hints-body", Static)
-        body.update(render_hints(hints) if hints is not None else "Computing…")
+        self._body.update(render_hints(hints) if hints is not None else "Computing…")
+
+    def failed(self, reason: str) -> None:
+        """Computing the hints failed: say so here (the game goes on without them)."""
+        self._body.update(Text(f"No hints: {reason}", style="italic"))

@@ -34,4 +34,6 @@ class MoveLog(RichLog):
         """Append one sentence, styled by its tone; ``turn`` prefixes the turn number."""
         prefix = f"{turn:>3}  " if turn is not None else ""
         self.lines_written.append(line.text)
-        self.write(Text(prefix, style="dim") + Text(line.text, style=TONE_STYLES.get(line.tone, "")))
+        self.write(
+            Text(prefix, style="dim") + Text(line.text, style=TONE_STYLES.get(line.tone, ""))
+        )

@@ -11,9 +11,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.game import GameState
+from optimal_farkle.engine.game import GameState
 
-from .words import pts
+from .words import farkle_marks_words, goal_words, pts
 
 BAR_WIDTH = 20
 
@@ -39,6 +39,7 @@ class Scoreboard(Widget):
         height: auto;
         border: round $primary 50%;
         border-title-color: $text-muted;
+        border-subtitle-color: $text-muted;
         padding: 0 1;
     }
     """
@@ -51,8 +52,8 @@ class Scoreboard(Widget):
 
     def watch_state(self, state: GameState | None) -> None:
         if state is not None:
-            endgame = "then a final turn each" if state.rules.endgame.value == "final-turn" else "first to goal wins"
-            self.border_title = f"Scores · goal {pts(state.rules.goal)} · {endgame}"
+            self.border_title = f"Scores · {goal_words(state.rules)}"
+            self.border_subtitle = farkle_marks_words(state.rules)
 
     def render(self) -> Table:
         table = Table.grid(padding=(0, 1), expand=True)
@@ -76,9 +77,13 @@ class Scoreboard(Widget):
                 name.append(f" ({label})", style="dim")
             if not standing.entered:
                 name.append(" · not on the board", style="dim")
-            score = Text(f"{pts(standing.score)} / {pts(rules.goal)}", style="bold" if to_move else "")
+            score = Text(
+                f"{pts(standing.score)} / {pts(rules.goal)}", style="bold" if to_move else ""
+            )
             bar = Text(score_bar(standing.score, rules.goal), style="green" if winner else "")
-            marks = Text(farkle_marks(standing.farkles, rules.penalty_farkles if rules.has_penalty else 0),
-                         style="red" if standing.farkles else "dim")
+            marks = Text(
+                farkle_marks(standing.farkles, rules.penalty_farkles if rules.has_penalty else 0),
+                style="red" if standing.farkles else "dim",
+            )
             table.add_row(marker, name, score, bar, marks)
         return table

@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from engine.scoring import ScoringOption
+from optimal_farkle.engine.scoring import ScoringOption
 
 from .words import dice_text, pts
 

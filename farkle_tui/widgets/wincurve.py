@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual.content import Content
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -87,7 +88,7 @@ class WinCurve(Widget):
         self.label = label
 
     def on_mount(self) -> None:
-        self.border_title = self.label
+        self.border_title = Content(self.label)  # a player's name: never markup
 
     def labels(self) -> tuple[str, str, str]:
         """Top, middle and bottom axis labels (percentages of the range)."""

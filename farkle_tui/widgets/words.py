@@ -6,10 +6,11 @@ describe a move the same way.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.game import (
+from optimal_farkle.engine.game import (
     Banked,
     Farkled,
     FinalRound,
@@ -21,7 +22,8 @@ from engine.game import (
     Rolled,
     SetAsideEvent,
 )
-from engine.scoring import scorer
+from optimal_farkle.engine.rules import Endgame, Rules
+from optimal_farkle.engine.scoring import scorer
 
 
 def pts(n: int) -> str:
@@ -35,13 +37,46 @@ def dice_text(dice: Sequence[int]) -> str:
 
 
 #: Rich styles of the analysis marks (:data:`solver.analysis` names them), for the CLI and the replay screen.
-MARK_STYLES = {"best": "green", "good": "", "inaccuracy": "yellow", "mistake": "bold dark_orange",
-               "blunder": "bold red"}
+MARK_STYLES = {
+    "best": "green",
+    "good": "",
+    "inaccuracy": "yellow",
+    "mistake": "bold dark_orange",
+    "blunder": "bold red",
+}
 
 
 def pct(p: float) -> str:
-    """A win probability as a percentage with one decimal: ``53.5%``."""
+    """A win probability as a percentage with one decimal: ``53.5%``.
+
+    Only a certainty is 100% (or 0%): a chance that merely rounds there is ``>99.9%``
+    (``<0.1%``), so a game that is not won yet never reads as won.
+    """
+    if p >= 1.0:
+        return "100%"
+    if p <= 0.0:
+        return "0%"
+    if p >= 0.9995:
+        return ">99.9%"
+    if p < 0.0005:
+        return "<0.1%"
     return f"{100 * p:.1f}%"
+
+
+def goal_words(rules: Rules) -> str:
+    """How the game ends: ``first to 10,000 wins`` or ``10,000 starts a final round``."""
+    if rules.endgame is Endgame.FINAL_TURN:
+        return f"reaching {pts(rules.goal)} gives the others a final turn"
+    return f"first to {pts(rules.goal)} wins"
+
+
+def farkle_marks_words(rules: Rules) -> str:
+    """What the ✗ marks beside the scores mean under ``rules``."""
+    if rules.has_penalty:
+        return (
+            f"✗ farkles in a row: {rules.penalty_farkles} cost {pts(rules.penalty_points)} points"
+        )
+    return "✗ farkles in a row (no penalty)"
 
 
 def player_label(player: Player, titles: dict[str, str] | None = None) -> str:
@@ -49,7 +84,11 @@ def player_label(player: Player, titles: dict[str, str] | None = None) -> str:
     if player.kind == "human":
         return player.name
     title = (titles or {}).get(player.kind, player.kind)
-    return f"{player.name} ({title})" if title.lower() != player.name.lower() else f"{player.name} (computer)"
+    return (
+        f"{player.name} ({title})"
+        if title.lower() != player.name.lower()
+        else f"{player.name} (computer)"
+    )
 
 
 @dataclass(frozen=True)
@@ -61,7 +100,9 @@ class Line:
     banner: bool = False  # worth announcing in the banner, not only in the log
 
 
-def describe_event(event: object, players: Sequence[Player], state: GameState | None = None) -> Line:
+def describe_event(
+    event: object, players: Sequence[Player], state: GameState | None = None
+) -> Line:
     """The sentence for one engine event; ``state`` (before the event) adds context such as names."""
     name = players[getattr(event, "player", 0)].name if players else "?"
     if isinstance(event, Rolled):
@@ -70,10 +111,8 @@ def describe_event(event: object, players: Sequence[Player], state: GameState | 
         rules = state.rules if state is not None else None
         what = dice_text(event.dice)
         if rules is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 what = scorer(rules).validate(event.dice, event.dice).describe()
-            except ValueError:
-                pass
         return Line(
             f"{name} sets aside {what}; turn total {pts(event.turn_total)}, "
             f"{event.dice_left} {'die' if event.dice_left == 1 else 'dice'} left"
@@ -95,9 +134,33 @@ def describe_event(event: object, players: Sequence[Player], state: GameState | 
             True,
         )
     if isinstance(event, FinalRound):
-        return Line(f"{name} reached the goal: everyone else gets one final turn", "hot", True)
+        who = "everyone else gets"
+        if state is not None:
+            owed = [players[i].name for i in state.owed_after_goal(event.player)]
+            if len(owed) == 1:
+                who = f"{owed[0]} gets"
+            elif owed and len(owed) < len(players) - 1:
+                who = f"{', '.join(owed[:-1])} and {owed[-1]} get"
+        return Line(f"{name} reached the goal: {who} one final turn", "hot", True)
     if isinstance(event, GameOver):
         winner = players[event.winner].name if event.winner is not None and players else "nobody"
         scores = " to ".join(pts(s) for s in sorted(event.scores, reverse=True))
         return Line(f"Game over: {winner} wins, {scores}", "win", True)
     return Line(str(event))
+
+
+def final_turn_line(state: GameState, chance: float | None) -> Line:
+    """What a final turn needs: ``Ann reached 10,150: Perfect needs more than 10,150 in this turn
+    (1,350 to go); its chance is 7.9%`` (the chance of the best play, when it is known)."""
+    others = [(s.score, i) for i, s in enumerate(state.standings) if i != state.current]
+    best, leader = max(others)
+    me = state.player
+    need = best - state.standing.score + 50
+    text = (
+        f"{state.players[leader].name} reached {pts(best)}: {me.name} needs more than "
+        f"{pts(best)} in this turn ({pts(need)} to go)"
+    )
+    if chance is not None:
+        whose = "your" if me.is_human else "its"
+        text += f"; {whose} chance with the best play is {pct(chance)}"
+    return Line(text, "hot", True)

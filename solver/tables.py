@@ -21,8 +21,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .rules import Rules
-from .scoring import Counts, scorer
+from optimal_farkle.engine.rules import Rules
+from optimal_farkle.engine.scoring import Counts, scorer
 
 
 def _multinomial(counts: Counts) -> int:
@@ -180,3 +180,95 @@ def grouped_tables(rules: Rules, reduce: bool = True) -> GroupedTables:
         farkle_prob=np.array(farkle, dtype=np.float64),
         max_points=max(opt_points),
     )
+
+
+def next_dice(dice_left: int) -> int:
+    """The hot-dice rule: dice to roll next after a set-aside leaves ``dice_left`` (0: all six)."""
+    return 6 if dice_left == 0 else dice_left
+
+
+@dataclass(frozen=True)
+class FlatOptions:
+    """The roll groups as flat per-option arrays, with everything a kernel or a pass derives.
+
+    The one flattening of :func:`grouped_tables` (the expected-score pass, the final-turn
+    tables, the win-probability kernel and the match evaluator all read it). Groups of ``n``
+    dice are ``group_start[n]:group_start[n + 1]``; options of group ``g`` are
+    ``option_start[g]:option_start[g + 1]``, i.e. ``group_first[g]`` on for ``group_size[g]``.
+    """
+
+    reduced: bool
+    group_start: np.ndarray  # (8,) int64
+    group_prob: np.ndarray  # (G,) float64
+    group_first: np.ndarray  # (G,) int64
+    group_size: np.ndarray  # (G,) int64
+    option_start: np.ndarray  # (G + 1,) int64
+    option_points: np.ndarray  # (O,) int64
+    option_steps: np.ndarray  # (O,) int64 points / STEP
+    option_used: np.ndarray  # (O,) int64
+    option_dice: np.ndarray  # (O,) int64 dice rolled (n of the option's group)
+    next_dice: np.ndarray  # (O,) int64 h(n - used): dice to roll next
+    option_off: np.ndarray  # (O,) int64 kernel row offset: steps * 6 + next_dice - 1
+    farkle_prob: np.ndarray  # (7,) float64, index 0 unused
+    max_steps: int
+
+    @property
+    def dice_first(self) -> np.ndarray:
+        """First group of each dice count 1-6 (for reductions per dice count)."""
+        return self.group_start[1:7]
+
+    def groups(self, n: int) -> range:
+        return range(int(self.group_start[n]), int(self.group_start[n + 1]))
+
+    def per_dice(self, per_group: np.ndarray) -> np.ndarray:
+        """``sum_g p_g x_g`` for each dice count, as a (7,) array (index 0 unused).
+
+        Dice counts without any scoring roll get 0 (``np.add.reduceat`` alone would not).
+        """
+        out = np.zeros(7)
+        weighted = self.group_prob * per_group
+        for n in range(1, 7):
+            lo, hi = int(self.group_start[n]), int(self.group_start[n + 1])
+            if hi > lo:
+                out[n] = weighted[lo:hi].sum()
+        return out
+
+    def group_best(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per group: the best option value, and the first option attaining it (engine order)."""
+        best = np.maximum.reduceat(values, self.group_first)
+        is_best = values >= np.repeat(best, self.group_size)
+        index = np.where(is_best, np.arange(len(values)), len(values))
+        return best, np.minimum.reduceat(index, self.group_first)
+
+
+@lru_cache(maxsize=64)
+def flat_options(rules: Rules, reduce: bool = False) -> FlatOptions:
+    """:func:`grouped_tables` flattened (see :class:`FlatOptions`); ``reduce`` as there."""
+    from optimal_farkle.engine import STEP
+
+    t = grouped_tables(rules, reduce=reduce)
+    sizes = np.diff(t.option_start).astype(np.int64)
+    group_dice = np.zeros(len(t.group_prob), dtype=np.int64)
+    for n in range(1, 7):
+        group_dice[t.group_start[n] : t.group_start[n + 1]] = n
+    option_dice = np.repeat(group_dice, sizes)
+    nxt = option_dice - t.option_used
+    nxt = np.where(nxt == 0, 6, nxt).astype(np.int64)
+    steps = (t.option_points // STEP).astype(np.int64)
+    arrays = {
+        "group_start": np.ascontiguousarray(t.group_start, dtype=np.int64),
+        "group_prob": np.ascontiguousarray(t.group_prob, dtype=np.float64),
+        "group_first": np.ascontiguousarray(t.option_start[:-1], dtype=np.int64),
+        "group_size": sizes,
+        "option_start": np.ascontiguousarray(t.option_start, dtype=np.int64),
+        "option_points": np.ascontiguousarray(t.option_points, dtype=np.int64),
+        "option_steps": steps,
+        "option_used": np.ascontiguousarray(t.option_used, dtype=np.int64),
+        "option_dice": option_dice,
+        "next_dice": nxt,
+        "option_off": (steps * 6 + nxt - 1).astype(np.int64),
+        "farkle_prob": np.ascontiguousarray(t.farkle_prob, dtype=np.float64),
+    }
+    for array in arrays.values():
+        array.setflags(write=False)
+    return FlatOptions(reduced=reduce, max_steps=int(t.max_points) // STEP, **arrays)

@@ -1,0 +1,175 @@
+"""What every screen shares: storage and settings, the dice, the strategies, the AI roster.
+
+The app owns one :class:`Services` and the flow between screens; a screen reaches the
+services through one typed accessor (``services = ServicesAccessor()`` on the screen class),
+never by importing the app (the app imports the screens, so the reverse would be a circle).
+Nothing here imports Textual.
+
+The strategies are shared with worker threads (the game's AI and hints, statistics, replay
+analysis), so the in-memory table of loaded strategies is guarded by a lock; a
+:class:`~optimal_farkle.solver.strategy.Strategy` itself is safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from optimal_farkle.engine import Rules
+from optimal_farkle.engine.dice import DiceSource
+
+from .game_setup import HUMAN
+from .pacing import FARKLE_HOLD
+from .storage import MAX_PACE, MIN_PACE, Settings, Storage
+
+if TYPE_CHECKING:
+    from optimal_farkle.solver.players import AIPlayer
+    from optimal_farkle.solver.strategy import Strategy
+
+#: ``report(message)``: told why a cached strategy could not be used (it is then rebuilt).
+Reporter = Callable[[str], None]
+#: ``solve(rules, progress, cancel, report)``: compute (and cache) the strategy; raise when
+#: cancelled; ``report`` takes warnings (a cache that cannot be written: the strategy is
+#: still returned, from memory).
+SolveFn = Callable[[Rules, Callable[[float, str], None], threading.Event, Reporter], "Strategy"]
+#: ``load(rules, report)``: the cached strategy, or None when it is not solved (or unusable).
+LoadFn = Callable[[Rules, Reporter], "Strategy | None"]
+#: ``supports(rules)``: None when the solver handles these rules, else why not.
+SupportsFn = Callable[[Rules], "str | None"]
+
+#: How long a roll's animation lasts (seconds) unless the app is built with another.
+ROLL_SECONDS = 0.36
+
+
+class Services:
+    """The services of one app run. Every argument of :func:`make_app` lands here."""
+
+    def __init__(
+        self,
+        *,
+        storage: Storage,
+        dice: Callable[[], DiceSource] | None,
+        rules: Rules | None,
+        load: LoadFn,
+        solve: SolveFn,
+        supports: SupportsFn,
+        pace: float | None,
+        roll_seconds: float,
+        farkle_hold: float = FARKLE_HOLD,
+    ) -> None:
+        self.storage = storage
+        self.new_dice = dice
+        self.rules_override = rules
+        self.load_strategy = load
+        self.solve_strategy = solve
+        self.supports = supports
+        self.pace_override = pace
+        self.roll_seconds = roll_seconds
+        self.farkle_hold = farkle_hold
+        self.settings: Settings = storage.load_settings()
+        self._strategies: dict[str, Strategy] = {}
+        self._cache_notes: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    # -- pace ------------------------------------------------------------------------------
+    @property
+    def pace(self) -> float:
+        """Seconds between the computer's steps (tests pin it with ``make_app(pace=0)``)."""
+        return self.settings.ai_pace if self.pace_override is None else self.pace_override
+
+    def set_pace(self, seconds: float) -> None:
+        self.settings.ai_pace = round(min(MAX_PACE, max(MIN_PACE, seconds)), 2)
+        if self.pace_override is not None:
+            self.pace_override = self.settings.ai_pace
+        self.storage.save_settings(self.settings)
+
+    # -- the AI roster ---------------------------------------------------------------------
+    def ai_players(self) -> list[tuple[str, str, str]]:
+        """(id, title, description) of every computer player the solver offers."""
+        from optimal_farkle.solver.players import ai_players
+
+        return list(ai_players())
+
+    def ai_titles(self) -> dict[str, str]:
+        return {pid: title for pid, title, _ in self.ai_players()}
+
+    def needs_strategy(self, kind: str) -> bool:
+        """Whether this kind of player cannot play without the solved strategy."""
+        if kind == HUMAN:
+            return False
+        from optimal_farkle.solver.players import needs_strategy
+
+        return needs_strategy(kind)
+
+    def make_ai(self, kind: str, rules: Rules, strategy: Strategy | None) -> AIPlayer:
+        from optimal_farkle.solver.players import make_player
+
+        return make_player(kind, rules, strategy)
+
+    # -- strategies ------------------------------------------------------------------------
+    def cached_strategy(self, rules: Rules) -> Strategy | None:
+        """The strategy of ``rules`` if this run has it in memory or it is on disk (any thread).
+
+        When a cache file exists but cannot be used, :meth:`cache_note` says why afterwards.
+        """
+        key = rules.digest
+        with self._lock:
+            if key in self._strategies:
+                return self._strategies[key]
+        notes: list[str] = []
+        strategy = self.load_strategy(rules, notes.append)
+        with self._lock:
+            if notes:
+                self._cache_notes[key] = notes[-1]
+            if strategy is None:
+                return None
+            return self._strategies.setdefault(key, strategy)
+
+    def cache_note(self, rules: Rules) -> str:
+        """Why the cached strategy of ``rules`` was not used ("" when there was no problem)."""
+        with self._lock:
+            return self._cache_notes.get(rules.digest, "")
+
+    def remember_strategy(self, rules: Rules, strategy: Strategy) -> None:
+        with self._lock:
+            self._strategies[rules.digest] = strategy
+            self._cache_notes.pop(rules.digest, None)
+
+    def solve_refusal(self, rules: Rules) -> tuple[str | None, bool]:
+        """Why solving ``rules`` should not start unasked (None if it may), and whether it can.
+
+        From the solver's estimate of time and memory (:mod:`solver.estimate`), shared with
+        the command line; run it off the UI thread (it builds the model).
+        """
+        from optimal_farkle.solver import DEFAULT_FLOOR
+        from optimal_farkle.solver.estimate import solve_estimate
+        from optimal_farkle.solver.model import build_model
+
+        estimate = solve_estimate(build_model(rules, DEFAULT_FLOOR))
+        return estimate.refusal(), not estimate.too_big()
+
+    # -- rules -----------------------------------------------------------------------------
+    def default_rules(self) -> Rules:
+        """The rules a new game would use: the given ones, else the remembered choice."""
+        from optimal_farkle.engine import load_rules, preset
+
+        if self.rules_override is not None:
+            return self.rules_override
+        try:
+            return load_rules(self.settings.rules)
+        except Exception:  # a remembered rules file that went away: the default preset
+            return preset()
+
+
+class ServicesAccessor:
+    """``services = ServicesAccessor()`` on a screen: the app's :class:`Services`, typed.
+
+    Works on any Textual node (it reads ``node.app.services``) without importing the app.
+    """
+
+    def __get__(self, node: Any, owner: type | None = None) -> Services:
+        services = getattr(node.app, "services", None)
+        if not isinstance(services, Services):
+            raise LookupError(f"{type(node.app).__name__} has no farkle Services")
+        return services

@@ -1,0 +1,217 @@
+"""How long a solve or an exact match takes, and how much memory it needs, before it starts.
+
+The work grows fast with the goal and the floor: the start-of-turn table has ``NB² F²``
+entries (``NB = (goal - floor) / 50`` score steps, ``F`` farkle counts), and each of them
+solves a whole turn, ``top(b) x 6`` in-turn states, so a solve costs about ``NB³``. The
+full facebook game (goal 10,000, floor -2,500) takes about a minute; goal 100,000 with floor
+-20,000 would take most of a day and tens of GB. So the command line and the app estimate
+first and refuse (or ask) above a limit, saying what the estimate is.
+
+The model is linear in the work of :func:`solve_work` (the in-turn rows one pass computes,
+counting the rows past the goal that the final-turn endgames of ``patch`` and ``zilch`` add
+and the padding of the lane blocks) and in the start states of :class:`solver.model.Model`::
+
+    seconds ≈ SOLVE_SECONDS_PER_ROW x solve_work(model) x (NO_PENALTY_PASSES without a penalty)
+    bytes   ≈ BASE_BYTES + SOLVE_BYTES_PER_START_STATE x start_states
+
+and likewise for the exact match evaluation. The constants are measured by
+``bench/estimate.py`` on the reference machine (2 cores), which prints fresh values and
+how far each estimate was from the measured figure; update them when the solver changes.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .endgame import needs_final_turn
+from .model import LANES, Model
+
+# Measured with bench/estimate.py. Before the final-turn endgames (goals 2,000-4,000, facebook,
+# a busy 2-core machine): 2.6e-7 to 3.7e-7 s per row; the full game's figures in the README
+# (54-73 s: 1.5e-7 s per row). After them (goal 2,500, the machine loaded about 9 times over):
+# 1.3e-7 to 1.8e-7 s per row and pass for all four presets, 8 + 3.6 float32 passes (facebook),
+# 7 + 3.6 (zilch), 13 + 10 (neller-busche) and 19 + 10 (patch). Rules without a farkle penalty
+# take about twice the passes (a farkle leads to the mirror state in the same layer), hence
+# NO_PENALTY_PASSES. The time constant sits above the unloaded full solve, so a full facebook
+# solve is estimated at about 2 minutes.
+#: Whole solve (every pass, both precisions, two threads), per row of one pass (solve_work).
+SOLVE_SECONDS_PER_ROW = 2.5e-7
+#: How many times the passes of rules with a farkle penalty those without one take.
+NO_PENALTY_PASSES = 2.0
+#: Peak memory above the interpreter's own, per start-of-turn state, during a solve (565 to
+#: 682 bytes measured at goal 2,500 with the 7-field start states; 310 before them).
+SOLVE_BYTES_PER_START_STATE = 650
+#: The exact match evaluation with the optimal player, per row of solve_work (it solves each turn).
+MATCH_SECONDS_PER_ROW = 6e-7
+#: Peak memory of the exact match evaluation, per start-of-turn state.
+MATCH_BYTES_PER_START_STATE = 1200
+#: The exact match evaluation between the simpler players, per start state (no turn solves).
+SIMPLE_MATCH_SECONDS_PER_START_STATE = 1e-5
+#: What the Python process with numpy and numba loaded takes before any of the above.
+BASE_BYTES = 150 * 1024 * 1024
+
+#: Work estimated to take longer than this is refused (or, in the app, asked about).
+LIMIT_SECONDS = 15 * 60.0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The expected cost of one piece of work: what it is, wall-clock seconds, peak bytes."""
+
+    what: str
+    seconds: float
+    bytes: int
+
+    def words(self) -> str:
+        """``about 2 min and 340 MB of memory``."""
+        return f"about {duration(self.seconds)} and {size(self.bytes)} of memory"
+
+    def refusal(
+        self, limit_seconds: float = LIMIT_SECONDS, memory: int | None = None
+    ) -> str | None:
+        """Why this work should not start unasked (too long or too big), or None.
+
+        ``memory``: the bytes the machine has (default :func:`machine_memory`).
+        """
+        memory = machine_memory() if memory is None else memory
+        if memory is not None and self.bytes > memory:
+            return (
+                f"{self.what} would need {size(self.bytes)} of memory (and about "
+                f"{duration(self.seconds)}); this machine has {size(memory)}"
+            )
+        if self.seconds > limit_seconds:
+            return f"{self.what} would take {self.words()}: more than the {duration(limit_seconds)} limit"
+        return None
+
+    def too_big(self, memory: int | None = None) -> bool:
+        """True when the machine does not have the memory (then no one should ask to go on)."""
+        memory = machine_memory() if memory is None else memory
+        return memory is not None and self.bytes > memory
+
+
+def solve_estimate(model: Model) -> Estimate:
+    """The cost of solving ``model`` (see :func:`solver.model.build_model`)."""
+    return Estimate(
+        what=f"solving {_describe(model)}",
+        seconds=SOLVE_SECONDS_PER_ROW * solve_work(model) * _passes(model),
+        bytes=BASE_BYTES + SOLVE_BYTES_PER_START_STATE * model.start_states,
+    )
+
+
+def solve_work(model: Model) -> int:
+    """In-turn rows one pass of the solver computes: ``lane rows x 6 x padding``.
+
+    A lane (a start state ``(b, d, ...)``) is solved from its *exact cut* down
+    (:mod:`solver.kernel`): the cut is at least the goal, ``NB - b`` rows, or the bank
+    minimum; under the final-turn endgames it is also at least ``K* - (b - d + 1)``, where
+    ``K*`` is the lead over the opponent past which banking is provably best, the smallest
+    ``K`` with ``R(K) <= p_min (1 - x)`` (:mod:`solver.endgame`), taken at ``x = 1/2``.
+    Every row holds 6 dice counts. Lanes run in blocks of :data:`~solver.model.LANES`, a
+    batch's last block padded (:func:`padded_lanes`), so the rows are scaled by
+    ``padded_lanes / start_states``.
+    """
+    nb = model.nb
+    k_star = _k_star(model)
+    d = np.arange(nb)
+    rows = 0
+    for u in range(model.ne):
+        floor_rows = model.bank_minimum(u)
+        for b in range(nb):
+            lead = b - d + 1
+            rows += int(np.maximum(max(nb - b, floor_rows), k_star - lead).sum())
+    per_flag = model.start_states // (nb * nb * model.ne)  # f, e, o, r: the same rows
+    lane_rows = rows * per_flag
+    return round(6 * lane_rows * padded_lanes(model) / model.start_states)
+
+
+def _passes(model: Model) -> float:
+    """The passes of ``model`` relative to rules with a farkle penalty (NO_PENALTY_PASSES)."""
+    return 1.0 if model.rules.has_penalty else NO_PENALTY_PASSES
+
+
+def _k_star(model: Model) -> int:
+    """``K*`` of :func:`solve_work` (0 when reaching the goal wins outright)."""
+    if not needs_final_turn(model.rules):
+        return 0
+    final = model.final
+    need = final.p_min * 0.5
+    best = 0
+    for reach in final.reach[1:]:
+        settled = np.nonzero(reach <= need)[0]
+        best = max(best, int(settled[0]) if len(settled) else len(reach) - 1)
+    return best
+
+
+def padded_lanes(model: Model) -> int:
+    """Lanes one pass runs: every batch of :func:`solver.model.build_schedule` padded to LANES.
+
+    The same batches as the schedule, counted instead of built (the schedule of a huge model
+    would itself take minutes and gigabytes); ``tests/test_unbreakable.py`` checks that the
+    two agree.
+    """
+    nb, nf = model.nb, model.nf
+    flags = model.ne * model.ne * model.ns
+    group = max(1, min(model.bank_min))
+    total = 0
+    for s_high in range(2 * nb - 2, -1, -group):
+        layers = range(s_high, max(-1, s_high - group), -1)
+        spans = [(max(0, s - nb + 1), min(nb - 1, s), s) for s in layers]
+        states = sum(hi - lo + 1 for lo, hi, _ in spans)
+        # Without a penalty each batch is split into b > d and b <= d (build_schedule).
+        above = sum(max(0, hi - max(lo, s // 2 + 1) + 1) for lo, hi, s in spans)
+        for c in range(2 * nf - 2, -1, -1):
+            pairs = sum(1 for f in range(nf) if 0 <= c - f < nf)
+            parts = [above, states - above] if nf == 1 else [states]
+            total += sum(-(-(n * pairs * flags) // LANES) * LANES for n in parts if n)
+    return total
+
+
+def match_estimate(model: Model, optimal: bool) -> Estimate:
+    """The cost of the exact match evaluation on ``model`` (``optimal``: one side is optimal)."""
+    if optimal:
+        seconds = MATCH_SECONDS_PER_ROW * solve_work(model) * _passes(model)
+    else:
+        seconds = SIMPLE_MATCH_SECONDS_PER_START_STATE * model.start_states
+    return Estimate(
+        what=f"the exact odds of {_describe(model)}",
+        seconds=seconds,
+        bytes=BASE_BYTES + MATCH_BYTES_PER_START_STATE * model.start_states,
+    )
+
+
+def _describe(model: Model) -> str:
+    rules = model.rules
+    return f"{rules.name} (goal {rules.goal:,}, floor {model.floor:,}, {model.start_states:,} start states)"
+
+
+def machine_memory() -> int | None:
+    """The bytes of memory this machine has (physical), or None where the OS does not say."""
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES")
+        page = os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+    if pages <= 0 or page <= 0:
+        return None
+    return int(pages) * int(page)
+
+
+def duration(seconds: float) -> str:
+    """``40 s``, ``12 min``, ``3.5 h``, ``2.1 days``: the unit a person would use."""
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} min"
+    if seconds < 36 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def size(n: int) -> str:
+    """``340 MB``, ``31 GB``."""
+    if n < 1024**3:
+        return f"{max(1, round(n / 1024**2))} MB"
+    return f"{n / 1024**3:.1f} GB"

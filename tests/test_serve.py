@@ -1,0 +1,190 @@
+"""``farkle serve``: the game over a websocket, a clear word on a bad address, a clean Ctrl+C.
+
+The end-to-end test speaks to the server the way the page's script does (``GET /``, then the
+websocket ``/ws``) without a browser, so it runs in every suite; ``tests/test_browser.py``
+does the same in a real headless Chromium when ``FARKLE_BROWSER=1``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from optimal_farkle.tui.cli import main
+from optimal_farkle.tui.commands.serve import local_url
+
+#: Terminal output minus escape sequences (CSI ..., OSC ... BEL/ST, and single-character ones).
+ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """Run ``farkle ARGV``, expect exit 2 and return the error line (never a traceback)."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+def test_a_port_out_of_range_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    err = refused(["serve", "--port", "0"], capsys)
+    assert "farkle: error: --port must be between 1 and 65535, got 0" in err
+
+
+def test_a_port_in_use_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        err = refused(["serve", "--host", "127.0.0.1", "--port", str(port)], capsys)
+    assert f"port {port} on 127.0.0.1 is in use; choose another with --port P" in err
+
+
+def test_an_unknown_host_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    err = refused(["serve", "--host", "no-such-host.invalid", "--port", "8000"], capsys)
+    assert "cannot listen on 'no-such-host.invalid'" in err
+
+
+def test_the_address_is_a_url_a_browser_opens() -> None:
+    assert local_url("localhost", 8000) == "http://localhost:8000"
+    assert local_url("::1", 8123) == "http://[::1]:8123"
+
+
+def games_running(marker: str) -> int:
+    """How many game processes (``python -m optimal_farkle.tui``) run with ``marker`` in
+    their environment (the test's own data dir): one per open browser tab."""
+    count = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+            mine = marker.encode() in (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        count += mine and argv[-3:] == [b"-m", b"optimal_farkle.tui", b""]
+    return count
+
+
+def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+class Tab:
+    """One browser tab as the page's script behaves: a websocket to ``/ws``, the screen's text."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.seen = ""
+
+    @classmethod
+    async def open(cls, session: Any, url: str) -> Tab:
+        ws_url = url.replace("http://", "ws://") + "/ws?width=100&height=30"
+        return cls(await session.ws_connect(ws_url))
+
+    @property
+    def screen(self) -> str:
+        return ESCAPES.sub("", self.seen)
+
+    async def wait_for(self, needle: str, timeout: float = 60) -> None:
+        import aiohttp
+
+        deadline = time.monotonic() + timeout
+        while needle not in self.screen:
+            left = deadline - time.monotonic()
+            assert left > 0, f"no {needle!r} from the game in {timeout} s:\n{self.screen}"
+            message = await self.ws.receive(timeout=left)
+            if message.type == aiohttp.WSMsgType.BINARY:
+                self.seen += message.data.decode("utf-8", errors="replace")
+            elif message.type != aiohttp.WSMsgType.TEXT:
+                raise AssertionError(f"the websocket closed: {message.type}")
+
+    async def wait_closed(self, timeout: float = 30) -> None:
+        """Read until the server closes the socket (as it must when it stops)."""
+        import aiohttp
+
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            assert left > 0, "the server kept the websocket open"
+            message = await self.ws.receive(timeout=left)
+            if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                return
+
+
+async def play_in_two_tabs(url: str, server: subprocess.Popen[str], marker: str) -> None:
+    """Two tabs get two games; one closes, and Ctrl+C comes while its game is quitting."""
+    import aiohttp  # textual-serve's web framework, so always installed with it
+
+    async with aiohttp.ClientSession() as session:
+        first, second = await Tab.open(session, url), await Tab.open(session, url)
+        for tab in (first, second):
+            await tab.wait_for("Statistics")
+            for label in ("Farkle against a provably optimal opponent", "New game", "Quit"):
+                assert label in tab.screen
+        assert games_running(marker) == 2
+        await first.ws.close()  # its game is still quitting when Ctrl+C comes
+        server.send_signal(signal.SIGINT)  # Ctrl+C in the terminal that runs `farkle serve`
+        await second.wait_closed()
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts the game processes in /proc")
+def test_each_tab_plays_the_start_screen_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
+    port = free_port()
+    env = dict(os.environ, FARKLE_DATA_DIR=str(tmp_path / "data"))
+    command = ["-m", "optimal_farkle.tui", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    server = subprocess.Popen(
+        [sys.executable, *command],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+    )
+    try:
+        assert server.stdout is not None
+        banner = server.stdout.readline()
+        url = f"http://127.0.0.1:{port}"
+        assert banner.strip() == f"Open {url} in a web browser to play Farkle."
+        page = urllib.request.urlopen(url, timeout=30).read().decode()
+        assert f'data-session-websocket-url="ws://127.0.0.1:{port}/ws"' in page
+        # One deadline over the whole conversation: a server that stops answering fails the
+        # test (with the server's output) instead of stalling the suite.
+        try:
+            asyncio.run(asyncio.wait_for(play_in_two_tabs(url, server, str(tmp_path)), 180))
+        except TimeoutError:
+            server.kill()
+            pytest.fail(f"the server stopped answering:\n{server.communicate(timeout=30)[0]}")
+        out, _ = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert server.returncode == 0, out
+    assert out.rstrip().endswith("farkle serve: stopped"), out
+    assert "Traceback" not in out, out
+    assert wait_until(lambda: games_running(str(tmp_path)) == 0, 10)
