@@ -244,6 +244,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         self._show_saved()
         self._sync(state)
         self._started = True
+        self.refresh_bindings()  # check_action now allows every key: the footer shows them
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """No move until the screen has set itself up: a key typed in the moment between the
