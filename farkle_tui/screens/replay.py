@@ -36,14 +36,12 @@ from ..widgets.header import TitleHeader
 from ..widgets.scoreboard import Scoreboard
 from ..widgets.tray import Tray
 from ..widgets.wincurve import WinCurve
-from ..widgets.words import MARK_STYLES, describe_event, dice_text, pct, pts
+from ..widgets.words import MARK_SIGNS, MARK_STYLES, describe_event, dice_text, pct, pts
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.analysis import DecisionAnalysis, GameAnalysis
     from optimal_farkle.solver.strategy import Strategy
-
-MARK_SIGNS = {"best": "✓", "good": "·", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
 class ReplayScreen(ReportsWorkerErrors, Screen[None]):
