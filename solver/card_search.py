@@ -8,11 +8,14 @@ coin for who starts, by policy evaluation (:mod:`solver.match`), no sampling.
 
 The search
 ----------
-Each threshold takes a value on the grid ``{None} U {low, low + 50, ..., goal - 50}``
-(None: never; ``low`` defaults to 0, the whole grid). Coordinate ascent: in the order
-``B_5, D_5, B_4, D_4, ..., B_1, D_1``, set one threshold to the value of the grid that
-maximises ``J`` with the others fixed (ties go to None, then to the highest value: the
-smallest change from banking by the table); repeat whole rounds until one changes nothing.
+Each threshold takes a value on the grid ``{None, 0, 50, ..., goal - 50}`` (None: never).
+Coordinate ascent: in the order ``B_5, D_5, B_4, D_4, ..., B_1, D_1``, evaluate the values
+of the grid for one threshold with the others fixed -- every value, or with a ``window``
+None and the values within ``window`` points of its current value (of ``goal - window``
+while it is None) --; the threshold moves only when some value wins more than ``TIE``
+over its current one, and then to the best value (ties go to None, then to the highest
+value: the smallest change from banking by the table); repeat whole rounds until one
+changes nothing.
 The result is a coordinate-wise optimum: no single threshold can be moved anywhere on the
 grid to win more than ``TIE`` (1e-10, the accuracy of an evaluation; the tests check this
 by brute force on a small goal). It starts from
@@ -41,7 +44,7 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Rules
 
-from .card import PAPER_GO_FOR_IT, Card, GoForIt, Odds, estimate_table
+from .card import PAPER_GO_FOR_IT, Card, GoForIt, Odds, estimate_table, is_paper_rules
 from .exits import Exits, level_exits, optimal_exits
 from .levels import CardPlayer
 from .match import evaluate, start_index
@@ -71,7 +74,7 @@ class SearchResult:
     start: GoForIt
     start_win: Odds
     plain: Odds  # the estimate table alone (no go-for-it rule)
-    low: int
+    window: int | None
     rounds: int
     evaluations: int
     seconds: float
@@ -84,7 +87,7 @@ class SearchResult:
             "win": self.win.to_json(),
             "start": self.start.to_json(),
             "start_win": self.start_win.to_json(),
-            "grid": {"low": self.low, "step": STEP},
+            "grid": {"step": STEP, "window": self.window},
             "rounds": self.rounds,
             "evaluations": self.evaluations,
             "seconds": round(self.seconds, 1),
@@ -162,18 +165,25 @@ class Evaluator:
         return int(np.ravel_multi_index(self._start, self.model.shape))
 
 
-def grid(rules: Rules, low: int = 0) -> list[int | None]:
+def grid(rules: Rules) -> list[int | None]:
     """The values one threshold may take, in the order they are tried: None, then downwards."""
-    top = rules.goal - STEP
-    low = max(0, min(low, top))
-    return [None, *range(top, low - 1, -STEP)]
+    return [None, *range(rules.goal - STEP, -1, -STEP)]
+
+
+def candidates(rules: Rules, current: int | None, window: int | None) -> list[int | None]:
+    """The values a line search tries: the whole grid, or None and those near ``current``."""
+    values = grid(rules)
+    if window is None:
+        return values
+    center = current if current is not None else rules.goal - window
+    return [v for v in values if v is None or abs(v - center) <= window]
 
 
 def search_go_for_it(
     rules: Rules,
     strategy: Strategy,
     start: GoForIt | None = None,
-    low: int = 0,
+    window: int | None = None,
     threads: int = 2,
     progress: Progress | None = None,
     cancel: threading.Event | None = None,
@@ -187,7 +197,6 @@ def search_go_for_it(
     began = time.perf_counter()
     say = progress or (lambda fraction, message: None)
     evaluator = Evaluator(rules, strategy, threads, lambda x, m: say(0.0, m))
-    values = grid(rules, low)
     current = start if start is not None else _fit(PAPER_GO_FOR_IT, rules)
     current = _fit(current, rules)
     plain = evaluator.odds(GoForIt(), tolerance=1e-12)
@@ -196,25 +205,29 @@ def search_go_for_it(
     trace: list[dict[str, Any]] = []
     rounds = 0
     coordinates = [(which, n) for n in SEARCHED for which in ("score", "opponent")]
-    total = len(coordinates) * len(values)
     while rounds < max_rounds:
         rounds += 1
         changed = False
         for k, (which, n) in enumerate(coordinates):
             name = f"{'B' if which == 'score' else 'D'}{n}"
             scored: list[tuple[int | None, Odds]] = []
+            values = candidates(rules, getattr(current, which)[n - 1], window)
             for j, value in enumerate(values):
                 if cancel is not None and cancel.is_set():
                     raise SolveCancelled("the threshold search was cancelled")
                 scored.append((value, evaluator.odds(current.replace(which, n, value))))
                 say(
-                    (k * len(values) + j + 1) / total,
+                    (k + (j + 1) / len(values)) / len(coordinates),
                     f"round {rounds}: {name}, best so far {100 * best.overall:.4f}%",
                 )
             top = max(odds.overall for _, odds in scored)
-            # The first value that ties the top: None, then the highest (the grid's order).
-            chosen, best = next((v, o) for v, o in scored if o.overall >= top - TIE)
-            if chosen != getattr(current, which)[n - 1]:
+            old = getattr(current, which)[n - 1]
+            kept = next((o for v, o in scored if v == old), None)
+            if kept is not None and kept.overall >= top - TIE:
+                chosen, best = old, kept  # nothing wins more than a tie: the value stays
+            else:
+                # The first value that ties the top: None, then the highest (the grid's order).
+                chosen, best = next((v, o) for v, o in scored if o.overall >= top - TIE)
                 changed = True
             current = current.replace(which, n, chosen)
             trace.append(
@@ -229,7 +242,7 @@ def search_go_for_it(
         start=_fit(start if start is not None else PAPER_GO_FOR_IT, rules),
         start_win=start_win,
         plain=plain,
-        low=max(0, low),
+        window=window,
         rounds=rounds,
         evaluations=evaluator.evaluations,
         seconds=time.perf_counter() - began,
@@ -250,11 +263,38 @@ def _fit(go: GoForIt, rules: Rules) -> GoForIt:
     return GoForIt(fit(go.score), fit(go.opponent))
 
 
-def card_odds(rules: Rules, strategy: Strategy, card: Card, threads: int = 2) -> tuple[Odds, Odds]:
-    """The exact odds of ``card`` and of its table alone against the optimal player."""
-    evaluator = Evaluator(rules, strategy, threads)
-    plain = evaluator.odds(GoForIt(), tolerance=1e-12)
-    return evaluator.odds(card.go_for_it, tolerance=1e-12), plain
+def build_card(
+    rules: Rules,
+    strategy: Strategy,
+    window: int | None = None,
+    threads: int = 2,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+) -> Card:
+    """The card of ``rules`` with searched thresholds and exact odds (what ``--rebuild`` keeps).
+
+    On the paper's rules the card keeps Table 4 (its odds measured exactly) and records the
+    search, started from Table 4, beside it.
+    """
+    result = search_go_for_it(
+        rules, strategy, window=window, threads=threads, progress=progress, cancel=cancel
+    )
+    if is_paper_rules(rules):
+        paper = _fit(PAPER_GO_FOR_IT, rules)
+        evaluator = Evaluator(rules, strategy, threads)
+        win = evaluator.odds(paper, tolerance=1e-12)
+        return Card(
+            rules, estimate_table(rules), paper, "paper", win, result.plain, result.to_json()
+        )
+    return Card(
+        rules,
+        estimate_table(rules),
+        result.go_for_it,
+        "search",
+        result.win,
+        result.plain,
+        result.to_json(),
+    )
 
 
-__all__ = ["Evaluator", "SearchResult", "card_odds", "grid", "search_go_for_it"]
+__all__ = ["Evaluator", "SearchResult", "build_card", "candidates", "grid", "search_go_for_it"]

@@ -16,7 +16,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from optimal_farkle.engine import STEP
+from optimal_farkle.engine import STEP, Rules
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args, warn
 from .progress import add_floor, check_floor, obtain_strategy
@@ -53,21 +53,22 @@ def register(subparsers: Any) -> None:
         "keep the card in the cache (minutes to hours for a 10,000-point game)",
     )
     parser.add_argument(
-        "--low",
+        "--window",
         type=int,
-        default=0,
-        metavar="S",
-        help=f"with --rebuild: the lowest score the search tries as a threshold (a multiple of "
-        f"{STEP}; default 0, every score)",
+        default=None,
+        metavar="W",
+        help=f"with --rebuild: try each threshold only within W points of its current value (a "
+        f"multiple of {STEP}; default: every score below the goal)",
     )
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Print the card (``--rebuild``: search its thresholds first and keep it)."""
     rules = rules_from_args(args)
     check_floor(args.floor)
-    if args.low % STEP or not 0 <= args.low < rules.goal:
-        fail(f"--low must be a multiple of {STEP} from 0 to below the goal {rules.goal:,}")
+    if args.window is not None and (args.window % STEP or not 0 < args.window < rules.goal):
+        fail(f"--window must be a multiple of {STEP} from {STEP} to below the goal {rules.goal:,}")
     from optimal_farkle.solver.card import load_card
 
     if args.rebuild:
@@ -81,17 +82,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def rebuild(args: argparse.Namespace, rules: Any) -> Card:
+def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
     """Search the thresholds, keep the card in the cache, and return it."""
     from optimal_farkle.solver.cache import supports
-    from optimal_farkle.solver.card import (
-        PAPER_GO_FOR_IT,
-        Card,
-        CardError,
-        estimate_table,
-        is_paper_rules,
-    )
-    from optimal_farkle.solver.card_search import grid, search_go_for_it
+    from optimal_farkle.solver.card import CardError, write_card
+    from optimal_farkle.solver.card_search import build_card
 
     reason = supports(rules)
     if reason is not None:
@@ -100,31 +95,12 @@ def rebuild(args: argparse.Namespace, rules: Any) -> Card:
     from .match import ProgressBar
 
     print(
-        f"Searching the go-for-it scores: 10 thresholds x {len(grid(rules, args.low))} values "
-        "per round, each an exact evaluation against the optimal player.",
+        "Searching the go-for-it scores: 10 thresholds per round, each value an exact "
+        "evaluation against the optimal player.",
         file=sys.stderr,
     )
     with ProgressBar("card") as update:
-        result = search_go_for_it(rules, strategy, low=args.low, progress=update)
-    paper = is_paper_rules(rules)
-    card = Card(
-        rules=rules,
-        table=estimate_table(rules),
-        go_for_it=PAPER_GO_FOR_IT if paper else result.go_for_it,
-        source="paper" if paper else "search",
-        win=result.start_win if paper else result.win,
-        plain=result.plain,
-        search=result.to_json(),
-    )
-    if paper:
-        # The search started from Table 4, whose odds it measured first (to 1e-11); measure
-        # them again to the evaluation's full precision.
-        from optimal_farkle.solver.card_search import card_odds
-
-        win, plain = card_odds(rules, strategy, card)
-        card = Card(rules, card.table, card.go_for_it, card.source, win, plain, card.search)
-    from optimal_farkle.solver.card import write_card
-
+        card = build_card(rules, strategy, window=args.window, progress=update)
     try:
         path = write_card(card, args.cache_dir)
     except CardError as exc:

@@ -3,9 +3,10 @@
 The game screen owns one :class:`GameCoach` and tells it about every move a person makes
 (:meth:`GameCoach.after_move`). When the coach is on (``k``; off by default, remembered in
 the settings), a thread worker judges the move with :func:`solver.coach.judge` -- the
-decision API, exactly as the replay analysis does -- and analyses the game so far for the
-running total (:func:`solver.analysis.analyse`, the replay's own numbers), then hands the
-result back to the UI thread, which draws it in the :class:`CoachLine`. The coach only reads
+decision API, exactly as the replay analysis does -- and counts the game's decisions not
+counted yet for the running total (:func:`solver.analysis.analyse_step`, the replay's own
+numbers), then hands the result back to the UI thread, which draws it in the
+:class:`CoachLine`. The coach only reads
 states: it never changes the game, and the game never waits for it.
 """
 
@@ -67,6 +68,8 @@ class GameCoach:
         self._sequence = itertools.count(1)
         self._latest = 0
         self._card: LevelPlayer | None = None
+        #: Steps of the record the tallies cover, and each seat's tally over them.
+        self._counted: tuple[int, dict[int, CoachTally]] = (0, {})
         self.line.display = self.on
         if self.on:
             self.line.say(self._idle_text())
@@ -115,7 +118,7 @@ class GameCoach:
         # A snapshot: the session's record grows on the UI thread while the worker reads it.
         record = replace(self.session.record, events=list(self.session.record.events))
         self.screen.run_worker(
-            partial(self._judge, sequence, before, tuple(actions), record),
+            partial(self._judge, sequence, before, tuple(actions), record, self._counted),
             thread=True,
             exclusive=True,
             group=GROUP,
@@ -123,10 +126,20 @@ class GameCoach:
         )
 
     def _judge(
-        self, sequence: int, before: GameState, actions: tuple[Action, ...], record: GameRecord
+        self,
+        sequence: int,
+        before: GameState,
+        actions: tuple[Action, ...],
+        record: GameRecord,
+        base: tuple[int, dict[int, CoachTally]],
     ) -> None:
-        """Worker: judge the move and the game so far; hand the verdict to the UI thread."""
-        from optimal_farkle.solver.analysis import analyse
+        """Worker: judge the move, and the game's decisions not yet counted; hand both back.
+
+        The tallies grow from ``base`` (steps already counted, tallies then): the steps after
+        it are analysed with the replay's :func:`analyse_step`, so the running total is the
+        replay analysis's own, whenever the coach was turned on.
+        """
+        from optimal_farkle.solver.analysis import analyse_step, replay_record
         from optimal_farkle.solver.coach import judge
         from optimal_farkle.solver.levels import CardPlayer
 
@@ -135,20 +148,26 @@ class GameCoach:
         if self._card is None:
             self._card = CardPlayer(before.rules)
         judgement = judge(strategy, self._card, before, actions)
-        summary = analyse(record, strategy).summary[before.current]
-        tally = CoachTally(
-            summary.decisions,
-            summary.total_loss,
-            summary.inaccuracies,
-            summary.mistakes,
-            summary.blunders,
-        )
-        self.screen.app.call_from_thread(self._show, Verdict(sequence, judgement, tally))
+        counted, tallies = base[0], dict(base[1])
+        steps = replay_record(record)
+        for step in steps[counted:]:
+            analysis = analyse_step(strategy, step)
+            if analysis is not None:
+                tallies[analysis.player] = tallies.get(analysis.player, CoachTally()).add(
+                    [analysis]
+                )
+        verdict = Verdict(sequence, judgement, tallies.get(before.current, CoachTally()))
+        self.screen.app.call_from_thread(self._show, verdict, (len(steps), tallies))
 
-    def _show(self, verdict: Verdict) -> None:
-        """UI thread: draw the verdict unless a newer move was made meanwhile."""
+    def _show(self, verdict: Verdict, counted: tuple[int, dict[int, CoachTally]]) -> None:
+        """UI thread: draw the verdict unless a newer move was made meanwhile.
+
+        Only the newest verdict is kept, with the tallies it counted: a newer worker started
+        from the same or an older base, so it counts every step an older one did.
+        """
         if verdict.sequence != self._latest or not self.on:
             return
+        self._counted = counted
         self.verdicts.append(verdict)
         if not verdict.judgement.decisions:
             return  # a forced move (the first roll of a turn): nothing to say
