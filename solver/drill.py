@@ -26,6 +26,8 @@ from .levels import CardPlayer, LevelPlayer, keep_list
 
 #: A game between card players ends within a few hundred actions; this bounds a broken one.
 MAX_ACTIONS = 20_000
+#: Games tried for one position (one is enough unless the goal is tiny).
+MAX_GAMES = 100
 
 
 @dataclass(frozen=True)
@@ -61,22 +63,28 @@ def is_decision(state: GameState) -> bool:
 
 
 def realistic_position(rules: Rules, seed: int, player: LevelPlayer | None = None) -> DrillPosition:
-    """A random decision from a whole game of card players with dice seeded by ``seed``."""
+    """A random decision from whole games of card players, all drawn from ``seed``.
+
+    A game that happens to offer no decision (a very short one, at a small goal) is
+    followed by another, until one does.
+    """
     me = player if player is not None else CardPlayer(rules)
-    session = GameSession.start(
-        rules, (Player("A", me.id), Player("B", me.id)), dice=SeededDice(seed)
-    )
-    candidates: list[GameState] = []
-    for _ in range(MAX_ACTIONS):
-        state = session.state
-        if state.is_over:
-            break
-        if is_decision(state):
-            candidates.append(state)
-        session.act(me.act(state))
-    if not candidates:  # pragma: no cover - every real game has decisions
-        raise ValueError(f"the game with seed {seed} had no decision to drill")
-    return DrillPosition(random.Random(seed).choice(candidates), seed)
+    rng = random.Random(seed)
+    for _ in range(MAX_GAMES):
+        session = GameSession.start(
+            rules, (Player("A", me.id), Player("B", me.id)), dice=SeededDice(rng.randrange(2**31))
+        )
+        candidates: list[GameState] = []
+        for _ in range(MAX_ACTIONS):
+            state = session.state
+            if state.is_over:
+                break
+            if is_decision(state):
+                candidates.append(state)
+            session.act(me.act(state))
+        if candidates:
+            return DrillPosition(rng.choice(candidates), seed)
+    raise ValueError(f"{MAX_GAMES} games from seed {seed} had no decision to drill")
 
 
 __all__ = ["DrillPosition", "is_decision", "realistic_position"]
