@@ -6,8 +6,10 @@ human's moves with the decision API through the same keys a player presses, and 
 (the hints panel on the same position), ``rules.svg`` and ``game_over.svg``; then the strategy
 explorer on the article's second example position (6,000 to 8,000): ``explorer.svg`` (its
 table), ``explorer_map.svg`` (the bank-threshold map) and ``explorer_compare.svg`` (optimal
-against max-score); and ``distribution.svg``, the chart of ``farkle distribution --rules
-patch`` (the "Analysis of Farkle" picture).
+against max-score); ``coach.svg`` (the live coach after a weaker move), ``drill.svg`` (a
+drill answered) and ``card.svg`` (the card of the paper's rules, as ``c`` shows it); and
+``distribution.svg``, the chart of ``farkle distribution --rules patch`` (the "Analysis of
+Farkle" picture).
 
 The strategy for the rules must be solved; this script solves and caches it when it is not.
 
@@ -160,6 +162,71 @@ async def shoot_explorer(app: FarkleApp, out: Path) -> None:
         app.save_screenshot("explorer_compare.svg", str(out))
 
 
+async def shoot_learning(app: FarkleApp, out: Path, strategy: Any) -> None:
+    """``coach.svg``: the coach's line after a weaker move; ``drill.svg``: a drill answered;
+    ``card.svg``: the card of the paper's rules, as ``c`` shows it in a game."""
+    from optimal_farkle.engine import preset
+    from optimal_farkle.engine.game import SetAside, apply
+    from optimal_farkle.solver.decisions import decide, rank_options
+    from optimal_farkle.tui.screens.card import CardScreen
+    from optimal_farkle.tui.screens.drill import DrillScreen
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+        app.services.settings.coach = True
+        rules = app.services.rules_override
+        assert rules is not None
+        opponent = app.services.ai_titles().get("card", "Card")
+        app.begin(GameSetup(rules, (Player("Ann", HUMAN), Player(opponent, "card")), 0))
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+        game = app.screen
+        assert isinstance(game, GameScreen) and game.coach is not None
+        while True:
+            state = game.state
+            assert state is not None and not state.is_over
+            if state.current != 0:
+                await pilot.pause(0.01)
+                continue
+            ranked = rank_options(strategy, state) if state.phase is Phase.CHOOSE else []
+            if state.turn >= 5 and len(ranked) >= 3:
+                # A weaker move: the second-best set-aside, then the worse of bank and roll.
+                option = ranked[1].option
+                after, _ = apply(state, SetAside(option.dice))
+                worse = "r"
+                if not after.is_over and after.can_bank():
+                    worse = "r" if decide(strategy, after).best == "bank" else "b"
+                seen = len(game.coach.verdicts)
+                for i in sorted(indices_of(state.roll, option.dice)):
+                    await pilot.press(str(i + 1))
+                await pilot.press(worse)
+                await wait_for(pilot, lambda seen=seen: len(game.coach.verdicts) > seen)
+                await pilot.pause(0.3)
+                app.save_screenshot("coach.svg", str(out))
+                break
+            keys, then = best_keys(strategy, state)
+            for key in keys:
+                await pilot.press(key)
+            await pilot.press(then)
+            await pilot.pause()
+        drill = DrillScreen(rules, strategy, seed=4)
+        await app.push_screen(drill)
+        await wait_for(pilot, lambda: drill.state is not None)
+        position = drill.state
+        assert position is not None
+        ranked = rank_options(strategy, position)
+        option = ranked[-1].option  # the weakest set-aside, to show what it costs
+        for i in sorted(indices_of(position.roll, option.dice)):
+            await pilot.press(str(i + 1))
+        await pilot.press("r")
+        await wait_for(pilot, lambda: bool(drill.judgements))
+        await pilot.pause(0.3)
+        app.save_screenshot("drill.svg", str(out))
+        await app.push_screen(CardScreen(preset("neller-busche")))
+        await wait_for(pilot, lambda: getattr(app.screen, "card", None) is not None)
+        await pilot.pause(0.3)
+        app.save_screenshot("card.svg", str(out))
+
+
 def shoot_distribution(out: Path) -> None:
     """``farkle distribution --rules patch`` as the terminal shows it, 80 columns wide."""
     import io
@@ -184,6 +251,18 @@ def shoot_distribution(out: Path) -> None:
     console.save_svg(str(out / "distribution.svg"), title="farkle distribution --rules patch")
 
 
+def seeded_app(args: argparse.Namespace, rules: Any, data: Path) -> FarkleApp:
+    """The app that plays a seeded game without pauses, its data in ``data``."""
+    return make_app(
+        dice=SeededDice(args.seed),
+        rules=rules,
+        data_dir=data,
+        cache_dir=args.cache_dir,
+        pace=0.0,
+        animate=False,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description="Regenerate docs/screenshots/*.svg")
     parser.add_argument("--rules", default="facebook")
@@ -204,18 +283,12 @@ def main() -> int:
         )
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as data:
-        app = make_app(
-            dice=SeededDice(args.seed),
-            rules=rules,
-            data_dir=Path(data),
-            cache_dir=args.cache_dir,
-            pace=0.0,
-            animate=False,
-        )
-        asyncio.run(shoot(app, args.out, strategy))
+        asyncio.run(shoot(seeded_app(args, rules, Path(data)), args.out, strategy))
     with tempfile.TemporaryDirectory() as data:
         app = make_app(rules=rules, data_dir=Path(data), cache_dir=args.cache_dir, animate=False)
         asyncio.run(shoot_explorer(app, args.out))
+    with tempfile.TemporaryDirectory() as data:
+        asyncio.run(shoot_learning(seeded_app(args, rules, Path(data)), args.out, strategy))
     shoot_distribution(args.out)
     for name in sorted(args.out.glob("*.svg")):
         print(name.relative_to(ROOT) if name.is_relative_to(ROOT) else name)

@@ -108,6 +108,20 @@ class MatchOdds:
 
 
 # -- evaluation ---------------------------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def _decode(s: int, shape: np.ndarray) -> tuple[int, int, int, int, int, int, int]:
+    """``(b, d, f, e, u, o, r)`` of the flat start state ``s`` (the inverse of ``flat_index``)."""
+    nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
+    r = s % ns
+    o = (s // ns) % ne
+    u = (s // (ns * ne)) % ne
+    e = (s // (ns * ne * ne)) % nf
+    f = (s // (ns * ne * ne * nf)) % nf
+    d = (s // (ns * ne * ne * nf * nf)) % nb
+    b = s // (ns * ne * ne * nf * nf * nb)
+    return b, d, f, e, u, o, r
+
+
 @njit(cache=True, nogil=True)
 def _turn_value(
     s: int,
@@ -120,13 +134,7 @@ def _turn_value(
     other: np.ndarray,
 ) -> float:
     nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
-    r2 = s % ns
-    o = (s // ns) % ne
-    u = (s // (ns * ne)) % ne
-    e = (s // (ns * ne * ne)) % nf
-    f = (s // (ns * ne * ne * nf)) % nf
-    d = (s // (ns * ne * ne * nf * nf)) % nb
-    b = s // (ns * ne * ne * nf * nf * nb)
+    b, d, f, e, u, o, r2 = _decode(s, shape)
     rr = ns - 1 - r2
     row = x.row_of[s]
     acc = 0.0
@@ -156,13 +164,7 @@ def _turn_value(
 def _farkle_next(s: int, shape: np.ndarray, pen_count: int, pen_steps: int) -> int:
     """The start state the opponent moves from after the mover farkles in ``s``."""
     nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
-    r2 = s % ns
-    o = (s // ns) % ne
-    u = (s // (ns * ne)) % ne
-    e = (s // (ns * ne * ne)) % nf
-    f = (s // (ns * ne * ne * nf)) % nf
-    d = (s // (ns * ne * ne * nf * nf)) % nb
-    b = s // (ns * ne * ne * nf * nf * nb)
+    b, d, f, e, u, o, r2 = _decode(s, shape)
     b2, f2 = after_farkle(b, f, pen_count, pen_steps)
     return flat_index(d, b2, e, f2, o, u, ns - 1 - r2, nb, nf, ne, ns)
 

@@ -35,7 +35,7 @@ from ..drill_log import DRILL_LENGTH, DrillLog, DrillResult
 from ..game_setup import HUMAN
 from ..services import ServicesAccessor
 from ..widgets.coach_line import cost_words
-from ..widgets.dice import DiceRow, DiceView, DieSlot
+from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot
 from ..widgets.header import TitleHeader
 from ..widgets.scoreboard import Scoreboard
 from ..widgets.tray import Tray
@@ -61,8 +61,7 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
     """A drill of :data:`DRILL_LENGTH` positions under ``rules`` (see the module doc)."""
 
     BINDINGS = [
-        Binding("1", "select_die(0)", "Select", key_display="1-6"),
-        *(Binding(str(n), f"select_die({n - 1})", f"Die {n}", show=False) for n in range(2, 7)),
+        *SELECT_BINDINGS,
         Binding("r", "answer('roll')", "Roll"),
         Binding("b", "answer('bank')", "Bank"),
         Binding("n,enter", "next", "Next"),

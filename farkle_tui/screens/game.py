@@ -52,7 +52,7 @@ from ..pacing import ComputerPacer, Stage
 from ..services import ServicesAccessor
 from ..widgets.banner import Banner
 from ..widgets.coach_line import CoachLine
-from ..widgets.dice import DiceRow, DiceView, DieSlot, indices_of
+from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot, indices_of
 from ..widgets.header import TitleHeader
 from ..widgets.hints import Hints, HintsPanel, compute_hints
 from ..widgets.log import MoveLog
@@ -115,8 +115,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     """A game in progress (new or resumed). The app pushes it with a session and the AIs."""
 
     BINDINGS = [
-        Binding("1", "select_die(0)", "Select", key_display="1-6"),
-        *(Binding(str(n), f"select_die({n - 1})", f"Die {n}", show=False) for n in range(2, 7)),
+        *SELECT_BINDINGS,
         Binding("r", "roll", "Roll"),
         Binding("b", "bank", "Bank"),
         Binding("h", "hints", "Hints"),

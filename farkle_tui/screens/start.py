@@ -113,7 +113,7 @@ class StartScreen(Screen[None]):
                     ("quit", "Quit"),
                 ):
                     yield Button(label, id=button_id)
-        yield Footer()
+        yield Footer(compact=True)  # every key of the menu fits 80 columns
 
     @property
     def can_continue(self) -> bool:
