@@ -102,7 +102,7 @@ class GameCoach:
             return Text("Coach: the optimal strategy is solved for two players only.")
         return Text.assemble(
             ("Coach ", "bold"),
-            "on: make a move and it says what it cost, the better move and the card's.",
+            "on: each move's cost, the better move and the card's move show here.",
         )
 
     def after_move(self, before: GameState, actions: Sequence[Action]) -> None:

@@ -113,7 +113,8 @@ class StartScreen(Screen[None]):
                     ("quit", "Quit"),
                 ):
                     yield Button(label, id=button_id)
-        yield Footer(compact=True)  # every key of the menu fits 80 columns
+        # Compact, without the palette's key (ctrl+p still opens it; ? lists it): every key fits.
+        yield Footer(compact=True, show_command_palette=False)
 
     @property
     def can_continue(self) -> bool:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 SOURCES = {
     "paper": "Busche & Neller's Table 4",
-    "search": "found by exact search against Perfect",
+    "search": "searched exactly against Perfect",
     "none": "not computed for these rules yet",
 }
 
@@ -59,13 +59,14 @@ def go_for_it_view(card: Card) -> Table:
 
 
 def odds_words(win: Odds | None, plain: Odds | None) -> str:
-    """``Exactly: it wins 49.11% against Perfect (the table alone: 47.61%)``."""
+    """``Played exactly, it wins 49.11% against Perfect (the table alone 47.61%).`` (a fair
+    coin for who starts)."""
     if win is None:
         return ""
-    text = f"Played exactly, the card wins {100 * win.overall:.2f}% against Perfect"
+    text = f"Played exactly, it wins {100 * win.overall:.2f}% against Perfect"
     if plain is not None:
-        text += f" (the table alone: {100 * plain.overall:.2f}%)"
-    return text + ", with a fair coin for who starts."
+        text += f" (the table alone {100 * plain.overall:.2f}%)"
+    return text + "."
 
 
 def card_view(card: Card) -> Group:
@@ -100,7 +101,7 @@ def card_view(card: Card) -> Group:
         )
     else:
         parts += [
-            Text("4. Go for it: with n dice, never bank short of winning once you or they reach:"),
+            Text("4. Go for it: with n dice, bank only to win once you or they reach:"),
             go_for_it_view(card),
         ]
     words = (

@@ -107,6 +107,8 @@ class CoachLine(Static):
     CoachLine {
         height: 2;
         padding: 0 1;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         color: $text;
         background: $boost;
     }
