@@ -309,9 +309,8 @@ class CardPlayer(LevelPlayer):
     id = "card"
     title = "Card"
     description = (
-        "Plays exactly by the card you can learn (press c in a game, or farkle card): Busche "
-        "and Neller's method, a small table of what rolling on is worth, never banking with "
-        "six dice, and go-for-it scores near the end. Close to Perfect, and beatable."
+        "Plays exactly by the card you can learn (c in a game): Busche and Neller's "
+        "memorisable method. Close to Perfect, and beatable."
     )
 
     def __init__(
