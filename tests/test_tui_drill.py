@@ -158,3 +158,24 @@ def test_the_drills_file_keeps_what_it_cannot_read_and_skips_nonsense(tmp_path: 
     assert log.load() == [later]
     kept = [p for p in os.listdir(tmp_path) if p.startswith("drills.unreadable-")]
     assert len(kept) == 1 and (tmp_path / kept[0]).read_text() == "{broken"
+
+
+def test_the_drill_and_the_card_closed_while_mounting_break_nothing() -> None:
+    """As the soak found for the other screens: Esc in the instant a screen opens."""
+    strategy = solve_strategy(RULES)
+
+    async def body() -> None:
+        from optimal_farkle.tui.screens.card import CardScreen
+
+        app = app_for_tests(seed=3)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            for screen in (DrillScreen(RULES, strategy, seed=1), CardScreen(RULES)):
+                app.push_screen(screen)
+                app.pop_screen()  # before it has had a chance to mount
+                for _ in range(10):
+                    await pilot.pause(0.05)
+                assert app._exception is None, app._exception
+                assert isinstance(app.screen, StartScreen)
+
+    run(body())
