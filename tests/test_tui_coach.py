@@ -85,7 +85,7 @@ def test_the_coach_is_off_by_default_judges_like_the_decision_api_and_is_remembe
             assert app.services.settings.coach and line.display
             assert json.loads(settings_file().read_text())["coach"] is True
             judged = 0
-            for _ in range(3):
+            for _ in range(2):
                 state = await play_to_choose(pilot, screen)
                 seen = len(screen.coach.verdicts)
                 for key in worst_keys(state):
@@ -101,7 +101,7 @@ def test_the_coach_is_off_by_default_judges_like_the_decision_api_and_is_remembe
                 assert f"{100 * total:.2f}" in line.text
                 assert "card" in line.text
                 judged += 1
-            assert judged == 3
+            assert judged == 2
             await pilot.press("c")  # the card, one key away
             await wait_for(pilot, lambda: isinstance(app.screen, CardScreen))
             card_screen = app.screen
@@ -134,7 +134,7 @@ def test_the_coach_never_changes_the_game() -> None:
             app.services.settings.coach = coach
             screen = await start_game(pilot, opponent="cautious", solve=True)
             moves = 0
-            for _ in range(4):
+            for _ in range(3):
                 state = await play_to_choose(pilot, screen)
                 if state.is_over:
                     break
@@ -142,7 +142,7 @@ def test_the_coach_never_changes_the_game() -> None:
                     await pilot.press(key)
                 moves += 1
                 await pilot.pause(0.05)
-            assert moves >= 3
+            assert moves >= 2
             if coach:
                 assert screen.coach is not None
                 await wait_for(pilot, lambda: len(screen.coach.verdicts) >= moves)
