@@ -41,16 +41,21 @@ by the same rule) on every decision a turn can reach, bank or roll and set-aside
 four presets (:func:`check_table` counts the decisions where it does not). Columns are then
 dropped, row 6 first and the highest gain of a row first, whenever the table still
 reproduces every choice, until a whole pass drops nothing: no single column of the result
-can go. On ``neller-busche`` this leaves 18 numbers, the count of the paper's table; the
-other presets need 18 to 20. Should the 50-point grid fail for some rule set, the
-finer grids 25, 10, 5 and 1 are tried in turn.
+can go. On ``neller-busche`` this leaves 18 numbers; the other presets need 18 to 20.
+Should the 50-point grid fail for some rule set, the finer grids 25, 10, 5 and 1 are tried
+in turn (``mismatches`` says if even the finest fails).
+
+"Every decision a turn can reach": every ``(t, n)`` reachable from ``(0, 6)`` with ``t``
+below the goal minus the lowest score (the floor under a farkle penalty, else 0), every
+group of rolls with two or more set-asides there, and every bank-or-roll choice with fewer
+than six dice where banking is allowed.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -102,7 +107,6 @@ class EstimateTable:
     minimum: int  # the bank minimum of an ordinary turn
     decisions: int = 0
     mismatches: int = 0
-    _lookup: dict[int, np.ndarray] = field(default_factory=dict, compare=False, repr=False)
 
     def gain(self, t: int, n: int) -> int:
         """``est_n(t)``: the leftmost column of row ``n`` whose total is not above ``t``."""
