@@ -44,7 +44,8 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Rules
 
-from .card import PAPER_GO_FOR_IT, Card, GoForIt, Odds, estimate_table, is_paper_rules
+from .card import PAPER_GO_FOR_IT, Card, GoForIt, Odds, is_paper_rules
+from .card_table import estimate_table
 from .exits import Exits, level_exits, optimal_exits
 from .levels import CardPlayer
 from .match import evaluate, start_index

@@ -22,18 +22,15 @@ from optimal_farkle.solver.card import (
     PAPER_GO_FOR_IT,
     Card,
     CardError,
-    EstimateTable,
     GoForIt,
     card_cache_path,
-    check_table,
-    estimate_table,
     load_card,
-    reachable,
     read_card,
     shipped_card_text,
     write_card,
 )
 from optimal_farkle.solver.card_search import TIE, Evaluator, grid, search_go_for_it
+from optimal_farkle.solver.card_table import EstimateTable, check_table, estimate_table, reachable
 from optimal_farkle.solver.exits import level_exits, optimal_exits
 from optimal_farkle.solver.expected import expected_strategy, hot
 from optimal_farkle.solver.levels import CardPlayer, keep_list
