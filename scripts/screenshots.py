@@ -66,6 +66,18 @@ def best_keys(strategy: Any, state: GameState) -> tuple[list[str], str]:
     return [str(i + 1) for i in sorted(indices_of(state.roll, best.option.dice))], then
 
 
+async def begin_against(app: FarkleApp, pilot: Any, opponent_id: str) -> GameScreen:
+    """Ann (the human) against the computer player ``opponent_id`` under the app's rules."""
+    rules = app.services.rules_override
+    assert rules is not None
+    opponent = app.services.ai_titles().get(opponent_id, opponent_id.title())
+    app.begin(GameSetup(rules, (Player("Ann", HUMAN), Player(opponent, opponent_id)), 0))
+    await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+    game = app.screen
+    assert isinstance(game, GameScreen)
+    return game
+
+
 async def shoot(app: FarkleApp, out: Path, strategy: Any) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
@@ -78,13 +90,7 @@ async def shoot(app: FarkleApp, out: Path, strategy: Any) -> None:
         app.save_screenshot("setup.svg", str(out))
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
-        rules = app.services.rules_override
-        assert rules is not None
-        opponent = app.services.ai_titles().get("optimal", "Optimal")
-        app.begin(GameSetup(rules, (Player("Ann", HUMAN), Player(opponent, "optimal")), 0))
-        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
-        game = app.screen
-        assert isinstance(game, GameScreen)
+        game = await begin_against(app, pilot, "optimal")
         shot_taken = False
         while True:
             state = game.state
@@ -174,13 +180,8 @@ async def shoot_learning(app: FarkleApp, out: Path, strategy: Any) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
         app.services.settings.coach = True
-        rules = app.services.rules_override
-        assert rules is not None
-        opponent = app.services.ai_titles().get("card", "Card")
-        app.begin(GameSetup(rules, (Player("Ann", HUMAN), Player(opponent, "card")), 0))
-        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
-        game = app.screen
-        assert isinstance(game, GameScreen) and game.coach is not None
+        game = await begin_against(app, pilot, "card")
+        assert game.coach is not None
         while True:
             state = game.state
             assert state is not None and not state.is_over
@@ -208,7 +209,7 @@ async def shoot_learning(app: FarkleApp, out: Path, strategy: Any) -> None:
                 await pilot.press(key)
             await pilot.press(then)
             await pilot.pause()
-        drill = DrillScreen(rules, strategy, seed=4)
+        drill = DrillScreen(game.session.state.rules, strategy, seed=4)
         await app.push_screen(drill)
         await wait_for(pilot, lambda: drill.state is not None)
         position = drill.state
