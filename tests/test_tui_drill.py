@@ -73,6 +73,9 @@ def test_a_drill_from_the_start_screen_judges_answers_and_keeps_the_score(
                 )
                 answer = text_of(screen.query_one("#drill-answer"))
                 assert f"Best: {expected.best}" in answer and f"Card: {expected.card}" in answer
+                # The running score, in the panel (the header is too narrow for it).
+                assert screen.score_words() in answer
+                assert f"of {number + 1} best" in answer
                 if number == 0:
                     await pilot.press("n")
             await wait_for(pilot, lambda: screen.saved)

@@ -243,7 +243,7 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
             return
         self.judgements.append(message.judgement)
         self.query_one("#drill-answer", Static).update(self._answer_view(message.judgement))
-        self.sub_title = f"position {self.number} of {DRILL_LENGTH} · {self.score_words()}"
+        self.sub_title = f"position {self.number} of {DRILL_LENGTH}"
         if len(self.judgements) >= DRILL_LENGTH:
             self._finish()
 
@@ -265,8 +265,11 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
                 ("Card: ", "bold"), judgement.card, " (agrees)" if judgement.card_agrees else ""
             ),
         ]
+        # The running score in the panel: the header is too narrow for it at 80 columns.
         if len(self.judgements) >= DRILL_LENGTH:
             lines.append(Text(f"Drill over: {self.score_words()}. q goes back.", style="bold"))
+        else:
+            lines.append(Text(f"So far: {self.score_words()}.", style="dim"))
         return Group(*lines)
 
     def score_words(self) -> str:
