@@ -181,6 +181,7 @@ async def shoot_learning(app: FarkleApp, out: Path, strategy: Any) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
         app.services.settings.coach = True
         game = await begin_against(app, pilot, "card")
+        await wait_for(pilot, lambda: game.coach is not None)  # set up once the strategy is in
         assert game.coach is not None
         while True:
             state = game.state
