@@ -142,7 +142,7 @@ def test_a_hot_seat_game_from_the_setup_screen() -> None:
             await pilot.press("n")
             await wait_for(pilot, lambda: type(app.screen).__name__ == "SetupScreen")
             await pilot.pause()
-            app.screen.query_one("#opponent", Select).value = HUMAN
+            app.screen.query_one("#seat-2-kind", Select).value = HUMAN
             await pilot.pause()
             app.screen.action_start()  # type: ignore[attr-defined]
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))

@@ -55,9 +55,17 @@ from ..widgets.dice import DiceRow, DiceView, DieSlot, indices_of
 from ..widgets.header import TitleHeader
 from ..widgets.hints import Hints, HintsPanel, compute_hints
 from ..widgets.log import MoveLog
-from ..widgets.scoreboard import Scoreboard
+from ..widgets.scoreboard import Scoreboard, compact_for
 from ..widgets.tray import Tray
-from ..widgets.words import Line, describe_event, final_turn_line, goal_words, pct, pts
+from ..widgets.words import (
+    Line,
+    describe_event,
+    final_turn_line,
+    goal_words,
+    names_and,
+    pct,
+    pts,
+)
 from ..workers import ReportsWorkerErrors, failure_text
 from .confirm import ConfirmScreen
 from .game_over import GameOverChoice, GameOverScreen
@@ -88,15 +96,32 @@ class Leave(StrEnum):
 def opponent_words(players: tuple[Player, ...], titles: dict[str, str]) -> str:
     """The header's subtitle: who is playing whom (not always the optimal opponent)."""
     computers = [p for p in players if p.kind != HUMAN]
+    humans = [p for p in players if p.kind == HUMAN]
     if not computers:
-        return "hot seat: " + " and ".join(p.name for p in players)
-    if len(computers) == len(players):
-        return "watching " + " and ".join(p.name for p in players)
-    kind = computers[0].kind
-    title = titles.get(kind, kind)
-    if kind == "optimal":
-        return f"against {title} (provably optimal)"
-    return f"against {title} (computer)"
+        return "hot seat: " + names_and([p.name for p in players])
+    if not humans:
+        return "watching " + names_and([p.name for p in players])
+    if len(players) == 2:
+        kind = computers[0].kind
+        title = titles.get(kind, kind)
+        if kind == "optimal":
+            return f"against {title} (provably optimal)"
+        return f"against {title} (computer)"
+    who = names_and([p.name for p in humans])
+    them = names_and([p.name for p in computers])
+    words = f"{who} against {them}"
+    if len(words) > SUBTITLE_WIDTH:  # the header would cut it: count the computers instead
+        words = f"{who} against {len(computers)} computers"
+    return words
+
+
+#: The longest subtitle the header shows whole at 80 columns, after the game's title.
+SUBTITLE_WIDTH = 40
+
+
+def hot_seat(players: tuple[Player, ...]) -> bool:
+    """Whether two or more people share the keyboard (the game then says whose turn it is)."""
+    return sum(1 for p in players if p.kind == HUMAN) >= 2
 
 
 def selection_dice(roll: tuple[int, ...], selected: frozenset[int]) -> tuple[int, ...]:
@@ -194,7 +219,16 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self._fit_scoreboard()
         self._start_when_ready(tries=START_TRIES)
+
+    def on_resize(self) -> None:
+        self._fit_scoreboard()
+
+    def _fit_scoreboard(self) -> None:
+        """Two players per scoreboard line when one line each would crowd the screen."""
+        for board in self.query(Scoreboard).results(Scoreboard):
+            board.compact = compact_for(len(self.session.state.players), self.size.height)
 
     def _start_when_ready(self, tries: int) -> None:
         """:meth:`_start`, once every widget it fills is there.
@@ -330,6 +364,10 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             )
         elif state.in_final_round:
             parts.append("final round")
+        if state.in_final_round and len(state.players) > 2:
+            after = [state.players[i].name for i in state.final_turns if i != state.current]
+            if after:
+                parts.append(f"then {names_and(after)}")
         if state.current in self.ais and self.ai_win is not None:
             parts.append(f"{state.player.name}'s win chance {pct(self.ai_win)}")
         _show(self.query_one("#status", Static), " │ ".join(parts))
@@ -358,6 +396,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
                 return
         elif state.turn_total == 0:
             text = f"Press r to roll {state.dice_left} dice."
+            if hot_seat(state.players):
+                text = f"{state.player.name}: press r to roll {state.dice_left} dice."
         else:
             refusal = state.bank_refusal()
             bank = (
@@ -558,6 +598,9 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             line = final_turn_line(after, self._final_turn_chance(after))
             log.add(line, turn=None)
             announce.append(line)
+        handed = after.turn != before.turn and not after.is_over and after.player.is_human
+        if handed and hot_seat(after.players):
+            announce.append(Line(f"{after.player.name} to play", "info", True))
         if announce:
             tone = min((line.tone for line in announce), key=TONE_ORDER.index)
             banner.say(Line(" · ".join(line.text for line in announce), tone))
@@ -606,7 +649,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         ai = self.ais[state.current]
         action = ai.act(state)
         win = None
-        if self.strategy is not None:
+        if self.strategy is not None and len(state.players) == 2:
             from optimal_farkle.solver.decisions import win_probability
 
             win = win_probability(self.strategy, state)

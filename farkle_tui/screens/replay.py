@@ -33,7 +33,7 @@ from ..services import ServicesAccessor
 from ..storage import SavedGame
 from ..widgets.dice import DiceRow, DiceView, indices_of
 from ..widgets.header import TitleHeader
-from ..widgets.scoreboard import Scoreboard
+from ..widgets.scoreboard import Scoreboard, compact_for
 from ..widgets.tray import Tray
 from ..widgets.wincurve import WinCurve
 from ..widgets.words import MARK_STYLES, describe_event, dice_text, pct, pts
@@ -122,8 +122,14 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#replay-analysis", Static).border_title = "Analysis"
+        self.on_resize()
         self._show()
         self._start_analysis()
+
+    def on_resize(self) -> None:
+        """Two players per scoreboard line when one line each would crowd the screen."""
+        for board in self.query(Scoreboard).results(Scoreboard):
+            board.compact = compact_for(len(self.record.players), self.size.height)
 
     # -- analysis ----------------------------------------------------------------------------
     def _start_analysis(self) -> None:

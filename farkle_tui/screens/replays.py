@@ -2,7 +2,8 @@
 
 Kept games are the finished ones and unfinished ones that a new game replaced; the list says
 how many of each. Each row fits 80 columns whole: players in the order they played (so no
-column is needed for who went first), and the result with both scores.
+column is needed for who went first), and the result with both scores; a game of three or
+more lists its players more briefly and gives the winner's score and the table size.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from ..widgets.header import TitleHeader
 from ..widgets.words import pts
 
 COLUMNS = ("Date", "Players", "Rules", "Result")
+#: The widest list of players a row shows for three or more (the rest reads "…").
+PLAYERS_WIDTH = 22
 
 
 def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
@@ -33,6 +36,16 @@ def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
     players = state.players
     first = game.record.first
     order = [*range(first, len(players)), *range(first)]
+    if len(players) > 2:
+        names = ", ".join(players[i].name for i in order)
+        names = names if len(names) <= PLAYERS_WIDTH else names[: PLAYERS_WIDTH - 1] + "…"
+        best = max(s.score for s in state.standings)
+        if state.winner is not None:
+            winner = state.winner
+            result = f"{players[winner].name} won with {pts(state.standings[winner].score)}"
+        else:
+            result = f"unfinished, best {pts(best)}"
+        return (when, names, state.rules.display_name, f"{result} ({len(players)} players)")
     names = " vs ".join(players[i].name for i in order)
     scores = " to ".join(pts(state.standings[i].score) for i in order)
     if state.winner is not None:
