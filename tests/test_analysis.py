@@ -13,7 +13,6 @@ from optimal_farkle.engine.game import Bank, Player, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, GameSession, save_record
 from optimal_farkle.solver.analysis import (
     THRESHOLDS,
-    AnalysisError,
     analyse,
     history,
     mark_of,
