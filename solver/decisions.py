@@ -80,7 +80,15 @@ def decide(strategy: Strategy, state: GameState) -> Decision:
     """The bank-or-roll decision in phase ``DECIDE``."""
     if state.phase is not Phase.DECIDE:
         raise ValueError(f"decide() needs a state before a roll, not phase {state.phase.value!r}")
-    turn = turn_of(strategy, state)
+    return decide_turn(turn_of(strategy, state), state)
+
+
+def decide_turn(turn: Turn, state: GameState) -> Decision:
+    """The bank-or-roll decision in phase ``DECIDE``, read from the values of the turn in progress.
+
+    Ties bank (the kernel's rule). ``turn`` is any :data:`solver.strategy.Turn`: the two-player
+    strategy's, or the one a table strategy (:mod:`solver.table`) built for this position.
+    """
     t, n = state.turn_total, state.dice_left
     roll = turn.roll_value(t, n)
     bank = turn.bank_value(t) if state.can_bank() else None
@@ -96,7 +104,11 @@ def rank_options(strategy: Strategy, state: GameState) -> list[OptionValue]:
     """
     if state.phase is not Phase.CHOOSE:
         raise ValueError(f"rank_options() needs dice showing, not phase {state.phase.value!r}")
-    turn = turn_of(strategy, state)
+    return rank_turn(turn_of(strategy, state), state)
+
+
+def rank_turn(turn: Turn, state: GameState) -> list[OptionValue]:
+    """:func:`rank_options` read from the values of the turn in progress (any :data:`Turn`)."""
     t, n = state.turn_total, state.dice_left
     ranked = []
     for option in state.options():
