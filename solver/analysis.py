@@ -33,7 +33,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from optimal_farkle.engine import FarkleError, RecordError
-from optimal_farkle.engine.events import Banked, Event
+from optimal_farkle.engine.events import Banked, Event, GameOver
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, replay_steps
 
@@ -389,14 +389,42 @@ def analyse(
 # -- history ------------------------------------------------------------------------------------
 @dataclass
 class Tally:
-    """Games and wins of the player against one opponent or under one rule set."""
+    """Games and wins of the player against one set of opponents, under one rule set, or at
+    one table size; with the finishing places, which say more than wins at a bigger table."""
 
     games: int = 0
     wins: int = 0
+    places: int = 0  # the sum of the player's finishing places (1 = won)
+    even: float = 0.0  # the sum over games of 1/N: the wins expected of an equal player
 
     @property
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
+
+    @property
+    def mean_place(self) -> float:
+        """The player's average finishing place (1.0: won every game)."""
+        return self.places / self.games if self.games else 0.0
+
+    @property
+    def even_rate(self) -> float:
+        """The win rate of a player as good as everyone else at these tables (1/N on average)."""
+        return self.even / self.games if self.games else 0.0
+
+    def add(self, won: bool, place: int, players: int) -> None:
+        self.games += 1
+        self.wins += won
+        self.places += place
+        self.even += 1.0 / players
+
+
+def finishing_place(seat: int, winner: int, scores: Sequence[int]) -> int:
+    """``seat``'s place at the end: 1 for the winner, else one behind everyone who scored more
+    (and behind the winner, who wins a tie)."""
+    if seat == winner:
+        return 1
+    mine = scores[seat]
+    return 1 + sum(1 for j, s in enumerate(scores) if j != seat and (s > mine or j == winner))
 
 
 @dataclass(frozen=True)
@@ -427,6 +455,7 @@ class History:
     watched: int = 0  # computer-against-computer games: no human to count
     by_opponent: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     by_rules: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    by_table: dict[int, Tally] = field(default_factory=lambda: defaultdict(Tally))  # by seats
     best_turns: list[BestTurn] = field(default_factory=list)
     losses: list[LossPoint] = field(default_factory=list)
 
@@ -453,7 +482,12 @@ def history(
     analyses: dict[int, GameAnalysis] | None = None,
     best: int = 10,
 ) -> History:
-    """Win rates per opponent and rule set, the best banked turns, and the loss trend.
+    """Win rates per set of opponents, rule set and table size, the best banked turns, and the
+    loss trend.
+
+    A set of opponents is the same whatever the seats they sat in (``coach & optimal``);
+    every tally also keeps the finishing places and the win rate an equal player would have,
+    which tell more than wins at a table of three or more.
 
     ``analyses`` maps ``id(record)`` to its analysis where one is available (the strategy
     of its rules is cached); games without one are left out of the loss trend only.
@@ -474,17 +508,23 @@ def history(
         if seat is None:
             out.watched += 1
             continue
-        over = [e for e in record.events if e.kind == "game-over"]
+        over = [e for e in record.events if isinstance(e, GameOver)]
         if not over:
             out.unfinished += 1
             continue
         out.games += 1
-        won = over[-1].player == seat
-        others = [p for i, p in enumerate(record.players) if i != seat]
-        opponent = " & ".join("human (hot seat)" if p.kind == "human" else p.kind for p in others)
-        for tally in (out.by_opponent[opponent], out.by_rules[record.rules.name]):
-            tally.games += 1
-            tally.wins += won
+        end = over[-1]
+        won = end.winner == seat
+        place = finishing_place(seat, end.winner, end.scores)
+        others = sorted(
+            "human (hot seat)" if p.kind == "human" else p.kind
+            for i, p in enumerate(record.players)
+            if i != seat
+        )
+        n = len(record.players)
+        tallies = (out.by_opponent[" & ".join(others)], out.by_rules[record.rules.name])
+        for tally in (*tallies, out.by_table[n]):
+            tally.add(won, place, n)
         analysis = (analyses or {}).get(id(record))
         if analysis is not None:
             mine = analysis.summary[seat]
@@ -493,6 +533,7 @@ def history(
     out.best_turns = sorted(turns, key=lambda t: -t.points)[:best]
     out.by_opponent = dict(out.by_opponent)
     out.by_rules = dict(out.by_rules)
+    out.by_table = dict(out.by_table)
     return out
 
 
@@ -513,6 +554,7 @@ __all__ = [
     "advice_for",
     "analyse",
     "analyse_step",
+    "finishing_place",
     "history",
     "mark_of",
     "my_seat",

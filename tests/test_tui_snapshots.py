@@ -52,7 +52,7 @@ def strategy() -> Any:
 
 
 def app(rolls: list[tuple[int, ...]] = ROLLS) -> FarkleApp:
-    Storage().save_settings(Settings(player_name="Ann", opponent="optimal"))
+    Storage().save_settings(Settings(player_name="Ann"))
     return make_app(dice=ScriptedDice(rolls), rules=RULES, pace=0.0, animate=False, farkle_hold=0)
 
 

@@ -53,7 +53,7 @@ from ..services import ServicesAccessor
 from ..widgets.banner import Banner
 from ..widgets.dice import DiceRow, DiceView, DieSlot, indices_of
 from ..widgets.header import TitleHeader
-from ..widgets.hints import Hints, HintsPanel, compute_hints
+from ..widgets.hints import Hints, HintsPanel, advice_title, compute_hints
 from ..widgets.log import MoveLog
 from ..widgets.scoreboard import Scoreboard, compact_for
 from ..widgets.tray import Tray
@@ -73,6 +73,8 @@ from .game_over import GameOverChoice, GameOverScreen
 if TYPE_CHECKING:
     from optimal_farkle.solver.players import AIPlayer
     from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.table import TableAdvice
+    from optimal_farkle.solver.table3 import ExactTableStrategy
 
 TONE_ORDER = ("win", "bad", "hot", "good", "info")
 
@@ -179,12 +181,17 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         strategy: Strategy | None,
         ais: dict[int, AIPlayer],
         unavailable: str = "",
+        exact: ExactTableStrategy | None = None,
     ) -> None:
         super().__init__()
         self.session = session
         self.strategy = strategy
+        self.exact = exact
         self.ais = ais
-        self.unavailable = unavailable or ("" if strategy is not None else "No strategy loaded.")
+        self.advice: TableAdvice | None = None  # what the hints read; set on mount
+        self.unavailable = unavailable or (
+            "" if strategy is not None or exact is not None else "No strategy loaded."
+        )
         self.message = ""  # the text of the selection/feedback line (tests read it)
         self.ai_moves: list[tuple[GameState, Action]] = []  # every computer decision, in order
         self.ai_win: float | None = None
@@ -249,10 +256,16 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     def _start(self) -> None:
         """Fill the log, the scoreboard and the first picture of the game."""
         state = self.session.state
-        self.pacer.hold = self.services.farkle_hold
-        self.query_one(Scoreboard).titles = self.services.ai_titles() if self.ais else {}
-        log = self.query_one(MoveLog)
         players = state.players
+        self.pacer.hold = self.services.farkle_hold
+        if self.strategy is not None or self.exact is not None:
+            self.advice = self.services.advice(state.rules, len(players), self.strategy, self.exact)
+        board = self.query_one(Scoreboard)
+        board.titles = {players[i].kind: ai.title for i, ai in self.ais.items()}
+        board.approximations = frozenset(
+            i for i, ai in self.ais.items() if getattr(ai, "exact", True) is False
+        )
+        log = self.query_one(MoveLog)
         log.add(
             Line(
                 f"{' vs '.join(p.name for p in players)} · {state.rules.display_name} · "
@@ -273,8 +286,14 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
                 log.add(describe_event(event, players, before))
             log.add(Line("Game resumed where it was saved."))
             self._farkled = _last_farkle(self.session.record.events)
-        if self.unavailable and self.strategy is None:
+        if self.unavailable and self.advice is None:
             log.add(Line(f"Hints are off: {self.unavailable}"))
+        elif self.advice is not None and len(players) > 2:
+            strength = "provably optimal" if self.advice.exact else "not provably optimal"
+            log.add(Line(f"Hints and win chances: the {self.advice.label} ({strength})"))
+        self.query_one(HintsPanel).label = (
+            "" if self.advice is None or len(players) == 2 else advice_title(self.advice.exact)
+        )
         self._show_saved()
         self._sync(state)
         self._started = True
@@ -611,13 +630,22 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             self._banner_tone = ""
 
     def _final_turn_chance(self, state: GameState) -> float | None:
-        """The final player's chance with the best play, from the solved final-turn table."""
-        if self.strategy is None or len(state.players) != 2:
-            return None
-        from optimal_farkle.solver.decisions import final_target
+        """The final player's chance with the best play (the solved final-turn table).
 
-        target = final_target(state)
-        return self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
+        At a table of three or more it is given for the last player owed a turn, whose chance
+        of winning is the chance of beating the best score; earlier ones also need the
+        players after them to fall short.
+        """
+        if len(state.players) == 2:
+            if self.strategy is None:
+                return None
+            from optimal_farkle.solver.decisions import final_target
+
+            target = final_target(state)
+            return self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
+        if self.advice is None or state.final_turns != (state.current,):
+            return None
+        return self.advice.win_chances(state)[state.current]
 
     # -- the computer's turn ---------------------------------------------------------------------
     def _start_ai_timer(self, delay: float) -> None:
@@ -649,10 +677,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         ai = self.ais[state.current]
         action = ai.act(state)
         win = None
-        if self.strategy is not None and len(state.players) == 2:
-            from optimal_farkle.solver.decisions import win_probability
-
-            win = win_probability(self.strategy, state)
+        if self.advice is not None:
+            win = self.advice.win_chances(state)[state.current]
         self.post_message(self.AIDecided(state, action, win))
 
     def on_game_screen_aidecided(self, message: AIDecided) -> None:
@@ -751,7 +777,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     def _compute_hints(self, state: GameState, selection: tuple[int, ...]) -> None:
         """The decision API off the UI thread; the result comes back as a message."""
         self.post_message(
-            self.HintsReady(compute_hints(self.strategy, state, selection, self.unavailable))
+            self.HintsReady(compute_hints(self.advice, state, selection, self.unavailable))
         )
 
     def on_game_screen_hints_ready(self, message: HintsReady) -> None:
@@ -765,6 +791,12 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     def action_explore(self) -> None:
         from .explorer import ExplorerScreen
 
+        if self.state is not None and len(self.state.players) > 2:
+            self.notify(
+                "The explorer shows the two-player strategy: it opens at a two-player position, "
+                "not this table's.",
+                timeout=5,
+            )
         if self.state is not None:
             self.app.push_screen(ExplorerScreen(self.state.rules, self.state, self.strategy))
 

@@ -6,7 +6,9 @@ state after ``i`` recorded actions; the panel below judges the action taken *fro
 choice made, the optimal choice, the win probability before and after, the loss and its
 mark (:mod:`solver.analysis`). The analysis runs in a thread worker once the strategy of the
 game's rules is available; if it is not cached yet, ``a`` solves it first (the solve screen
-shows why and how long), and stepping works meanwhile.
+shows why and how long), and stepping works meanwhile. A game of three or more players is
+judged by the exact three-player optimum where it is solved, else by the approximation built
+on the two-player solve, and the panel names which.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ..services import ServicesAccessor
 from ..storage import SavedGame
 from ..widgets.dice import DiceRow, DiceView, indices_of
 from ..widgets.header import TitleHeader
+from ..widgets.hints import advice_title
 from ..widgets.scoreboard import Scoreboard, compact_for
 from ..widgets.tray import Tray
 from ..widgets.wincurve import WinCurve
@@ -42,6 +45,7 @@ from ..workers import ReportsWorkerErrors, failure_text
 if TYPE_CHECKING:
     from optimal_farkle.solver.analysis import DecisionAnalysis, GameAnalysis
     from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.table3 import ExactTableStrategy
 
 MARK_SIGNS = {"best": "✓", "good": "·", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
@@ -137,9 +141,6 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
         if reason is not None:
             self._no_analysis(f"No analysis: {reason}")
             return
-        if len(self.record.players) != 2:
-            self._no_analysis("No analysis: only two-player games are analysed.")
-            return
         self._load_and_analyse()
 
     def _no_analysis(self, note: str) -> None:
@@ -148,8 +149,10 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
 
     @work(thread=True, exclusive=True, group="analysis", exit_on_error=False)
     def _load_and_analyse(self) -> None:
-        strategy = self.services.cached_strategy(self.record.rules)
-        if strategy is None:
+        rules, players = self.record.rules, len(self.record.players)
+        exact = self.services.cached_exact(rules, players)
+        strategy = self.services.cached_strategy(rules)
+        if strategy is None and exact is None:
             self.post_message(
                 self.Analysed(
                     None,
@@ -158,25 +161,35 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                 )
             )
             return
-        self._analyse_with(strategy)
+        self._analyse_with(strategy, exact)
 
-    def _analyse_with(self, strategy: Strategy) -> None:
+    def _analyse_with(self, strategy: Strategy | None, exact: ExactTableStrategy | None) -> None:
+        """Judge the game by the best strategy there is for its table (see the docstring)."""
         from optimal_farkle.solver.analysis import AnalysisError, analyse
 
+        record = self.record
+        advice = self.services.advice(record.rules, len(record.players), strategy, exact)
+        if advice is None:
+            self.post_message(self.Analysed(None, "No analysis: no strategy judges this game."))
+            return
         try:
-            self.post_message(self.Analysed(analyse(self.record, strategy)))
+            self.post_message(self.Analysed(analyse(record, advice)))
         except AnalysisError as exc:
             self.post_message(self.Analysed(None, f"No analysis: {exc}"))
 
     @work(thread=True, exclusive=True, group="analysis", exit_on_error=False)
     def _analyse_in_worker(self, strategy: Strategy) -> None:
-        self._analyse_with(strategy)
+        record = self.record
+        self._analyse_with(strategy, self.services.cached_exact(record.rules, len(record.players)))
 
     def on_replay_screen_analysed(self, message: Analysed) -> None:
         self.analysis = message.analysis
         self.note = message.error
         if message.analysis is not None:
             self.query_one(WinCurve).values = tuple(p.win for p in message.analysis.win_curve)
+            if len(self.record.players) > 2:  # say which strategy judges this table
+                panel = self.query_one("#replay-analysis", Static)
+                panel.border_title = f"Analysis · {advice_title(message.analysis.exact)}"
         self._show()
 
     def action_analyse(self) -> None:
@@ -344,7 +357,7 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                 str(s.mistakes),
                 str(s.blunders),
             )
-        return Group(
+        parts: list[Text | Table] = [
             Text("Game summary", style="bold"),
             table,
             Text(
@@ -352,7 +365,11 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                 "given away; ?! inaccuracies, ? mistakes, ?? blunders.",
                 style="dim",
             ),
-        )
+        ]
+        if len(self.record.players) > 2:
+            strength = "provably optimal" if self.analysis.exact else "not provably optimal"
+            parts.append(Text(f"Judged by the {self.analysis.label} ({strength}).", style="dim"))
+        return Group(*parts)
 
 
 def _verb(action: Any, state: GameState) -> str:

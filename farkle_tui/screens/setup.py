@@ -111,9 +111,9 @@ class SetupScreen(Screen[None]):
         self.title = "New game"  # before mount: no Header watcher race
         settings = self.services.settings
         given = self.services.rules_override
-        ais = self.services.ai_players()
-        self.ai_info = {pid: (title, description) for pid, title, description in ais}
-        kinds = [(HUMAN_LABEL, HUMAN)] + [(title, pid) for pid, title, _ in ais]
+        self._seat_count = settings.players
+        self.ai_info = self._roster(self._seat_count, self.services.default_rules())
+        kinds = self._kind_options()
         known = {HUMAN, *self.ai_info}
         fallback = "optimal" if "optimal" in self.ai_info else HUMAN
         seats = list(settings.seats)
@@ -124,7 +124,6 @@ class SetupScreen(Screen[None]):
         ]
         #: The name each seat had as a person, kept while it is played by a computer.
         self._human_names = [seat.name if seat.kind == HUMAN else "" for seat in seats]
-        self._seat_count = settings.players
         self._order_for = self._seat_count  # the table size the Order choices were made for
         rule_options: list[tuple[str, str]] = []
         if given is not None:
@@ -216,6 +215,42 @@ class SetupScreen(Screen[None]):
         self.query_one("#start", Button).focus()
 
     # -- the seats -------------------------------------------------------------------------
+    def _roster(self, players: int, rules: Rules | None) -> dict[str, tuple[str, str]]:
+        """Every computer player's (title, description) at a table of ``players``.
+
+        The optimal player is "Perfect" where its strategy is provably optimal (two seats, or
+        three with the exact solve cached) and the labelled approximation elsewhere.
+        """
+        exact = rules is not None and self.services.has_exact(rules, players)
+        return {pid: (t, d) for pid, t, d in self.services.ai_players(players, exact)}
+
+    def _kind_options(self) -> list[tuple[str, str]]:
+        return [(HUMAN_LABEL, HUMAN)] + [(title, pid) for pid, (title, _) in self.ai_info.items()]
+
+    def _relabel(self) -> None:
+        """Name the computers as they play at this table size and rules (Perfect, Strong, ...).
+
+        A computer seat that still has its default name takes the new title.
+        """
+        try:
+            rules: Rules | None = self.chosen_rules()
+        except FarkleError:
+            rules = None
+        roster = self._roster(self.seat_count(), rules)
+        if roster == self.ai_info:
+            return
+        defaults = {i: self.default_name(i, self._kind(i)) for i in SEATS}
+        self.ai_info = roster
+        options = self._kind_options()
+        for i in SEATS:
+            select = self.query_one(f"#seat-{i}-kind", Select)
+            kind = select.value
+            select.set_options(options)
+            select.value = kind
+            field = self._name_field(i)
+            if self._kind(i) != HUMAN and field.value.strip() == defaults[i]:
+                field.value = self.default_name(i, self._kind(i))
+
     def default_name(self, seat: int, kind: str) -> str:
         """The name a seat gets unless one is typed: yours, "Player 3", or the computer's title.
 
@@ -327,12 +362,14 @@ class SetupScreen(Screen[None]):
     def on_select_changed(self, event: Select.Changed) -> None:
         select_id = event.select.id or ""
         if select_id == "players":
+            self._relabel()
             self._show_seats()
         elif select_id.startswith("seat-"):
             self._kind_changed(int(select_id.split("-")[1]))
             self._refresh_seats()
         elif select_id == "rules":
             self._refresh_rules()
+            self._relabel()
             self._refresh_seats()
         elif select_id == "order":
             self._refresh_seats()

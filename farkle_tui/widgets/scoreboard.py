@@ -70,6 +70,8 @@ class Scoreboard(Widget):
 
     state: reactive[GameState | None] = reactive(None)
     titles: reactive[dict[str, str]] = reactive(dict)
+    #: Seats whose computer plays an approximation (labelled so, never as a computer that is exact).
+    approximations: reactive[frozenset[int]] = reactive(frozenset)
     compact: reactive[bool] = reactive(False, layout=True)
 
     def on_mount(self) -> None:
@@ -112,9 +114,10 @@ class Scoreboard(Widget):
         owed = i in state.final_turns
         marker = Text("▶" if to_move else ("★" if winner else " "))
         name = Text(player.name, style="bold" if to_move or winner else "")
+        approx = i in self.approximations
         if self.compact:  # the goal is in the border title, once for everyone
             if player.kind != "human":
-                name.append(" (computer)", style="dim")
+                name.append(" (approx.)" if approx else " (computer)", style="dim")
             notes = (OFF_BOARD if not standing.entered else "") + (OWED if owed else "")
             score = Text.assemble(
                 (f"{notes} " if notes else "", "yellow"),
@@ -123,7 +126,8 @@ class Scoreboard(Widget):
         else:
             if player.kind != "human":
                 title = self.titles.get(player.kind, player.kind)
-                label = "computer" if title.lower() == player.name.lower() else f"{title}, computer"
+                what = "approximation" if approx else "computer"
+                label = what if title.lower() == player.name.lower() else f"{title}, {what}"
                 name.append(f" ({label})", style="dim")
             if not standing.entered:
                 name.append(" · not on the board", style="dim")
