@@ -51,6 +51,7 @@ class Hints:
     chances: tuple[float, ...] = ()  # every seat's win chance (shown for three or more)
     label: str = ""  # the strategy the figures come from
     exact: bool = True  # whether it is provably optimal
+    rival: str = ""  # the approximation: whom the choices are valued against, heads-up
 
 
 def advice_title(exact: bool) -> str:
@@ -72,6 +73,7 @@ def compute_hints(
     if state.is_over:
         return Hints(state, selection, unavailable="The game is over.")
     chances = advice.win_chances(state)
+    rival = getattr(advice, "rival", None)  # the approximation plays one opponent heads-up
     hints = Hints(
         state,
         selection,
@@ -79,6 +81,7 @@ def compute_hints(
         chances=chances,
         label=advice.label,
         exact=advice.exact,
+        rival=state.players[rival(state)].name if rival is not None and not advice.exact else "",
     )
     if state.phase is not Phase.CHOOSE:
         return replace(hints, decision=advice.decide(state))
@@ -118,11 +121,12 @@ def render_hints(hints: Hints) -> Group | Text:
     state = hints.state
     if hints.unavailable:
         return Text(hints.unavailable, style="italic")
-    parts: list[Text | Table] = [
-        Text.assemble(
-            (state.player.name, "bold"), "'s win chance ", (pct(hints.win or 0.0), "bold")
-        )
-    ]
+    head = Text.assemble(
+        (state.player.name, "bold"), "'s win chance ", (pct(hints.win or 0.0), "bold")
+    )
+    if hints.rival:  # the figures below are the two-player values against that opponent
+        head.append(f" (estimate) · choices valued heads-up against {hints.rival}", style="dim")
+    parts: list[Text | Table] = [head]
     if hints.decision is not None:
         parts += [
             Text(f"Turn total {pts(state.turn_total)}, {state.dice_left} dice to roll:"),

@@ -28,9 +28,10 @@ BAR_WIDTH = 20
 OFF_BOARD = "○"
 OWED = "⚑"
 #: Lines the game and replay screens need besides the scoreboard and the log or analysis.
-FIXED_LINES = 12
-#: The fewest lines the move log (or the hints that take its place) should keep.
-BOTTOM_LINES = 8
+FIXED_LINES = 13
+#: The fewest lines the move log (or the hints that take its place) should keep: what a
+#: two-player game leaves it at 80x24.
+BOTTOM_LINES = 7
 
 
 def score_bar(score: int, goal: int, width: int = BAR_WIDTH) -> str:

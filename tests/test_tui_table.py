@@ -1,0 +1,469 @@
+"""A table of 3 to 6 players, through the screens as a player meets it (issue 15's acceptance).
+
+* a seeded 4-player game (2 people, 2 computers) set up on the setup form, played to the end
+  through the keys with the screen checked against the engine at every settled moment,
+  saved after every action, resumed after a simulated crash (the data dir as it was on disk
+  at that instant, the app gone without any shutdown), and replayed step by step with its
+  analysis; the resumed game is move for move the game an uninterrupted run plays;
+* six players at 80x24: every widget that decides the next move in view;
+* the final round shown for everyone still owed a turn, and the hand-over between people;
+* the setup form: seat count, kinds, defaulted and refused names, moved seats, remembered.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from screen_truth import check_screen, human_keys, press, settle
+from textual.widgets import DataTable, Input, Select, Static
+from tui_support import (
+    RULES,
+    SIZE,
+    app_for_tests,
+    click_when_ready,
+    no_solver,
+    run,
+    text_of,
+    wait_for,
+)
+
+from optimal_farkle.engine import Endgame, preset
+from optimal_farkle.engine.dice import ScriptedDice, SeededDice
+from optimal_farkle.engine.game import Bank, GameState, Phase, Player, Roll, SetAside
+from optimal_farkle.engine.record import GameSession, load_record, replay
+from optimal_farkle.solver.cache import solve_strategy
+from optimal_farkle.solver.players import make_player
+from optimal_farkle.tui.app import make_app
+from optimal_farkle.tui.game_setup import HUMAN, GameSetup
+from optimal_farkle.tui.screens.confirm import ConfirmScreen
+from optimal_farkle.tui.screens.game import GameScreen
+from optimal_farkle.tui.screens.game_over import GameOverScreen
+from optimal_farkle.tui.screens.replay import ReplayScreen
+from optimal_farkle.tui.screens.replays import ReplaysScreen, replay_row
+from optimal_farkle.tui.screens.setup import SetupScreen
+from optimal_farkle.tui.screens.start import StartScreen
+from optimal_farkle.tui.storage import SavedGame, Storage
+from optimal_farkle.tui.widgets.banner import Banner
+from optimal_farkle.tui.widgets.dice import DiceRow
+from optimal_farkle.tui.widgets.hints import HintsPanel
+from optimal_farkle.tui.widgets.log import MoveLog
+from optimal_farkle.tui.widgets.scoreboard import Scoreboard, compact_for
+from optimal_farkle.tui.widgets.tray import Tray
+
+#: Patch rules to 1,000: an entry minimum (who is not on the board) and a final round.
+PATCH = preset("patch").with_goal(1000)
+SEED = 2024
+#: The table of the acceptance game, in seat order, and its computers' titles at four seats.
+SEATS = (("Ann", HUMAN), ("Bob", HUMAN), ("Strong", "optimal"), ("Coach", "coach"))
+
+
+async def setup_table(pilot: Any, seats: tuple[tuple[str, str], ...], order: str) -> None:
+    """Fill the setup form for ``seats`` (name, kind) and press ctrl+s."""
+    app = pilot.app
+    await pilot.pause()
+    await pilot.press("n")
+    await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+    setup = app.screen
+    setup.query_one("#players", Select).value = len(seats)
+    setup.query_one("#rules", Select).value = "__given__"
+    await pilot.pause()
+    for i, (name, kind) in enumerate(seats, start=1):
+        setup.query_one(f"#seat-{i}-kind", Select).value = kind
+        await pilot.pause()
+        setup.query_one(f"#seat-{i}-name", Input).value = name
+    setup.query_one("#order", Select).value = order
+    await pilot.pause()
+    await pilot.press("ctrl+s")
+
+
+def reference_game(rules: Any, strategy: Any) -> GameSession:
+    """The acceptance game played by the engine alone: the same seed, the same choices."""
+    players = tuple(Player(name, kind) for name, kind in SEATS)
+    session = GameSession.start(rules, players, first=0, dice=SeededDice(SEED))
+    ais = {
+        i: make_player(kind, rules, strategy, players=len(SEATS))
+        for i, (_, kind) in enumerate(SEATS)
+        if kind != HUMAN
+    }
+    rng = random.Random(SEED)
+    while not session.is_over:
+        state = session.state
+        if state.current in ais:
+            session.act(ais[state.current].act(state))
+            continue
+        keys, then = human_keys(state, rng)
+        if keys:  # the selected dice are set aside first, then r rolls or b banks
+            dice = tuple(sorted(state.roll[int(k) - 1] for k in keys))
+            session.act(SetAside(dice))
+        if not session.is_over:
+            session.act(Bank() if then == "b" else Roll())
+    return session
+
+
+async def play_until(
+    pilot: Any, screen: GameScreen, rng: random.Random, stop: Any, on_check: Any = None
+) -> int:
+    """Play by keys, checking screen = state at every settled moment, until ``stop(state)``."""
+    checks = 0
+    for _ in range(3000):
+        await settle(pilot, screen)
+        check_screen(screen)
+        checks += 1
+        state = screen.session.state
+        if on_check is not None:
+            on_check(screen)
+        if stop(state):
+            return checks
+        if state.current in screen.ais:
+            await press(pilot, "space")
+            continue
+        keys, then = human_keys(state, rng)
+        await press(pilot, *keys)
+        if keys:
+            await settle(pilot, screen)
+            check_screen(screen)
+        await press(pilot, then)
+    raise AssertionError("the game did not get there")
+
+
+def test_a_four_player_game_is_played_saved_resumed_after_a_crash_and_replayed(
+    tmp_path: Path,
+) -> None:
+    strategy = solve_strategy(PATCH)
+    reference = reference_game(PATCH, strategy)
+    events = reference.record.events
+    assert reference.state.is_over and len(events) > 40
+    crash_at = len(events) // 2  # mid-game: the crash comes after this many events are saved
+    data, crashed = tmp_path / "data", tmp_path / "after-crash"
+    rng = random.Random(SEED)
+    seen: dict[str, Any] = {"saved": 0, "final": set(), "handover": 0}
+
+    def saved_after_every_action(screen: GameScreen) -> None:
+        """What is on disk is the game as shown (saved after every action, atomically)."""
+        session = screen.session
+        if session.state.is_over:
+            return
+        saved = load_record(screen.services.storage.current_path)
+        assert saved.events == session.record.events and replay(saved) == session.state
+        seen["saved"] += 1
+        seen["final"] |= set(session.state.final_turns)
+        banner = screen.query_one(Banner).text
+        if f"{session.state.player.name} to play" in banner:
+            seen["handover"] += 1
+
+    async def first_run() -> None:
+        app = app_for_tests(
+            dice=lambda: SeededDice(SEED), rules=PATCH, data_dir=data, pace=0.0, animate=False
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await setup_table(pilot, SEATS, order="1")
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=60)
+            screen: GameScreen = app.screen  # type: ignore[assignment]
+            assert [(p.name, p.kind) for p in screen.session.state.players] == list(SEATS)
+            assert "Ann and Bob against Strong and Coach" in screen.sub_title
+            board = text_of(screen.query_one(Scoreboard))
+            assert "Strong (approx.)" in board and "Coach (computer)" in board
+            await play_until(
+                pilot,
+                screen,
+                rng,
+                lambda state: len(screen.session.record.events) >= crash_at,
+                saved_after_every_action,
+            )
+            # The crash: the data dir as it is on disk now; the app then vanishes unasked.
+            shutil.copytree(data, crashed)
+            seen["at_crash"] = screen.session.state
+
+    async def second_run() -> None:
+        app = make_app(rules=PATCH, data_dir=crashed, pace=0.0, animate=False, farkle_hold=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            assert app.screen.can_continue  # type: ignore[attr-defined]
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=60)
+            screen: GameScreen = app.screen  # type: ignore[assignment]
+            assert screen.session.state == seen["at_crash"]
+            log = screen.query_one(MoveLog).lines_written
+            assert "Game resumed where it was saved." in log
+            await play_until(
+                pilot, screen, rng, lambda state: state.is_over, saved_after_every_action
+            )
+            assert screen.session.record.events == events  # move for move the same game
+            await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen))
+            over = "\n".join(text_of(w) for w in app.screen.query(Static))
+            winner = reference.state.players[reference.state.winner or 0].name
+            assert f"1. {winner}:" in over and "4. " in over
+            for player, standing in zip(reference.state.players, reference.state.standings):
+                assert f"{player.name}: {standing.score:,} / 1,000" in over
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            # Replays lists it; Enter steps through it with its analysis.
+            await pilot.press("p")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplaysScreen))
+            table = app.screen.query_one(DataTable)
+            row = [str(cell) for cell in table.get_row_at(0)]
+            assert row[1].startswith("4: Ann, Bob, Strong") and " won, " in row[3]
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+            replay_screen: ReplayScreen = app.screen  # type: ignore[assignment]
+            await wait_for(pilot, lambda: replay_screen.analysis is not None, timeout=60)
+            analysis = replay_screen.analysis
+            assert analysis is not None and not analysis.exact
+            assert len(analysis.summary) == 4 and analysis.decisions
+            panel = replay_screen.query_one("#replay-analysis", Static)
+            assert "approximation" in str(panel.border_title)
+            await pilot.press("right", "right", "right")
+            assert replay_screen.query_one(Scoreboard).state == replay_screen.states[3]
+            await pilot.press("n")
+            after = next(d.step for d in analysis.decisions if d.step > 3)
+            assert replay_screen.position == after
+            assert "Win chance before" in text_of(panel)
+            await pilot.press("end")
+            final = replay_screen.query_one(Scoreboard).state
+            assert final is not None and final == reference.state
+            summary = text_of(panel)
+            assert "Game summary" in summary and "Judged by the approximation" in summary
+            assert all(name in summary for name, _ in SEATS)
+
+    run(first_run())
+    run(second_run())
+    # Saved after every action, a final round shown for both seats still owed a turn, and the
+    # keyboard handed over between the two people.
+    assert seen["saved"] > 20 and seen["handover"] > 0
+    assert len(seen["final"]) >= 2
+
+
+# -- six players at 80x24 -----------------------------------------------------------------------
+SIX = (
+    Player("Ann"),
+    Player("Bob"),
+    Player("Strong", "optimal"),
+    Player("Max Score", "max-score"),
+    Player("Cautious", "cautious"),
+    Player("Coach", "coach"),
+)
+
+
+async def six_player_game(pilot: Any) -> GameScreen:
+    app = pilot.app
+    await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+    app.begin(GameSetup(RULES, SIX, 0, (0, 100, 0, 0, 0, 50)))
+    await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=120)
+    screen: GameScreen = app.screen  # type: ignore[assignment]
+    await pilot.pause()
+    return screen
+
+
+def inside(widget: Any, width: int = 80, height: int = 24) -> bool:
+    r = widget.region
+    return r.width > 0 and r.height > 0 and r.right <= width and r.bottom <= height
+
+
+def test_six_players_fit_80x24_with_dice_tray_log_status_and_hints() -> None:
+    solve_strategy(RULES)
+
+    async def body() -> None:
+        app = app_for_tests(dice=ScriptedDice([(1, 5, 2, 2, 3, 6)]))
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await six_player_game(pilot)
+            await pilot.press("r", "1")
+            await settle(pilot, screen)
+            check_screen(screen)  # every seat's score, marks and turn, dice, tray, status
+            board = screen.query_one(Scoreboard)
+            assert board.compact and board.region.height == 5  # two players a line, framed
+            for name in ("Ann", "Bob", "Strong", "Max Score", "Cautious", "Coach"):
+                assert name in text_of(board)
+            for widget in (board, screen.query_one(DiceRow), screen.query_one(Tray)):
+                assert inside(widget), widget
+            for selector in ("#status", "#selection", "#banner"):
+                assert inside(screen.query_one(selector)), selector
+            log = screen.query_one(MoveLog)
+            assert inside(log) and log.region.height >= 6  # two players get 7
+            assert "Ann rolls 1 5 2 2 3 6" in log.lines_written
+            # The hints take the log's place and name the strategy: an approximation here.
+            await pilot.press("h")
+            panel = screen.query_one(HintsPanel)
+            await wait_for(pilot, lambda: panel.hints is not None)
+            assert inside(panel) and inside(board) and inside(screen.query_one(DiceRow))
+            assert "approximation" in str(panel.border_title)
+            hints = panel.hints
+            assert hints is not None and len(hints.chances) == 6
+            assert abs(sum(hints.chances) - 1.0) < 1e-9 and hints.rival
+            body_text = text_of(panel.query_one("#hints-body"))
+            assert "Win chances: Ann" in body_text and "not provably optimal" in body_text
+
+    run(body())
+
+
+def test_the_scoreboard_is_compact_only_where_one_line_each_would_crowd() -> None:
+    assert not compact_for(2, 24) and not compact_for(6, 40)
+    assert all(compact_for(n, 24) for n in range(3, 7))
+    assert not compact_for(3, 25) and compact_for(4, 25)
+
+
+# -- the final round and the hand-over ----------------------------------------------------------
+FINAL = replace(RULES, endgame=Endgame.FINAL_TURN, name="facebook-final-1000")
+
+
+def test_the_final_round_shows_everyone_still_owed_a_turn_and_who_plays_next() -> None:
+    """Ann reaches the goal: Bob, Cy and Dee are each owed a final turn, marked until played."""
+    dice = ScriptedDice([(1, 1, 1, 5, 5, 5), (2, 3, 4, 6, 2, 3), (2, 3, 4, 6, 2, 3)])
+    people = tuple(Player(name) for name in ("Ann", "Bob", "Cy", "Dee"))
+
+    async def body() -> None:
+        app = app_for_tests(dice=dice, rules=FINAL, supports=no_solver)
+        async with app.run_test(size=(80, 40)) as pilot:  # tall: one line per player
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            app.begin(GameSetup(FINAL, people, 0))
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, GameScreen) or type(app.screen).__name__ == "SolveScreen"
+                ),
+            )
+            if not isinstance(app.screen, GameScreen):
+                await click_when_ready(pilot, "#play-without")
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+            screen: GameScreen = app.screen  # type: ignore[assignment]
+            assert not screen.query_one(Scoreboard).compact
+            selection = screen.query_one("#selection", Static)
+            assert text_of(selection).startswith("Ann: press r")  # people share the keyboard
+            await pilot.press("r", "1", "2", "3", "4", "5", "6", "b")
+            await settle(pilot, screen)
+            check_screen(screen)
+            state = screen.session.state
+            assert state.final_turns == (1, 2, 3) and state.current == 1
+            board = text_of(screen.query_one(Scoreboard))
+            assert board.count("final turn") == 3
+            status = text_of(screen.query_one("#status"))
+            assert "final turn: 1,550 more to win" in status and "then Cy and Dee" in status
+            banner = screen.query_one(Banner).text
+            assert "everyone else gets one final turn" in banner and "Bob to play" in banner
+            assert text_of(selection).startswith("Bob: press r")
+            await pilot.press("r")  # Bob farkles: his final turn is over
+            await settle(pilot, screen)
+            check_screen(screen)
+            state = screen.session.state
+            assert state.final_turns == (2, 3) and state.current == 2
+            assert text_of(screen.query_one(Scoreboard)).count("final turn") == 2
+            assert "then Dee" in text_of(screen.query_one("#status"))
+            assert "Cy to play" in screen.query_one(Banner).text
+
+    run(body())
+
+
+# -- the setup form ------------------------------------------------------------------------------
+def test_setup_seats_four_with_defaults_refuses_a_shared_name_moves_a_seat_and_remembers() -> None:
+    solve_strategy(RULES)  # the optimal player's approximation is built on it
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            setup: SetupScreen = app.screen  # type: ignore[assignment]
+            assert not setup.query_one("#seat-3").display  # two seats until asked
+            setup.query_one("#players", Select).value = 4
+            await pilot.pause()
+            assert setup.query_one("#seat-4").display and not setup.query_one("#seat-5").display
+            # Seats 3 and 4 come with computers, named by their titles at a table of four.
+            names = [setup.query_one(f"#seat-{i}-name", Input).value for i in range(1, 5)]
+            assert names[1] == "Strong" and names[2:] == ["Coach", "Max Score"]
+            info = setup.query_one("#seats-info", Static)
+            assert "Play order: " in text_of(info) and "Strong → Coach → Max Score" in text_of(info)
+            # A person in seat 3 is "Player 3"; a second Coach is numbered.
+            setup.query_one("#seat-3-kind", Select).value = HUMAN
+            setup.query_one("#seat-4-kind", Select).value = "coach"
+            await pilot.pause()
+            assert setup.query_one("#seat-3-name", Input).value == "Player 3"
+            # Two seats with one name are refused inline, and Start does nothing.
+            setup.query_one("#seat-3-name", Input).value = "strong"
+            await pilot.pause()
+            assert info.has_class("-error") and "Seats 2 and 3 are both called" in text_of(info)
+            setup.action_start()
+            await pilot.pause()
+            assert app.screen is setup
+            setup.query_one("#seat-3-name", Input).value = "Cy"
+            setup.query_one("#seat-4-head", Input).value = "75"
+            await pilot.pause()
+            assert info.has_class("-error") and "Coach's head start" in text_of(info)
+            setup.query_one("#seat-4-head", Input).value = "200"
+            await pilot.pause()
+            assert not info.has_class("-error") and "Head start: Coach 200" in text_of(info)
+            # alt+down moves a seat (who, name and head start) one place later.
+            setup.query_one("#seat-3-name", Input).focus()
+            await pilot.press("alt+down")
+            await pilot.pause()
+            moved = [(setup.query_one(f"#seat-{i}-name", Input).value) for i in (3, 4)]
+            assert moved == ["Coach", "Cy"]
+            assert setup.query_one("#seat-3-head", Input).value == "200"
+            assert str(setup.query_one("#seat-4-kind", Select).value) == HUMAN
+            setup.query_one("#order", Select).value = "3"
+            await pilot.pause()
+            setup.action_start()
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=60)
+            state = app.screen.state  # type: ignore[attr-defined]
+            assert [p.name for p in state.players][1:] == ["Strong", "Coach", "Cy"]
+            assert state.first == 2 and state.standings[2].score >= 200  # Coach starts, on 200
+        again = app_for_tests()
+        async with again.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("n")  # the game just started is unfinished: asked first
+            await wait_for(pilot, lambda: isinstance(again.screen, ConfirmScreen))
+            await click_when_ready(pilot, "#new")
+            await wait_for(pilot, lambda: isinstance(again.screen, SetupScreen))
+            setup = again.screen  # type: ignore[assignment]
+            assert setup.query_one("#players", Select).value == 4
+            names = [setup.query_one(f"#seat-{i}-name", Input).value for i in range(2, 5)]
+            assert names == ["Strong", "Coach", "Cy"]
+            assert setup.query_one("#seat-3-head", Input).value == "200"
+            assert str(setup.query_one("#order", Select).value) == "3"
+            # Back to two seats: the optimal player is Perfect again, by name too.
+            setup.query_one("#players", Select).value = 2
+            await pilot.pause()
+            assert setup.query_one("#seat-2-name", Input).value == "Perfect"
+
+    run(body())
+
+
+def test_shuffled_seats_keep_each_player_with_their_head_start() -> None:
+    from optimal_farkle.tui.screens.setup import play_order
+
+    players = [Player(n) for n in "ABCDEF"]
+    seated, scores, first = play_order(players, [0, 50, 100, 150, 200, 250], "shuffle")
+    assert first == 0 and sorted(p.name for p in seated) == list("ABCDEF")
+    assert all(scores[i] == 50 * "ABCDEF".index(p.name) for i, p in enumerate(seated))
+    seated, scores, first = play_order(players, [0] * 6, "4")
+    assert seated == tuple(players) and first == 3
+    _, _, first = play_order(players, [0] * 6, "random", random.Random(1))
+    assert 0 <= first < 6
+
+
+def test_a_big_table_in_the_replays_list_fits_a_row() -> None:
+    players = tuple(Player(name) for name in ("Annabel", "Bartholomew", "Cy", "Dee", "Eve"))
+    session = GameSession.start(RULES, players, dice=SeededDice(1))
+    session.act(Roll())
+    game = SavedGame(Path("g.json"), session.record, session.state)
+    when, names, rules, result = replay_row(game)
+    assert names.startswith("5: Annabel, Bart") and names.endswith("…") and len(names) <= 20
+    assert result == "unfinished, best 0"
+    # Each of the four columns has a space either side.
+    assert len(" ".join((when, names, rules, result))) + 5 <= 80
+
+
+def test_a_game_state_of_six_is_saved_and_listed(tmp_path: Path) -> None:
+    storage = Storage(tmp_path)
+    session = GameSession.start(RULES, SIX, dice=SeededDice(3))
+    while not session.is_over:
+        state: GameState = session.state
+        if state.phase is Phase.CHOOSE:
+            session.act(SetAside(state.options()[0].dice))
+        else:
+            session.act(Bank() if state.can_bank() else Roll())
+    path = storage.archive(session.record)
+    assert storage.finished_games()[0].state == session.state and path.exists()
