@@ -467,3 +467,54 @@ def test_a_game_state_of_six_is_saved_and_listed(tmp_path: Path) -> None:
             session.act(Bank() if state.can_bank() else Roll())
     path = storage.archive(session.record)
     assert storage.finished_games()[0].state == session.state and path.exists()
+
+
+# -- statistics ----------------------------------------------------------------------------------
+def table_record(kinds: tuple[str, ...], seed: int, strategy: Any) -> Any:
+    """A finished game between computers at a table of ``len(kinds)``; seat 0 is then "Ann"."""
+    players = tuple(Player(f"P{i}", kind) for i, kind in enumerate(kinds))
+    session = GameSession.start(RULES, players, first=seed % len(kinds), dice=SeededDice(seed))
+    ais = [make_player(kind, RULES, strategy, players=len(kinds)) for kind in kinds]
+    while not session.is_over:
+        session.act(ais[session.state.current].act(session.state))
+    record = session.record
+    record.players = (Player("Ann", HUMAN), *record.players[1:])
+    return record
+
+
+def test_statistics_of_bigger_tables_count_places_and_the_even_share() -> None:
+    from optimal_farkle.solver.analysis import finishing_place, history
+    from optimal_farkle.tui.screens.stats import StatsScreen
+
+    assert finishing_place(2, 2, (0, 0, 900, 0)) == 1
+    assert finishing_place(0, 2, (1000, 500, 1000, 900)) == 2  # the winner took the tie
+    assert finishing_place(0, 2, (900, 500, 1000, 900)) == 2  # equal scores share a place
+    assert finishing_place(3, 2, (900, 500, 1000, 900)) == 2
+    assert finishing_place(1, 2, (900, 500, 1000, 900)) == 4
+    strategy = solve_strategy(RULES)
+    records = [
+        table_record(("cautious", "optimal", "coach", "cautious"), s, strategy) for s in (1, 2)
+    ]
+    records += [table_record(("cautious", "coach"), 3, strategy)]
+    h = history(records, me="Ann")
+    four = h.by_table[4]
+    assert four.games == 2 and four.even_rate == 0.25 and 1.0 <= four.mean_place <= 4.0
+    assert h.by_table[2].even_rate == 0.5 and set(h.by_table) == {2, 4}
+    assert h.by_opponent["cautious & coach & optimal"].games == 2  # in any seat order
+
+    async def body() -> None:
+        app = app_for_tests()
+        for record in records:
+            app.services.storage.archive(record)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen))
+            screen = app.screen
+            await wait_for(pilot, lambda: "Analysed" in text_of(screen.query_one("#stats-body")))
+            text = text_of(screen.query_one("#stats-body"))
+            assert "By table" in text and "4 players" in text and "Avg place" in text
+            assert "Cautious & Coach & Strong" in text  # never "Perfect" for the approximation
+            assert "2 games at bigger tables" in text
+
+    run(body())
