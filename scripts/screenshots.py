@@ -268,8 +268,10 @@ def main() -> int:
     from optimal_farkle.solver.cache import load_strategy, solve_strategy
 
     rules = load_rules(args.rules)
-    strategy = load_strategy(rules, cache_dir=args.cache_dir)
-    if strategy is None:
+    strategy = None
+    if wanted & {"game", "table"}:
+        strategy = load_strategy(rules, cache_dir=args.cache_dir)
+    if strategy is None and wanted & {"game", "table"}:
         print(f"solving {rules.name} once (cached afterwards)...", flush=True)
         strategy = solve_strategy(
             rules,

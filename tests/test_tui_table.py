@@ -26,6 +26,7 @@ from tui_support import (
     app_for_tests,
     click_when_ready,
     no_solver,
+    open_setup,
     run,
     text_of,
     wait_for,
@@ -63,11 +64,7 @@ SEATS = (("Ann", HUMAN), ("Bob", HUMAN), ("Strong", "optimal"), ("Coach", "coach
 
 async def setup_table(pilot: Any, seats: tuple[tuple[str, str], ...], order: str) -> None:
     """Fill the setup form for ``seats`` (name, kind) and press ctrl+s."""
-    app = pilot.app
-    await pilot.pause()
-    await pilot.press("n")
-    await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
-    setup = app.screen
+    setup = await open_setup(pilot)
     setup.query_one("#players", Select).value = len(seats)
     setup.query_one("#rules", Select).value = "__given__"
     await pilot.pause()
@@ -164,7 +161,7 @@ def test_a_four_player_game_is_played_saved_resumed_after_a_crash_and_replayed(
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=60)
             screen: GameScreen = app.screen  # type: ignore[assignment]
             assert [(p.name, p.kind) for p in screen.session.state.players] == list(SEATS)
-            assert "Ann and Bob against Strong and Coach" in screen.sub_title
+            assert screen.sub_title == "2 people against 2 computers"  # names: too long here
             board = text_of(screen.query_one(Scoreboard))
             assert "Strong (approx.)" in board and "Coach (computer)" in board
             await play_until(
@@ -216,6 +213,7 @@ def test_a_four_player_game_is_played_saved_resumed_after_a_crash_and_replayed(
             assert len(analysis.summary) == 4 and analysis.decisions
             panel = replay_screen.query_one("#replay-analysis", Static)
             assert "approximation" in str(panel.border_title)
+            assert "Strong (approx.)" in text_of(replay_screen.query_one(Scoreboard))
             await pilot.press("right", "right", "right")
             assert replay_screen.query_one(Scoreboard).state == replay_screen.states[3]
             await pilot.press("n")
@@ -363,10 +361,7 @@ def test_setup_seats_four_with_defaults_refuses_a_shared_name_moves_a_seat_and_r
     async def body() -> None:
         app = app_for_tests()
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
-            setup: SetupScreen = app.screen  # type: ignore[assignment]
+            setup = await open_setup(pilot)
             assert not setup.query_one("#seat-3").display  # two seats until asked
             setup.query_one("#players", Select).value = 4
             await pilot.pause()
@@ -518,3 +513,11 @@ def test_statistics_of_bigger_tables_count_places_and_the_even_share() -> None:
             assert "2 games at bigger tables" in text
 
     run(body())
+
+
+def test_a_long_farkle_streak_without_a_penalty_fits_its_column() -> None:
+    """Found playing Patch at six: a fifth farkle in a row read ``✗✗✗✗…`` (the column cut it)."""
+    from optimal_farkle.tui.widgets.scoreboard import farkle_marks
+
+    assert farkle_marks(3, 0) == "✗✗✗" and farkle_marks(5, 0) == "✗×5"
+    assert len(farkle_marks(12, 0)) <= 5 and farkle_marks(2, 3) == "✗✗·"

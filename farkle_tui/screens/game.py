@@ -95,8 +95,18 @@ class Leave(StrEnum):
     QUIT = "quit"
 
 
-def opponent_words(players: tuple[Player, ...], titles: dict[str, str]) -> str:
-    """The header's subtitle: who is playing whom (not always the optimal opponent)."""
+#: How much of the header's title and subtitle (``title — subtitle``) shows whole at 80 columns.
+HEADER_TEXT = 62
+SUBTITLE_WIDTH = 36
+
+
+def opponent_words(
+    players: tuple[Player, ...], titles: dict[str, str], width: int = SUBTITLE_WIDTH
+) -> str:
+    """The header's subtitle: who is playing whom (not always the optimal opponent).
+
+    At a table of three or more, names that would not fit ``width`` give way to a count.
+    """
     computers = [p for p in players if p.kind != HUMAN]
     humans = [p for p in players if p.kind == HUMAN]
     if not computers:
@@ -111,14 +121,11 @@ def opponent_words(players: tuple[Player, ...], titles: dict[str, str]) -> str:
         return f"against {title} (computer)"
     who = names_and([p.name for p in humans])
     them = names_and([p.name for p in computers])
-    words = f"{who} against {them}"
-    if len(words) > SUBTITLE_WIDTH:  # the header would cut it: count the computers instead
-        words = f"{who} against {len(computers)} computers"
-    return words
-
-
-#: The longest subtitle the header shows whole at 80 columns, after the game's title.
-SUBTITLE_WIDTH = 40
+    count = f"{len(computers)} computer{'s' if len(computers) > 1 else ''}"
+    people = f"{len(humans)} {'people' if len(humans) > 1 else 'person'}"
+    choices = (f"{who} against {them}", f"{who} against {count}", f"{people} against {count}")
+    # The header would cut the names: count the computers, then the people too.
+    return next((words for words in choices if len(words) <= width), choices[-1])
 
 
 def hot_seat(players: tuple[Player, ...]) -> bool:
@@ -582,7 +589,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if self.unsaved:
             return f"NOT SAVED: {self.unsaved.rsplit(': ', 1)[-1]}"
         state = self.session.state
-        return opponent_words(state.players, self.services.ai_titles())
+        room = HEADER_TEXT - len(f"{self.title} — ")
+        return opponent_words(state.players, self.services.ai_titles(), room)
 
     def _show_saved(self) -> None:
         """Mark a game that is not being saved, in the header, and say why once in the log."""

@@ -39,7 +39,7 @@ from ..widgets.hints import advice_title
 from ..widgets.scoreboard import Scoreboard, compact_for
 from ..widgets.tray import Tray
 from ..widgets.wincurve import WinCurve
-from ..widgets.words import MARK_STYLES, describe_event, dice_text, pct, pts
+from ..widgets.words import MARK_STYLES, describe_event, dice_text, names_and, pct, pts
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
@@ -98,8 +98,12 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        names = " vs ".join(p.name for p in self.record.players)
-        self.title = f"Replay · {names}"
+        players = self.record.players
+        if len(players) == 2:
+            self.title = f"Replay · {' vs '.join(p.name for p in players)}"
+        else:  # the names would not fit beside the app's subtitle
+            self.title = f"Replay · {len(players)} players"
+            self.sub_title = names_and([p.name for p in players])
         yield TitleHeader()
         yield Scoreboard(id="replay-scores")
         yield Static("", id="replay-status", markup=False)
@@ -126,6 +130,15 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#replay-analysis", Static).border_title = "Analysis"
+        players = self.record.players
+        if len(players) > 2:  # the computers by their titles at this table (Strong: approximation)
+            rules, n = self.record.rules, len(players)
+            exact = self.services.has_exact(rules, n)
+            board = self.query_one(Scoreboard)
+            board.titles = self.services.ai_titles(n, exact)
+            board.approximations = frozenset(
+                i for i, p in enumerate(players) if p.kind == "optimal" and not exact
+            )
         self.on_resize()
         self._show()
         self._start_analysis()
@@ -302,6 +315,8 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                 if state.phase is Phase.CHOOSE
                 else f"{state.dice_left} to roll"
             )
+            if state.final_turn():
+                parts.append("final turn")
         parts.append(f"position {i}/{self.last}")
         self.query_one("#replay-status", Static).update(" · ".join(parts))
 

@@ -140,7 +140,7 @@ class SetupScreen(Screen[None]):
         if order.isdigit() and int(order) > self._seat_count:
             order = "random"  # the remembered seat is not at this table
         yield TitleHeader()
-        with VerticalScroll(id="setup-form"):
+        with VerticalScroll(id="setup-form", can_focus=False):  # fields scroll into view
             with Horizontal(classes="row", id="table-row"):
                 yield Label("Players")
                 yield Select(
@@ -195,7 +195,7 @@ class SetupScreen(Screen[None]):
                     rule_options, value=rules_value, allow_blank=False, compact=True, id="rules"
                 )
             with Horizontal(classes="row", id="rules-file-row"):
-                yield Label("Rules file")
+                yield Label("File")
                 yield Input(
                     settings.rules if rules_value == FILE else "",
                     id="rules-file",

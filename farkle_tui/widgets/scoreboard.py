@@ -41,9 +41,12 @@ def score_bar(score: int, goal: int, width: int = BAR_WIDTH) -> str:
 
 
 def farkle_marks(farkles: int, limit: int) -> str:
-    """``✗✗·`` for two consecutive farkles of three; ``✗✗`` when the rules have no penalty."""
+    """``✗✗·`` for two consecutive farkles of three; ``✗✗`` when the rules have no penalty.
+
+    Without a penalty a streak has no end: from four it reads ``✗×4``, so it fits its column.
+    """
     if limit <= 0:
-        return "✗" * farkles
+        return "✗" * farkles if farkles <= 3 else f"✗×{farkles}"
     return "✗" * farkles + "·" * max(0, limit - farkles)
 
 
