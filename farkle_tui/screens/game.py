@@ -395,8 +395,13 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             if after:
                 parts.append(f"then {names_and(after)}")
         if state.current in self.ais and self.ai_win is not None:
-            parts.append(f"{state.player.name}'s win chance {pct(self.ai_win)}")
+            parts.append(f"{state.player.name}'s win chance {self._chance(self.ai_win)}")
         _show(self.query_one("#status", Static), " │ ".join(parts))
+
+    def _chance(self, win: float) -> str:
+        """A win chance as the status shows it: ``≈`` marks the approximation's estimate."""
+        estimate = self.advice is not None and not self.advice.exact
+        return f"≈{pct(win)}" if estimate else pct(win)
 
     def _feedback(self, error: str = "") -> None:
         """The selection line: live points of the selection, why it is illegal, or what to do."""
@@ -698,7 +703,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         self._status(state)
         name = state.player.name
         action = message.action
-        chance = f" · win chance {pct(message.win)}" if message.win is not None else ""
+        chance = f" · win chance {self._chance(message.win)}" if message.win is not None else ""
         if isinstance(action, SetAside):
             option = scorer(state.rules).validate(state.roll, action.dice)
             self._ai_said = f"{name} keeps {option.describe()}{chance}"
