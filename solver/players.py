@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from optimal_farkle.engine import Rules
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
-from .decisions import decide, rank_options
+from .decisions import decide, decide_turn, rank_options, rank_turn
 from .strategy import Strategy
 
 if TYPE_CHECKING:
@@ -96,17 +96,27 @@ class OptimalPlayer:
             raise ValueError(
                 f"this player was made for {self.players} seats, the game has {len(state.players)}"
             )
-        if state.phase is Phase.CHOOSE:
-            if self.players == 2 and self.strategy is not None:
+        if self.players == 2 and self.strategy is not None:
+            if state.phase is Phase.CHOOSE:
                 return SetAside(rank_options(self.strategy, state)[0].option.dice)
+            if state.turn_total == 0:
+                return Roll()
+            return Bank() if decide(self.strategy, state).best == "bank" else Roll()
+        choose = getattr(self.advice, "choose", None)
+        if choose is not None:
+            # The exact table strategy: the turn of the policy this mover plays (where it
+            # mixes two, the one drawn for this turn: solver.table3.mixed_draw).
+            turn = choose(state)
+            if state.phase is Phase.CHOOSE:
+                return SetAside(rank_turn(turn, state)[0].option.dice)
+            if state.turn_total == 0:
+                return Roll()
+            return Bank() if decide_turn(turn, state).best == "bank" else Roll()
+        if state.phase is Phase.CHOOSE:
             return SetAside(self.advice.rank_options(state)[0].option.dice)
         if state.turn_total == 0:
             return Roll()
-        if self.players == 2 and self.strategy is not None:
-            best = decide(self.strategy, state).best
-        else:
-            best = self.advice.decide(state).best
-        return Bank() if best == "bank" else Roll()
+        return Bank() if self.advice.decide(state).best == "bank" else Roll()
 
 
 def _registry() -> dict[str, Any]:
