@@ -525,3 +525,52 @@ def test_a_long_farkle_streak_without_a_penalty_fits_its_column() -> None:
 
     assert farkle_marks(3, 0) == "✗✗✗" and farkle_marks(5, 0) == "✗×5"
     assert len(farkle_marks(12, 0)) <= 5 and farkle_marks(2, 3) == "✗✗·"
+
+
+# -- the exact three-player optimum ---------------------------------------------------------------
+NELLER = preset("neller-busche").with_goal(1000)
+
+
+def test_three_players_with_the_exact_solve_cached_meet_perfect_and_exact_hints() -> None:
+    """Where the exact 3-player solve exists the optimal player is Perfect, exactly so labelled."""
+    from optimal_farkle.solver.table import solve_exact_table
+
+    solve_exact_table(NELLER, 3)  # seconds at this goal; the two-player solve is not needed
+
+    async def body() -> None:
+        app = app_for_tests(rules=NELLER, seed=5)
+        async with app.run_test(size=SIZE) as pilot:
+            setup = await open_setup(pilot)
+            setup.query_one("#rules", Select).value = "__given__"
+            setup.query_one("#players", Select).value = 3
+            await pilot.pause()
+            assert setup.query_one("#seat-2-name", Input).value == "Perfect"
+            setup.query_one("#seat-3-kind", Select).value = "coach"
+            setup.query_one("#order", Select).value = "1"
+            await pilot.pause()
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=60)
+            screen: GameScreen = app.screen  # type: ignore[assignment]
+            assert screen.advice is not None and screen.advice.exact
+            board = text_of(screen.query_one(Scoreboard))
+            assert "Perfect (computer)" in board and "approx" not in board
+            await pilot.press("r", "h")
+            panel = screen.query_one(HintsPanel)
+            await wait_for(pilot, lambda: panel.hints is not None)
+            assert "exact optimum" in str(panel.border_title)
+            hints = text_of(panel.query_one("#hints-body"))
+            assert "(estimate)" not in hints and "exact 3-player optimum (provably" in hints
+            await pilot.press("h")
+            rng = random.Random(5)
+            statuses: list[str] = []
+            await play_until(
+                pilot,
+                screen,
+                rng,
+                lambda state: state.is_over,
+                lambda s: statuses.append(text_of(s.query_one("#status"))),
+            )
+            assert any("Perfect's win chance" in line for line in statuses)
+            assert not any("≈" in line for line in statuses)  # exact chances, not estimates
+
+    run(body())
