@@ -780,6 +780,8 @@ def _make_core(
                         prob[dst + lane] = 0.0 if take else ap[lane]
                     if record:
                         banks[base + n - 1, lane] = take
+                        if not separate:
+                            dec[dst + lane] = a0[lane]  # unused plane: the value of rolling
 
     return core
 
@@ -789,16 +791,39 @@ def _opt_steps_next(tt: TableTables) -> np.ndarray:
     return np.ascontiguousarray(np.stack([off // 6, off % 6 + 1], axis=1))
 
 
-def make_solver(nl: int, comps: int, track: bool, record: bool) -> Callable[..., float]:
-    """A solver of blocks of ``nl`` start states from ``W`` itself (the value iteration).
+_CORES: dict[tuple[int, int, bool, bool, bool], Callable[..., None]] = {}
 
-    ``track``: also return each lane's farkle chance ``P`` of its turn (``outp``);
-    ``record``: keep the choices (the decision API; one block).
+
+def core_for(
+    nl: int, comps: int, separate: bool = False, track: bool = False, record: bool = False
+) -> Callable[..., None]:
+    """The compiled recursion of :func:`_make_core` for these compile-time choices (cached).
+
+    Numba caches each on disk: a closure over plain constants keys its cache by them.
     """
-    core = _make_core(nl, comps, False, track, record)
+    key = (nl, comps, separate, track, record)
+    if key not in _CORES:
+        _CORES[key] = _make_core(nl, comps, separate, track, record)
+    return _CORES[key]
 
-    @njit(cache=True, nogil=True, boundscheck=False)
-    def solve_blocks(
+
+class BlockSolver:
+    """Solves blocks of ``nl`` start states from ``W`` (the value iteration and the decisions).
+
+    ``track``: also each lane's farkle chance ``P`` (``outp``); ``record``: keep the choices
+    (the decision API; one block). The loop over blocks is Python: each block is two calls
+    that release the GIL (:func:`exact_setup`, then the recursion), so threads run blocks in
+    parallel; the per-block overhead (tens of microseconds) is small beside a block's work.
+    """
+
+    def __init__(self, nl: int, comps: int, track: bool = False, record: bool = False) -> None:
+        self.nl = nl
+        self.comps = comps
+        self.track = track
+        self.core = core_for(nl, comps, False, track, record)
+
+    def __call__(
+        self,
         tt: TableTables,
         w: np.ndarray,
         block_lanes: np.ndarray,
@@ -806,7 +831,7 @@ def make_solver(nl: int, comps: int, track: bool, record: bool) -> Callable[...,
         stop: int,
         stride: int,
         steps_next: np.ndarray,
-        scratch: TableScratch,
+        s: TableScratch,
         out: np.ndarray,
         outp: np.ndarray,
         shift: np.ndarray,
@@ -815,35 +840,28 @@ def make_solver(nl: int, comps: int, track: bool, record: bool) -> Callable[...,
         """Solve blocks ``first, first + stride, ... < stop`` into ``out[k]``, ``outp[k]``.
 
         ``out`` is ``(blocks, C, nl)``, ``outp`` ``(blocks, nl)``; ``shift`` ``(blocks, nl)`` is
-        added to each lane's own farkle exit; ``min_top``: the lowest top (see :func:`exact_setup`);
-        ``w`` is only read. Returns the last block's top row.
+        added to each lane's own farkle exit; ``min_top``: the lowest top (see
+        :func:`exact_setup`); ``w`` is only read. Returns the last block's top row.
         """
+        nl = self.nl
         top = 0
-        s = scratch
         for kb in range(first, stop, stride):
-            lanes = block_lanes[kb]
-            top = exact_setup(tt, w, lanes, nl, steps_next, s, shift[kb], min_top)
-            core(tt, top, s.vals, s.dec, s.prob, s.bank, s.bankd, s.x, s.xd, s.choice, s.banks)
-            for lane in range(nl):
-                for c in range(comps):
-                    out[kb, c, lane] = s.vals[c, 5 * nl + lane]
-                if track:
-                    outp[kb, lane] = s.prob[5 * nl + lane]
+            top = exact_setup(tt, w, block_lanes[kb], nl, steps_next, s, shift[kb], min_top)
+            self.core(tt, top, s.vals, s.dec, s.prob, s.bank, s.bankd, s.x, s.xd, s.choice, s.banks)
+            out[kb] = s.vals[:, 5 * nl : 6 * nl]
+            if self.track:
+                outp[kb] = s.prob[5 * nl : 6 * nl]
         return top
 
-    return solve_blocks
+
+_SOLVERS: dict[tuple[int, int, bool, bool], BlockSolver] = {}
 
 
-_SOLVERS: dict[tuple[int, int, bool, bool], Callable[..., float]] = {}
-
-
-def solver_for(
-    nl: int, comps: int, track: bool = False, record: bool = False
-) -> Callable[..., float]:
-    """The (cached) block solver of :func:`make_solver` for these compile-time choices."""
+def solver_for(nl: int, comps: int, track: bool = False, record: bool = False) -> BlockSolver:
+    """The block solver for these compile-time choices (one per process)."""
     key = (nl, comps, track, record)
     if key not in _SOLVERS:
-        _SOLVERS[key] = make_solver(nl, comps, track, record)
+        _SOLVERS[key] = BlockSolver(nl, comps, track, record)
     return _SOLVERS[key]
 
 
