@@ -34,7 +34,6 @@ import resource
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 
@@ -143,7 +142,7 @@ def solve(args: argparse.Namespace) -> None:
         "passes": info.passes,
         "seconds_per_sweep": info.seconds / max(info.sweeps, 1e-9),
         "residual": info.residual,
-        "mixed_states": int(len(strategy.mixed.flat)),
+        "mixed_states": len(strategy.mixed.flat),
         "peak_rss_bytes": peak,
         "estimated_bytes": table_estimate(rules, 3, args.floor).bytes,
         "estimated_seconds": table_estimate(rules, 3, args.floor).seconds,

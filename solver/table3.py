@@ -335,10 +335,17 @@ class ExactTableStrategy:
         bank[bank[:, 0] < 0] = np.nan
         farkle = np.concatenate([scratch.x[:, 0], [1.0 - float(scratch.x[:, 0].sum())]])
         banks = scratch.banks[: top * 6, 0].reshape(top, 6).copy()
-        for array in (vals, bank, farkle, banks):
+        roll = scratch.dec[: top * 6].reshape(top, 6).copy()
+        for array in (vals, bank, farkle, banks, roll):
             array.setflags(write=False)
         return TableTurn(
-            top=top, vals=vals, bank=bank, banks=banks, farkle=farkle, options=m.options
+            top=top,
+            vals=vals,
+            bank=bank,
+            banks=banks,
+            farkle=farkle,
+            options=m.options,
+            roll=roll,
         )
 
 
@@ -366,6 +373,9 @@ class ExactTableAdvice:
         self.strategy = strategy
         self.rules = strategy.rules
         self.players = strategy.players
+        # The turns of recent start states (a game asks about one turn many times).
+        self._recent: OrderedDict[tuple[object, ...], list[tuple[float, object]]] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     def _check(self, state: GameState) -> None:
         if len(state.players) != self.players:
@@ -385,10 +395,26 @@ class ExactTableAdvice:
         mixes, the next two are ``L`` and ``H`` with their weights.
         """
         self._check(state)
+        row = state.turn_total // STEP + self.strategy.model.options.max_steps + 1
+        key = (state.current, state.first, state.standings, state.final_turns, state.leader)
+        with self._recent_lock:
+            found = self._recent.get(key)
+            if found is not None and all(
+                not isinstance(turn, TableTurn) or turn.rows > row for _, turn in found
+            ):
+                self._recent.move_to_end(key)
+                return found
+        found = self._turns(state, row)
+        with self._recent_lock:
+            self._recent[key] = found
+            while len(self._recent) > CACHE_TURNS:
+                self._recent.popitem(last=False)
+        return found
+
+    def _turns(self, state: GameState, row: int) -> list[tuple[float, object]]:
         if state.final_turn():
             return [(1.0, final_turn_of(state, self.strategy.model, self.strategy.rounds))]
         fields = self.strategy.fields_of(state)
-        row = state.turn_total // STEP + self.strategy.model.options.max_steps + 1
         exact = _turn(self.strategy, fields, 0.0, row)
         mix = self.strategy.mixing(fields)
         if mix is None:

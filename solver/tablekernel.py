@@ -292,78 +292,6 @@ def _clamp(k: int, length: int) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def past_goal(
-    tt: TableTables, lanes: np.ndarray, lane: int, t: int, out: np.ndarray, row: int
-) -> None:
-    """The bank exit at turn total ``t`` at or past the goal, into ``out[:, row, lane]``."""
-    p = tt.params
-    n = p[P_N]
-    comps = p[P_COMPS]
-    kind = owed(p, lanes[3 * n, lane])
-    for c in range(comps):
-        out[c, row, lane] = 0.0
-    if kind == 0:
-        out[0, row, lane] = 1.0
-        return
-    ne = p[P_NE]
-    length = p[P_REACH]
-    b0 = lanes[0, lane]
-    b1 = lanes[1, lane]
-    e1 = lanes[2 * n + 1, lane] if ne > 1 else 1
-    k1 = b0 + t - b1 + 1  # P1 must bank this many steps to finish above the leader
-    if kind == 1:
-        r1 = tt.reach[1 + e1, _clamp(k1, length)]
-        out[0, row, lane] = 1.0 - r1
-        if comps > 1:
-            out[1, row, lane] = r1
-        return
-    b2 = lanes[2, lane]
-    e2 = lanes[2 * n + 2, lane] if ne > 1 else 1
-    delta = b1 - b2
-    if k1 > p[P_KMAX]:
-        out[0, row, lane] = 1.0 - tt.reach[1 + e2, _clamp(k1 + delta, length)]
-        return
-    col = delta + p[P_NB] - 1
-    out[0, row, lane] = tt.fr[e1, e2, k1, col, 0]
-    out[1, row, lane] = tt.fr[e1, e2, k1, col, 1]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def bank_exit(
-    tt: TableTables,
-    w: np.ndarray,
-    lanes: np.ndarray,
-    lane: int,
-    t: int,
-    base: int,
-    info: np.ndarray,
-    bank: np.ndarray,
-) -> None:
-    """``bank[:, t, lane]``: the mover's bank exit at turn total ``t`` (-1 where not allowed).
-
-    ``base`` is the flat index of the state after banking 0 (:func:`next_index`); below the
-    goal the state after banking ``t`` is ``t`` strides of the last seat's score further.
-    """
-    p = tt.params
-    comps = p[P_COMPS]
-    if t < info[I_BMIN, lane]:
-        bank[0, t, lane] = -1.0
-        for c in range(1, comps):
-            bank[c, t, lane] = 0.0
-    elif t < info[I_GOAL, lane]:
-        n = p[P_N]
-        idx = base + t * (p[P_NF] ** n * p[P_NE] ** n * p[P_NS])
-        total = 0.0
-        for c in range(comps):
-            total += w[idx * comps + c]
-        bank[0, t, lane] = 1.0 - total
-        for c in range(1, comps):
-            bank[c, t, lane] = w[idx * comps + c - 1]
-    else:
-        past_goal(tt, lanes, lane, t, bank, t)
-
-
-@njit(cache=True, nogil=True, inline="always")
 def exact_cut(tt: TableTables, lanes: np.ndarray, lane: int, x0: float, lo: int, end: int) -> int:
     """The lane's cut from the exact exits: the lowest row from which the mover's risk after
     banking, ``1 - bank_0``, stays at or below ``P_min (1 - x_0)``.
@@ -406,62 +334,68 @@ def exact_cut(tt: TableTables, lanes: np.ndarray, lane: int, x0: float, lo: int,
 
 
 @njit(cache=True, nogil=True)
-def exact_setup(
+def lane_exits(
     tt: TableTables,
     w: np.ndarray,
+    woff: np.ndarray,
     lanes: np.ndarray,
     nl: int,
-    steps_next: np.ndarray,
-    s: TableScratch,
+    x: np.ndarray,
+    info: np.ndarray,
     shift: np.ndarray,
-    min_top: int = 0,
-) -> int:
-    """Everything a block's turns read from ``W`` (flat ``(states * C,)``); returns its top.
-
-    Per lane: the farkle exit ``x``, goal row, bank minimum, the row from which the bank
-    values are constant and the cut (``info``); then the bank exits of every row below the
-    top and one roll above it, and the values above the top. ``shift[lane]`` is added to the
-    mover's own farkle exit (0 but for a mixed equilibrium's two policies, :mod:`solver.mixing`);
-    ``min_top`` raises the top (a query past the cut: the rows up to it are solved exactly).
-    """
+) -> None:
+    """Each lane's farkle exit ``x`` (from ``w`` at state index plus ``woff[lane]``; its own
+    component moved by ``shift[lane]``), goal row, bank minimum and the row from which its
+    bank values are constant (``info``)."""
     p = tt.params
     n = p[P_N]
     comps = p[P_COMPS]
     nb, ne = p[P_NB], p[P_NE]
     rows = p[P_ROWS]
-    top = 0
     for lane in range(nl):
         b0 = lanes[0, lane]
         f0 = lanes[n, lane]
         u0 = lanes[2 * n, lane]
         b2, f2 = after_farkle(b0, f0, p[P_PEN_COUNT], p[P_PEN_STEPS])
-        read_rotated(w, next_index(p, lanes, lane, b2, f2, u0), comps, s.x, lane)
-        s.x[0, lane] += shift[lane]
+        read_rotated(w, woff[lane] + next_index(p, lanes, lane, b2, f2, u0), comps, x, lane)
+        x[0, lane] += shift[lane]
         goal = nb - b0
         bmin = tt.bank_min[u0 if ne > 1 else 1]
-        lo = max(goal, bmin)
-        end = lo
+        end = max(goal, bmin)
         if owed(p, lanes[3 * n, lane]) > 0:
             top_other = 0
             for k in range(1, n):
                 top_other = max(top_other, lanes[k, lane])
             end = max(end, p[P_REACH] + top_other - b0 + 1)
-        end = min(end, rows - 1)
-        s.info[I_GOAL, lane] = goal
-        s.info[I_BMIN, lane] = bmin
-        s.info[I_END, lane] = end
-        cut = exact_cut(tt, lanes, lane, s.x[0, lane], lo, end)
-        s.info[I_CUT, lane] = cut
-        top = max(top, cut)
-    top = min(max(top, min_top), rows - p[P_EXTRA])
-    last = min(top + p[P_EXTRA], rows)
+        info[I_GOAL, lane] = goal
+        info[I_BMIN, lane] = bmin
+        info[I_END, lane] = min(end, rows - 1)
+
+
+@njit(cache=True, nogil=True)
+def bank_rows(
+    tt: TableTables,
+    w: np.ndarray,
+    woff: np.ndarray,
+    lanes: np.ndarray,
+    nl: int,
+    info: np.ndarray,
+    bank: np.ndarray,
+    stop: int,
+) -> None:
+    """``bank[:, t, lane]`` for ``t < stop``: the bank exits (-1 in component 0 where banking
+    is not allowed), from ``w`` below the goal and the final round from it on."""
+    p = tt.params
+    n = p[P_N]
+    comps = p[P_COMPS]
+    nb, ne = p[P_NB], p[P_NE]
     stride = p[P_NF] ** n * ne**n * p[P_NS]  # of the mover's new score (the last seat)
     length = p[P_REACH]
     for lane in range(nl):
-        base = next_index(p, lanes, lane, lanes[0, lane], 0, ne - 1)
-        known = min(last, s.info[I_END, lane] + 1)
-        goal = s.info[I_GOAL, lane]
-        bmin = s.info[I_BMIN, lane]
+        base = woff[lane] + next_index(p, lanes, lane, lanes[0, lane], 0, ne - 1)
+        known = min(stop, info[I_END, lane] + 1)
+        goal = info[I_GOAL, lane]
+        bmin = info[I_BMIN, lane]
         # The final round's parameters (past_goal), once per lane rather than per row.
         kind = owed(p, lanes[3 * n, lane])
         lead = lanes[0, lane] - lanes[1, lane] + 1  # k1 at turn total t is t + lead
@@ -471,36 +405,73 @@ def exact_setup(
         col = delta + nb - 1
         for t in range(known):
             if t < bmin:
-                s.bank[0, t, lane] = -1.0
+                bank[0, t, lane] = -1.0
                 for c in range(1, comps):
-                    s.bank[c, t, lane] = 0.0
+                    bank[c, t, lane] = 0.0
             elif t < goal:
                 idx = (base + t * stride) * comps
                 total = 0.0
                 for c in range(comps):
                     total += w[idx + c]
-                s.bank[0, t, lane] = 1.0 - total
+                bank[0, t, lane] = 1.0 - total
                 for c in range(1, comps):
-                    s.bank[c, t, lane] = w[idx + c - 1]
+                    bank[c, t, lane] = w[idx + c - 1]
             else:
                 for c in range(1, comps):
-                    s.bank[c, t, lane] = 0.0
+                    bank[c, t, lane] = 0.0
                 k1 = t + lead
                 if kind == 0:
-                    s.bank[0, t, lane] = 1.0
+                    bank[0, t, lane] = 1.0
                 elif kind == 1:
                     r1 = tt.reach[1 + e1, _clamp(k1, length)]
-                    s.bank[0, t, lane] = 1.0 - r1
+                    bank[0, t, lane] = 1.0 - r1
                     if comps > 1:
-                        s.bank[1, t, lane] = r1
+                        bank[1, t, lane] = r1
                 elif k1 > p[P_KMAX]:
-                    s.bank[0, t, lane] = 1.0 - tt.reach[1 + e2, _clamp(k1 + delta, length)]
+                    bank[0, t, lane] = 1.0 - tt.reach[1 + e2, _clamp(k1 + delta, length)]
                 else:
-                    s.bank[0, t, lane] = tt.fr[e1, e2, k1, col, 0]
-                    s.bank[1, t, lane] = tt.fr[e1, e2, k1, col, 1]
-        for t in range(known, last):  # constant from the end row on
+                    bank[0, t, lane] = tt.fr[e1, e2, k1, col, 0]
+                    bank[1, t, lane] = tt.fr[e1, e2, k1, col, 1]
+        for t in range(known, stop):  # constant from the end row on
             for c in range(comps):
-                s.bank[c, t, lane] = s.bank[c, known - 1, lane]
+                bank[c, t, lane] = bank[c, known - 1, lane]
+
+
+@njit(cache=True, nogil=True)
+def exact_setup(
+    tt: TableTables,
+    w: np.ndarray,
+    woff: np.ndarray,
+    lanes: np.ndarray,
+    nl: int,
+    steps_next: np.ndarray,
+    s: TableScratch,
+    shift: np.ndarray,
+    min_top: int = 0,
+) -> int:
+    """Everything a block's turns read from ``W`` (flat ``(states * C,)``); returns its top.
+
+    The exits of :func:`lane_exits`, each lane's cut (:func:`exact_cut`), then the bank
+    exits of every row below the top and one roll above it (:func:`bank_rows`), and the
+    values above the top (dice counts that never farkle: :func:`riskless_fill`).
+    ``shift[lane]`` is added to the mover's own farkle exit (0 but for a mixed equilibrium's
+    two policies, :mod:`solver.mixing`); ``min_top`` raises the top (a query past the cut:
+    the rows up to it are solved exactly); ``woff``: offsets of the lanes' states in ``w``.
+    """
+    p = tt.params
+    comps = p[P_COMPS]
+    rows = p[P_ROWS]
+    lane_exits(tt, w, woff, lanes, nl, s.x, s.info, shift)
+    top = 0
+    for lane in range(nl):
+        lo = max(s.info[I_GOAL, lane], s.info[I_BMIN, lane])
+        cut = exact_cut(tt, lanes, lane, s.x[0, lane], lo, max(lo, s.info[I_END, lane]))
+        s.info[I_CUT, lane] = cut
+        top = max(top, cut)
+    top = min(max(top, min_top), rows - p[P_EXTRA])
+    last = min(top + p[P_EXTRA], rows)
+    bank_rows(tt, w, woff, lanes, nl, s.info, s.bank, last)
+    for lane in range(nl):
         for t in range(top, last):
             for dice in range(1, 7):
                 cell = (t * 6 + dice - 1) * nl + lane
@@ -780,6 +751,8 @@ def _make_core(
                         prob[dst + lane] = 0.0 if take else ap[lane]
                     if record:
                         banks[base + n - 1, lane] = take
+                        if not separate:
+                            dec[dst + lane] = a0[lane]  # unused plane: the value of rolling
 
     return core
 
@@ -789,16 +762,40 @@ def _opt_steps_next(tt: TableTables) -> np.ndarray:
     return np.ascontiguousarray(np.stack([off // 6, off % 6 + 1], axis=1))
 
 
-def make_solver(nl: int, comps: int, track: bool, record: bool) -> Callable[..., float]:
-    """A solver of blocks of ``nl`` start states from ``W`` itself (the value iteration).
+_CORES: dict[tuple[int, int, bool, bool, bool], Callable[..., None]] = {}
 
-    ``track``: also return each lane's farkle chance ``P`` of its turn (``outp``);
-    ``record``: keep the choices (the decision API; one block).
+
+def core_for(
+    nl: int, comps: int, separate: bool = False, track: bool = False, record: bool = False
+) -> Callable[..., None]:
+    """The compiled recursion of :func:`_make_core` for these compile-time choices (cached).
+
+    Numba caches each on disk: a closure over plain constants keys its cache by them.
     """
-    core = _make_core(nl, comps, False, track, record)
+    key = (nl, comps, separate, track, record)
+    if key not in _CORES:
+        _CORES[key] = _make_core(nl, comps, separate, track, record)
+    return _CORES[key]
 
-    @njit(cache=True, nogil=True, boundscheck=False)
-    def solve_blocks(
+
+class BlockSolver:
+    """Solves blocks of ``nl`` start states from ``W`` (the value iteration and the decisions).
+
+    ``track``: also each lane's farkle chance ``P`` (``outp``); ``record``: keep the choices
+    (the decision API; one block). The loop over blocks is Python: each block is two calls
+    that release the GIL (:func:`exact_setup`, then the recursion), so threads run blocks in
+    parallel; the per-block overhead (tens of microseconds) is small beside a block's work.
+    """
+
+    def __init__(self, nl: int, comps: int, track: bool = False, record: bool = False) -> None:
+        self.nl = nl
+        self.comps = comps
+        self.track = track
+        self.core = core_for(nl, comps, False, track, record)
+        self.offsets = np.zeros(nl, dtype=np.int64)
+
+    def __call__(
+        self,
         tt: TableTables,
         w: np.ndarray,
         block_lanes: np.ndarray,
@@ -806,7 +803,7 @@ def make_solver(nl: int, comps: int, track: bool, record: bool) -> Callable[...,
         stop: int,
         stride: int,
         steps_next: np.ndarray,
-        scratch: TableScratch,
+        s: TableScratch,
         out: np.ndarray,
         outp: np.ndarray,
         shift: np.ndarray,
@@ -815,35 +812,30 @@ def make_solver(nl: int, comps: int, track: bool, record: bool) -> Callable[...,
         """Solve blocks ``first, first + stride, ... < stop`` into ``out[k]``, ``outp[k]``.
 
         ``out`` is ``(blocks, C, nl)``, ``outp`` ``(blocks, nl)``; ``shift`` ``(blocks, nl)`` is
-        added to each lane's own farkle exit; ``min_top``: the lowest top (see :func:`exact_setup`);
-        ``w`` is only read. Returns the last block's top row.
+        added to each lane's own farkle exit; ``min_top``: the lowest top (see
+        :func:`exact_setup`); ``w`` is only read. Returns the last block's top row.
         """
+        nl = self.nl
         top = 0
-        s = scratch
         for kb in range(first, stop, stride):
-            lanes = block_lanes[kb]
-            top = exact_setup(tt, w, lanes, nl, steps_next, s, shift[kb], min_top)
-            core(tt, top, s.vals, s.dec, s.prob, s.bank, s.bankd, s.x, s.xd, s.choice, s.banks)
-            for lane in range(nl):
-                for c in range(comps):
-                    out[kb, c, lane] = s.vals[c, 5 * nl + lane]
-                if track:
-                    outp[kb, lane] = s.prob[5 * nl + lane]
+            top = exact_setup(
+                tt, w, self.offsets, block_lanes[kb], nl, steps_next, s, shift[kb], min_top
+            )
+            self.core(tt, top, s.vals, s.dec, s.prob, s.bank, s.bankd, s.x, s.xd, s.choice, s.banks)
+            out[kb] = s.vals[:, 5 * nl : 6 * nl]
+            if self.track:
+                outp[kb] = s.prob[5 * nl : 6 * nl]
         return top
 
-    return solve_blocks
+
+_SOLVERS: dict[tuple[int, int, bool, bool], BlockSolver] = {}
 
 
-_SOLVERS: dict[tuple[int, int, bool, bool], Callable[..., float]] = {}
-
-
-def solver_for(
-    nl: int, comps: int, track: bool = False, record: bool = False
-) -> Callable[..., float]:
-    """The (cached) block solver of :func:`make_solver` for these compile-time choices."""
+def solver_for(nl: int, comps: int, track: bool = False, record: bool = False) -> BlockSolver:
+    """The block solver for these compile-time choices (one per process)."""
     key = (nl, comps, track, record)
     if key not in _SOLVERS:
-        _SOLVERS[key] = make_solver(nl, comps, track, record)
+        _SOLVERS[key] = BlockSolver(nl, comps, track, record)
     return _SOLVERS[key]
 
 

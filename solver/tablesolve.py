@@ -244,23 +244,27 @@ class _Blocks:
 
 # -- the solve -------------------------------------------------------------------------------------
 def compile_table_kernels(model: TableModel) -> None:
-    """Compile (or load from numba's cache) the block solvers a solve of ``model`` runs."""
+    """Compile (or load from numba's cache) the kernels a solve of ``model`` runs.
+
+    One block of the first start state is enough: numba compiles for the argument types.
+    """
     tables = table_tables(model)
-    w = np.full(model.comps, 1.0 / model.players)
-    lanes = np.zeros((0, model.fields, LANES), dtype=np.int64)
+    w = np.full(model.start_states * model.comps, 1.0 / model.players)
+    lanes = np.zeros((1, model.fields, LANES), dtype=np.int64)
+    lanes[:, 2 * model.players : 3 * model.players, :] = model.ne - 1
     for track in (False, True):
         solver_for(LANES, model.comps, track=track)(
             tables,
             w,
             lanes,
             0,
-            0,
+            1,
             1,
             steps_next(tables),
             table_scratch(tables, LANES),
-            np.empty((0, model.comps, LANES)),
-            np.empty((0, LANES)),
-            np.zeros((0, LANES)),
+            np.empty((1, model.comps, LANES)),
+            np.empty((1, LANES)),
+            np.zeros((1, LANES)),
             0,
         )
 

@@ -62,6 +62,7 @@ class TableTurn:
     banks: np.ndarray  # (top, 6) bool
     farkle: np.ndarray  # (N,)
     options: FlatOptions
+    roll: np.ndarray  # (top, 6) the mover's value of rolling (the kernel's, rows below ``top``)
 
     @property
     def rows(self) -> int:
@@ -94,6 +95,9 @@ class TableTurn:
         return _roll_vector(self.options, n, self.farkle, self.vector, t)
 
     def roll_value(self, t: int, n: int) -> float:
+        ti = self._row(t)
+        if ti < self.top:
+            return float(self.roll[ti, n - 1])
         return float(self.roll_vector(t, n)[0])
 
     def action(self, t: int, n: int) -> str:
