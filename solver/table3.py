@@ -75,7 +75,7 @@ from .tablekernel import (
     table_tables,
 )
 from .tablemodel import TableModel, build_table_model
-from .tablesolve import MixedStates, Progress, solve_table
+from .tablesolve import MixedStates, Progress, reachable_states, solve_table
 from .tableturn import LastFinalTurn, TableTurn, TurnTooShort, lead_final_turn
 from .valueiter import SolveCancelled
 
@@ -136,7 +136,7 @@ def table_work(model: TableModel) -> float:
     ways = (best + 1) ** others - best**others
     top = np.maximum(np.maximum(nb - b0, model.bank_min[1]), best - b0 + k_star)
     rows = float((ways * top).sum())
-    per_state = model.start_states / nb**model.players
+    per_state = reachable_states(model) / nb**model.players  # solver.tablesolve.reachable
     return rows * per_state * model.checks_per_turn_total
 
 

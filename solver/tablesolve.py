@@ -62,6 +62,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from optimal_farkle.engine import STEP
+
 from .mixing import Equilibrium, Policy, add_policy, mixed_equilibrium
 from .tablekernel import TableTables, solver_for, steps_next, table_scratch, table_tables
 from .tablemodel import LANES, TableModel
@@ -143,8 +145,37 @@ def flag_rows(model: TableModel, farkle_sum: int | None) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, 2 * n + 1)
 
 
+def reachable(model: TableModel, rows: np.ndarray) -> np.ndarray:
+    """Which states a game can reach: off the board only below the entry minimum.
+
+    A player is on the board once its score (or its head start) meets the entry minimum, and
+    the flag never goes back, so ``u_k = 0`` with a score at or above it never happens. Those
+    states are skipped (their ``W`` is left at ``1/N``): under patch's rules they are six in
+    seven of the model's. Every transition of a reachable state leads to a reachable one.
+    """
+    if model.ne == 1:
+        return np.ones(len(rows), dtype=bool)
+    n = model.players
+    limit = entry_limit(model)
+    scores = rows[:, :n]
+    flags = rows[:, 2 * n : 3 * n]
+    return np.all((flags == 1) | (scores < limit), axis=1)
+
+
+def entry_limit(model: TableModel) -> int:
+    """The lowest score index that is on the board (a state off the board is below it)."""
+    return max(0, min(model.nb, -(-(model.rules.entry_minimum - model.floor) // STEP)))
+
+
+def reachable_states(model: TableModel) -> int:
+    """How many states :func:`reachable` keeps."""
+    per_player = model.nb + (entry_limit(model) if model.ne > 1 else 0)
+    return int(per_player**model.players * model.nf**model.players * model.ns)
+
+
 def batch_states(model: TableModel, total: int, farkle_sum: int | None = None) -> np.ndarray:
-    """The states of a batch as ``(k, fields)`` rows, in block order (similar turns together)."""
+    """The reachable states of a batch as ``(k, fields)`` rows, in block order (similar turns
+    together; see :func:`reachable`)."""
     scores = scores_with_sum(model.players, model.nb, total)
     flags = flag_rows(model, farkle_sum)
     if not len(scores) or not len(flags):
@@ -152,6 +183,9 @@ def batch_states(model: TableModel, total: int, farkle_sum: int | None = None) -
     rows = np.concatenate(
         [np.repeat(scores, len(flags), axis=0), np.tile(flags, (len(scores), 1))], axis=1
     )
+    rows = rows[reachable(model, rows)]
+    if not len(rows):
+        return np.zeros((0, model.fields), dtype=np.int64)
     # Lanes of one block share the mover's score and have similar best other scores, so
     # their cuts (and so the block's top) are alike: little wasted work.
     order = np.lexsort((rows[:, 1 : model.players].max(axis=1), rows[:, 0]))
@@ -301,7 +335,7 @@ def solve_table(
     history, sweeps = _penalty_passes(model, w, tolerance, threads, progress, cancel)
     return TableSolveResult(
         w=w,
-        sweeps=sweeps + warm_sweeps * plain.start_states / model.start_states,
+        sweeps=sweeps + warm_sweeps * reachable_states(plain) / reachable_states(model),
         passes=len(history),
         residual=history[-1],
         seconds=time.perf_counter() - started,
@@ -346,7 +380,7 @@ def _solve_layers(
     solved = 0
     residual = 0.0
     top_layer = n * (model.nb - 1)
-    total_work = float(model.start_states)
+    total_work = float(reachable_states(model))
     done_work = 0.0
     mixed: list[tuple[int, float, float, float]] = []
     stage = "exact layers: the rotation of farkles in closed form"
@@ -407,7 +441,7 @@ def _solve_layers(
         if mixed
         else MixedStates.empty()
     )
-    return w, solved / model.start_states, residual, table
+    return w, solved / total_work, residual, table
 
 
 def _mix_cycles(
