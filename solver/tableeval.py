@@ -325,31 +325,32 @@ def evaluate(
     w: np.ndarray,
     mixed: object,
     w2: np.ndarray,
-    approx: str,
-    one_seat: bool,
+    seats: tuple[str, ...],
     threads: int = 2,
     progress: Progress | None = None,
 ) -> Evaluation:
-    """Every seat's chance when ``approx`` decides for one seat (``one_seat``: labels) or all.
+    """Every seat's chance in every state when seat ``k`` (in turn order) plays ``seats[k]``.
 
-    ``approx`` is a key of :data:`DECIDERS` (``exact``: the solve's own policy, which must
-    reproduce ``W``). ``w`` is the exact solve (flat), ``mixed`` its mixing states
+    ``seats`` holds keys of :data:`DECIDERS` (``exact``: the solve's own policy, which
+    reproduces ``W``). A state also carries the seat of its mover (its *label*, ``v[label]``):
+    with different policies the seats must be told apart; with one policy for all, one label.
+    ``w`` is the exact solve (flat), ``mixed`` its mixing states
     (:class:`solver.tablesolve.MixedStates`), ``w2`` the two-player ``W0`` of the same rules
     and floor (flat).
     """
-    if model.players != 3:
-        raise ValueError("the evaluation is of a table of three")
+    if model.players != len(seats):
+        raise ValueError(f"{len(seats)} policies for {model.players} seats")
     if model.ns > 1:
         raise ValueError("the approximations do not model the equal-turns endgame")
     if model.riskless.any():
         raise ValueError("the evaluation does not handle a dice count that never farkles")
     started = time.perf_counter()
     n, comps = model.players, model.comps
-    labels = n if one_seat else 1
+    labels = 1 if len(set(seats)) == 1 else n
+    codes = np.array([DECIDERS[x] for x in seats[:labels]], dtype=np.int64)
     states = model.start_states
     v = np.full(labels * states * comps, 1.0 / n)
     vv = v.reshape(labels, states, comps)
-    code = DECIDERS[approx]
     ev = _Evaluator(model, w, w2, threads)
     solved = 0
     passes = 0
@@ -369,29 +370,27 @@ def evaluate(
                     lab = np.repeat(np.arange(labels), len(rows))
                     all_rows = np.tile(rows, (labels, 1))
                     all_idx = np.tile(idx, labels)
-                    deciders = np.where((lab == 0) | (not one_seat), code, 0).astype(np.int64)
-                    nxt = (lab - 1) % labels
+                    nxt = (lab + 1) % labels  # the next mover's seat
                     voff = (nxt * states).astype(np.int64)
-                    values, farkle = _mixed_solve(ev, v, all_rows, all_idx, voff, deciders, mixed)
+                    values, farkle = _mixed_solve(ev, v, all_rows, all_idx, voff, codes[lab], mixed)
                     solved += len(all_rows)
                     if model.penalty_count:
                         before = vv[lab, all_idx]
                         largest = max(largest, float(np.abs(values - before).max()))
                         vv[lab, all_idx] = values
                         continue
-                    # The rotation of farkles, in closed form: (s, label) -> (rot s, label - 1).
-                    x = np.roll(
-                        full(model, vv[nxt, flat_of(model, rotated(model, all_rows))]), 1, axis=1
-                    )
+                    # The rotation of farkles in closed form: (s, seat) -> (rot s, next seat);
+                    # the policies are fixed, so one sweep is exact.
+                    rot_idx = flat_of(model, rotated(model, all_rows))
+                    x = np.roll(full(model, vv[nxt, rot_idx]), 1, axis=1)
                     a = full(model, values) - farkle[:, None] * x
                     keys = lab * states + all_idx
                     order = np.argsort(keys)
-                    rot_keys = nxt * states + flat_of(model, rotated(model, all_rows))
-                    rot_pos = order[np.searchsorted(keys[order], rot_keys)]
+                    rot_pos = order[np.searchsorted(keys[order], nxt * states + rot_idx)]
                     todo = np.arange(len(all_rows))
                     vv[lab, all_idx] = _closed_form(model, a, farkle, todo, rot_pos)[:, :comps]
                 if progress is not None and k % 16 == 0:
-                    progress(k / len(layers), f"evaluating {approx}: pass {passes}")
+                    progress(k / len(layers), f"exact evaluation: pass {passes}")
             residual = largest
             if not model.penalty_count or largest <= TOLERANCE:
                 break
@@ -437,18 +436,26 @@ def _mixed_solve(
     return values, farkle
 
 
-def start_chances(model: TableModel, ev: Evaluation, seat: int | None) -> np.ndarray:
-    """First-to-move order chances at the opening (everyone at 0, seat 1 moves first).
+def opening(
+    model: TableModel, ev: Evaluation, first: int = 0, scores: tuple[int, ...] | None = None
+) -> np.ndarray:
+    """Every seat's chance at the opening when seat ``first`` moves first, in seat order.
 
-    ``seat`` (0-2): the seat the approximation plays in a one-seat evaluation (its label at
-    the opening is its position from the first mover), None for an all-seats one.
+    ``scores``: head starts in points per seat (default none).
     """
-    zero = model.score_index(0)
+    n = model.players
+    scores = scores or (0,) * n
+    order = [(first + k) % n for k in range(n)]
     entry = model.rules.entry_minimum
-    flag = model.entered_flag(entry == 0)
-    i = model.flat((zero,) * model.players, None, (flag,) * model.players, 0)
-    label = 0 if seat is None else seat
-    return np.asarray(ev.v[label, i])
+    fields = tuple(model.score_index(scores[s]) for s in order)
+    flags = tuple(model.entered_flag(entry == 0 or scores[s] >= entry) for s in order)
+    i = model.flat(fields, None, flags, 0)
+    label = first if ev.v.shape[0] > 1 else 0
+    mine = ev.v[label, i]
+    out = np.empty(n)
+    for k, seat in enumerate(order):
+        out[seat] = mine[k]
+    return out
 
 
 def two_player_w0(rules: object, floor: int, cache_dir: object = None) -> np.ndarray:
@@ -476,30 +483,35 @@ def loss_report(
     if two.shape[:6] != (model.nb, model.nb, model.nf, model.nf, model.ne, model.ne):
         raise ValueError("the two-player model does not match the table's")
     w2 = two_player_w0(rules, floor, cache_dir)
-    base = evaluate(model, exact.w, exact.mixed, w2, "exact", one_seat=False)
-    opening = start_chances(model, base, None)
+    base = evaluate(model, exact.w, exact.mixed, w2, ("exact",) * 3)
+    first = opening(model, base)
     report: dict[str, object] = {
         "rules": rules.name,
         "goal": rules.goal,
-        "exact": opening.tolist(),
+        "exact": first.tolist(),
         "exact_check": float(np.abs(base.v[0, :, :2] - exact.w.reshape(-1, 2)).max()),
     }
     lines = [
         f"{rules.name}, goal {rules.goal:,}: exact first-to-move chances "
-        + ", ".join(f"{100 * x:.4f}%" for x in opening)
+        + ", ".join(f"{100 * x:.4f}%" for x in first)
         + f" (the evaluation reproduces W to {report['exact_check']:.1e})"
     ]
     for approx in ("rival", "pairwise"):
-        one = evaluate(model, exact.w, exact.mixed, w2, approx, one_seat=True)
-        alone = [float(start_chances(model, one, seat)[seat]) for seat in range(3)]
-        every = evaluate(model, exact.w, exact.mixed, w2, approx, one_seat=False)
-        all_seats = start_chances(model, every, None).tolist()
-        losses = [float(opening[s] - alone[s]) for s in range(3)]
+        alone = []
+        seconds = 0.0
+        for seat in range(3):
+            seats = tuple(approx if k == seat else "exact" for k in range(3))
+            one = evaluate(model, exact.w, exact.mixed, w2, seats)
+            alone.append(float(opening(model, one)[seat]))
+            seconds += one.seconds
+        every = evaluate(model, exact.w, exact.mixed, w2, (approx,) * 3)
+        all_seats = opening(model, every).tolist()
+        losses = [float(first[s] - alone[s]) for s in range(3)]
         report[approx] = {
             "one_seat": alone,
             "loss": losses,
             "all_seats": all_seats,
-            "seconds": one.seconds + every.seconds,
+            "seconds": seconds + every.seconds,
         }
         lines.append(
             f"  {approx:9}: in seat k among exact players it wins "
