@@ -174,10 +174,10 @@ class RivalAdvice:
             if vector is not None:
                 from .table3 import position_vector
 
-                mine = position_vector(turn, state)
+                vec = position_vector(turn, state)
                 out = [0.0] * n
                 for k in range(n):
-                    out[(state.current + k) % n] = float(mine[k])
+                    out[(state.current + k) % n] = float(vec[k])
                 return tuple(out)
             return self._final_round_chances(state)
         me = state.current

@@ -23,6 +23,7 @@ seat order (``win_chances``); an advice is safe to share between threads.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
 #: Labels of the strategies, as shown to players.
 TWO_PLAYER_LABEL = "exact two-player optimum"
 MAX_PLAYERS = 6
-
-Progress = "Callable[[float, str], None]"
 
 
 class TableAdvice(Protocol):
@@ -135,10 +134,10 @@ def load_exact_table(
 def solve_exact_table(
     rules: Rules,
     players: int,
-    progress: object = None,
+    progress: Callable[[float, str], None] | None = None,
     cancel: threading.Event | None = None,
     cache_dir: Path | str | None = None,
-    report: object = None,
+    report: Callable[[str], None] | None = None,
     threads: int | None = None,
 ) -> ExactTableStrategy:
     """Load the exact table solve from the cache, or solve and cache it (ValueError: unsupported)."""

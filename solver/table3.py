@@ -137,7 +137,7 @@ def table_work(model: TableModel) -> float:
     top = np.maximum(np.maximum(nb - b0, model.bank_min[1]), best - b0 + k_star)
     rows = float((ways * top).sum())
     per_state = reachable_states(model) / nb**model.players  # solver.tablesolve.reachable
-    return rows * per_state * model.checks_per_turn_total
+    return float(rows * per_state * model.checks_per_turn_total)
 
 
 def table_estimate(rules: Rules, players: int = 3, floor: int = DEFAULT_FLOOR) -> Estimate:

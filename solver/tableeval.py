@@ -160,7 +160,7 @@ def _pairwise(
     """The mover's estimated chance once it sits last with ``(bm, fm, um)`` (see the docstring)."""
     if n == 2:
         b1, f1, u1 = lanes[1, lane], lanes[n + 1, lane], lanes[2 * n + 1, lane]
-        return 1.0 - w2[_flat2(b1, bm, f1, fm, u1, um, nb, nf, ne)]
+        return float(1.0 - w2[_flat2(b1, bm, f1, fm, u1, um, nb, nf, ne)])
     b1, f1, u1 = lanes[1, lane], lanes[n + 1, lane], lanes[2 * n + 1, lane]
     b2, f2, u2 = lanes[2, lane], lanes[n + 2, lane], lanes[2 * n + 2, lane]
     w12 = w2[_flat2(b1, b2, f1, f2, u1, u2, nb, nf, ne)]
@@ -169,7 +169,7 @@ def _pairwise(
     hm = (1.0 - w1m) * (1.0 - w2m)
     h1 = w12 * w1m
     h2 = (1.0 - w12) * w2m
-    return hm / (hm + h1 + h2)
+    return float(hm / (hm + h1 + h2))
 
 
 @njit(cache=True, nogil=True)

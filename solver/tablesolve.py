@@ -125,10 +125,10 @@ def scores_with_sum(players: int, nb: int, total: int) -> np.ndarray:
         b0 = np.arange(max(0, total - nb + 1), min(nb - 1, total) + 1)
         return np.stack([b0, total - b0], axis=1).astype(np.int64)
     rows = []
-    for b0 in range(max(0, total - 2 * (nb - 1)), min(nb - 1, total) + 1):
-        rest = total - b0
+    for mover in range(max(0, total - 2 * (nb - 1)), min(nb - 1, total) + 1):
+        rest = total - mover
         b1 = np.arange(max(0, rest - nb + 1), min(nb - 1, rest) + 1)
-        rows.append(np.stack([np.full_like(b1, b0), b1, rest - b1], axis=1))
+        rows.append(np.stack([np.full_like(b1, mover), b1, rest - b1], axis=1))
     if not rows:
         return np.zeros((0, 3), dtype=np.int64)
     return np.concatenate(rows).astype(np.int64)
@@ -159,7 +159,8 @@ def reachable(model: TableModel, rows: np.ndarray) -> np.ndarray:
     limit = entry_limit(model)
     scores = rows[:, :n]
     flags = rows[:, 2 * n : 3 * n]
-    return np.all((flags == 1) | (scores < limit), axis=1)
+    keep: np.ndarray = np.all((flags == 1) | (scores < limit), axis=1)
+    return keep
 
 
 def entry_limit(model: TableModel) -> int:
@@ -194,7 +195,8 @@ def batch_states(model: TableModel, total: int, farkle_sum: int | None = None) -
 
 def flat_of(model: TableModel, rows: np.ndarray) -> np.ndarray:
     """:meth:`TableModel.flat` of every row."""
-    return (rows * np.array(model.strides, dtype=np.int64)).sum(axis=1)
+    out: np.ndarray = (rows * np.array(model.strides, dtype=np.int64)).sum(axis=1)
+    return out
 
 
 def rotated(model: TableModel, rows: np.ndarray) -> np.ndarray:
@@ -244,10 +246,10 @@ class _Blocks:
         lanes = np.ascontiguousarray(padded.reshape(blocks, LANES, -1).transpose(0, 2, 1))
         out = np.empty((blocks, self.model.comps, LANES))
         outp = np.empty((blocks, LANES))
-        moved = np.zeros(blocks * LANES)
+        flat_shift = np.zeros(blocks * LANES)
         if shift is not None:
-            moved[:k] = shift
-        moved = moved.reshape(blocks, LANES)
+            flat_shift[:k] = shift
+        moved = flat_shift.reshape(blocks, LANES)
 
         def run(worker: int, stride: int) -> None:
             self.solver(
@@ -646,4 +648,4 @@ def _pass_share(history: list[float], tolerance: float) -> float:
     """How far the passes are, from the largest changes so far (each about tenfold smaller)."""
     if not history:
         return 0.0
-    return min(0.95, np.log10(max(history[-1], tolerance)) / np.log10(tolerance))
+    return float(min(0.95, np.log10(max(history[-1], tolerance)) / np.log10(tolerance)))
