@@ -88,10 +88,7 @@ class OptimalPlayer:
         self.advice_label = advice.label
         if players > 2:
             if advice.exact:
-                self.description = (
-                    f"Plays the exact {players}-player optimum: every choice maximises its own "
-                    "chance of winning, against opponents who do the same."
-                )
+                self.description = exact_description(players)
             else:
                 self.title = APPROX_TITLE
                 self.description = APPROX_DESCRIPTION
@@ -143,12 +140,22 @@ def ai_players(players: int = 2, exact: bool = False) -> list[tuple[str, str, st
     elsewhere it is the approximation, titled :data:`APPROX_TITLE`.
     """
     out = [(cls.id, cls.title, cls.description) for cls in _registry().values()]
-    if players > 2 and not exact:
-        out = [
-            (pid, APPROX_TITLE, APPROX_DESCRIPTION) if pid == OptimalPlayer.id else (pid, t, d)
-            for pid, t, d in out
-        ]
+    if players > 2:
+        title, text = (
+            (OptimalPlayer.title, exact_description(players))
+            if exact
+            else (APPROX_TITLE, APPROX_DESCRIPTION)
+        )
+        out = [(pid, title, text) if pid == OptimalPlayer.id else (pid, t, d) for pid, t, d in out]
     return out
+
+
+def exact_description(players: int) -> str:
+    """The optimal player's description at a table of ``players`` with the exact solve."""
+    return (
+        f"Plays the exact {players}-player optimum: every choice maximises its own chance of "
+        "winning, against opponents who do the same."
+    )
 
 
 #: The approximation as a player of its own (see the module docstring).

@@ -122,6 +122,13 @@ def exact_table_supported(rules: Rules, players: int) -> str | None:
     return supported(rules, players)
 
 
+def exact_table_cached(rules: Rules, players: int, cache_dir: Path | str | None = None) -> bool:
+    """Whether the exact solve of ``players`` seats is cached (its header only: cheap)."""
+    from .table3 import table_cached
+
+    return table_cached(rules, players, cache_dir=cache_dir)
+
+
 def load_exact_table(
     rules: Rules, players: int, cache_dir: Path | str | None = None
 ) -> ExactTableStrategy | None:
@@ -152,6 +159,7 @@ __all__ = [
     "TableAdvice",
     "TwoPlayerAdvice",
     "check_players",
+    "exact_table_cached",
     "exact_table_supported",
     "load_exact_table",
     "solve_exact_table",

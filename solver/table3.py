@@ -54,6 +54,7 @@ from optimal_farkle.engine.files import (
     occupied,
     parse_json,
     read_bytes,
+    read_prefix,
     writable_problem,
 )
 from optimal_farkle.engine.game import GameState, Phase
@@ -570,17 +571,10 @@ def write_table_cache(path: Path, strategy: ExactTableStrategy) -> None:
         raise TableCacheError(f"cannot write {path}: {exc}") from None
 
 
-def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> ExactTableStrategy:
-    """Load and check a table cache file; :class:`TableCacheError` says what is wrong."""
-    model = build_table_model(rules, players, floor)
-    states = model.start_states * model.comps
-    limit = len(MAGIC) + 4 + MAX_HEADER + states * 8 + 32 * 10**6
-    try:
-        data = read_bytes(path, limit)
-    except FileMissing:
-        raise TableCacheError("no cache file") from None
-    except FileProblem as exc:
-        raise TableCacheError(str(exc)) from None
+def _header(
+    data: bytes, rules: Rules, players: int, model: TableModel
+) -> tuple[dict[str, object], int]:
+    """The checked header of a table cache file and where its payload starts."""
     if not data.startswith(MAGIC):
         raise TableCacheError("not a farkle table strategy file (bad magic)")
     at = len(MAGIC)
@@ -594,7 +588,6 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
         header = parse_json(decode_text(data[at : at + head_len]))
     except FileProblem as exc:
         raise TableCacheError(f"corrupt header: {exc}") from None
-    at += head_len
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise TableCacheError("corrupt header: not a table strategy")
     for key, want in (
@@ -607,6 +600,42 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
     ):
         if header.get(key) != want:
             raise TableCacheError(f"stale or foreign: {key} is {quote(header.get(key))}")
+    return header, at + head_len
+
+
+def table_cached(
+    rules: Rules, players: int, floor: int = DEFAULT_FLOOR, cache_dir: Path | str | None = None
+) -> bool:
+    """Whether the exact table solve is cached: its file exists with a matching header.
+
+    Reads the header only (the file can be a gigabyte); the payload's checksum is checked
+    when the strategy is loaded (:func:`load_exact_table`).
+    """
+    if players != EXACT_TABLE_PLAYERS:
+        return False
+    try:
+        model = build_table_model(rules, players, floor)
+        data = read_prefix(
+            table_cache_path(rules, players, floor, cache_dir), len(MAGIC) + 4 + MAX_HEADER
+        )
+        _header(data, rules, players, model)
+    except (TableCacheError, FileProblem, ValueError):
+        return False
+    return True
+
+
+def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> ExactTableStrategy:
+    """Load and check a table cache file; :class:`TableCacheError` says what is wrong."""
+    model = build_table_model(rules, players, floor)
+    states = model.start_states * model.comps
+    limit = len(MAGIC) + 4 + MAX_HEADER + states * 8 + 32 * 10**6
+    try:
+        data = read_bytes(path, limit)
+    except FileMissing:
+        raise TableCacheError("no cache file") from None
+    except FileProblem as exc:
+        raise TableCacheError(str(exc)) from None
+    header, at = _header(data, rules, players, model)
     mixed = header.get("mixed")
     if isinstance(mixed, bool) or not isinstance(mixed, int) or not 0 <= mixed <= 10**6:
         raise TableCacheError(f"corrupt header: mixed is {quote(mixed)}")

@@ -39,6 +39,7 @@ from optimal_farkle.solver.table3 import (
     read_table_cache,
     solve_exact_table,
     table_cache_path,
+    table_cached,
 )
 from optimal_farkle.solver.tablemodel import build_table_model
 from optimal_farkle.solver.tablesolve import TableSolveResult, full, reachable, solve_table
@@ -240,11 +241,16 @@ def test_the_cache_round_trips_and_refuses_damage(tmp_path: Path) -> None:
     path = table_cache_path(rules, 3, 0, tmp_path)
     loaded = read_table_cache(path, rules, 3, 0)
     assert np.array_equal(loaded.w, strategy.w)
+    assert table_cached(rules, 3, 0, tmp_path)  # the header alone says so
+    assert not table_cached(rules, 3, 0, tmp_path / "elsewhere")
+    assert not table_cached(tiny(350), 3, 0, tmp_path)
     data = bytearray(path.read_bytes())
     data[-9] ^= 0xFF
     path.write_bytes(bytes(data))
     assert load_exact_table(rules, 3, tmp_path, floor=0, report=notes.append) is None
     assert notes and "checksum" in notes[0]
+    path.write_bytes(b"FARKLE-WT\n\xff\xff")
+    assert not table_cached(rules, 3, 0, tmp_path)
     assert isinstance(
         solve_exact_table(rules, 3, cache_dir=tmp_path, force=True, floor=0), ExactTableStrategy
     )
