@@ -61,7 +61,7 @@ from optimal_farkle.engine.game import GameState, Phase
 from optimal_farkle.engine.text import quote
 
 from . import DEFAULT_FLOOR
-from .cache import Reporter, _build_lock, cache_dir
+from .cache import CacheError, Reporter, _build_lock, _figure, cache_dir
 from .decisions import Decision, OptionValue, decide_turn, final_target, rank_turn
 from .endgame import needs_final_turn
 from .estimate import BASE_BYTES, Estimate, machine_memory
@@ -652,12 +652,15 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
     for dt in ("<i8", "<f8", "<f8", "<f8"):
         parts.append(np.frombuffer(payload, dtype=dt, count=mixed, offset=off).copy())
         off += mixed * 8
-    info = TableSolveInfo(
-        sweeps=float(header.get("sweeps", 0.0) or 0.0),
-        passes=int(header.get("passes", 0) or 0),
-        residual=float(header.get("residual", 0.0) or 0.0),
-        seconds=float(header.get("seconds", 0.0) or 0.0),
-    )
+    try:
+        info = TableSolveInfo(
+            sweeps=_figure(header, "sweeps"),
+            passes=int(_figure(header, "passes")),
+            residual=_figure(header, "residual"),
+            seconds=_figure(header, "seconds"),
+        )
+    except CacheError as exc:
+        raise TableCacheError(str(exc)) from None
     mixed_states = MixedStates(
         flat=parts[0].astype(np.int64), weight=parts[1], low=parts[2], high=parts[3]
     )
