@@ -13,6 +13,7 @@ screen is up: importing numba alone would cost most of the one-second start budg
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual import events, work
 from textual.app import App
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.notifications import SeverityLevel
 
@@ -102,6 +104,31 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
             return
         await super().on_event(event)
 
+    def pop_screen(self) -> AwaitComplete:
+        """Pop the top screen, but never before it has finished mounting.
+
+        Found by the soak, keys faster than frames: Esc a moment after ``n`` popped the setup
+        screen while it was still mounting, its widgets were removed under its own
+        ``on_mount`` (and under Textual's ``Select``), which then found nothing to set up. A
+        screen handles its ``Mount`` before any callback queued on it, so the pop is queued
+        there: it happens right after the screen has set itself up, if it is still on top.
+        """
+        screen = self.screen
+        if len(self.screen_stack) < 2 or screen.is_mounted:
+            return super().pop_screen()
+        popped: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def pop_when_mounted() -> None:
+            # Not awaited: the screen's own queue runs this, and it cannot wait for its removal.
+            try:
+                if self.screen is screen:
+                    super(FarkleApp, self).pop_screen()
+            finally:
+                popped.set_result(None)
+
+        screen.call_later(pop_when_mounted)
+        return AwaitComplete(popped)
+
     def on_unmount(self) -> None:
         self.services.settings.theme = self.theme
         self.services.storage.save_settings(self.services.settings)
@@ -123,8 +150,15 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
 
     # -- flow -------------------------------------------------------------------------------
     def back_to_start(self) -> None:
-        """Pop every screen above the start screen (the start screen refreshes on resume)."""
+        """Pop every screen above the start screen (the start screen refreshes on resume).
+
+        A screen still mounting is popped once it has mounted (:meth:`pop_screen`), so the
+        rest waits for it rather than popping the same screen again.
+        """
         while len(self.screen_stack) > 2:
+            if not self.screen.is_mounted:
+                self.screen.call_later(self.back_to_start)
+                return
             self.pop_screen()
 
     def on_start_screen_chosen(self, message: StartScreen.Chosen) -> None:
