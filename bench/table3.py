@@ -12,6 +12,11 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   (RSS), time per sweep, the cache file's size, and the first-to-move win probabilities of
   seats 1, 2 and 3. ``--repeat K`` times one sweep of a sample of layers K times for a
   median and spread of the time per sweep without a whole solve.
+* ``pass --rules R`` -- the time of one pass at full size, measured: every 25th layer (and
+  every farkle-count batch of it) solved once from a flat ``W`` with the solve's own block
+  solver on two threads, the time per state of each sampled layer interpolated over all the
+  layers between. What the sizes report estimates, measured (a pass of the penalty rules is
+  this, once per pass; the exact layers do about 2.5 such sweeps in all).
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
   exact policy evaluation (:mod:`solver.tableeval`): seat by seat, the approximation in one
   seat and the exact optimum in the others, against all three exact.
@@ -178,7 +183,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("report", choices=("sizes", "solve", "loss"))
+    parser.add_argument("report", choices=("sizes", "solve", "pass", "loss"))
+    parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
     parser.add_argument("--rules", default="neller-busche")
     parser.add_argument("--goal", type=int)
     parser.add_argument("--floor", type=int, default=-2500)
@@ -190,8 +196,81 @@ def main() -> None:
         sizes(args.goal, args.json)
     elif args.report == "solve":
         solve(args)
+    elif args.report == "pass":
+        one_pass(args)
     else:
         loss(args)
+
+
+def one_pass(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from optimal_farkle.engine import preset
+    from optimal_farkle.solver.tablekernel import table_tables
+    from optimal_farkle.solver.tablemodel import build_table_model
+    from optimal_farkle.solver.tablesolve import (
+        _Blocks,
+        batch_states,
+        compile_table_kernels,
+        reachable_states,
+    )
+
+    rules = preset(args.rules)
+    if args.goal is not None:
+        rules = rules.with_goal(args.goal)
+    model = build_table_model(rules, 3, args.floor)
+    compile_table_kernels(model)
+    tables = table_tables(model)
+    w = np.random.default_rng(1).uniform(0.2, 0.4, size=model.start_states * model.comps)
+    runner = _Blocks(model, tables, 2, track=model.penalty_count == 0)
+    top_layer = 3 * (model.nb - 1)
+    sampled: list[tuple[int, int, float]] = []
+    counts = {}
+    for layer in range(top_layer, -1, -1):
+        counts[layer] = sum(
+            len(batch_states(model, layer, c))
+            for c in (range(3 * model.nf - 2) if model.penalty_count else (None,))
+        )
+    for layer in [*list(range(top_layer, -1, -args.every)), 0]:
+        rows = [
+            batch_states(model, layer, c)
+            for c in (range(3 * model.nf - 2) if model.penalty_count else (None,))
+        ]
+        started = time.perf_counter()
+        states = 0
+        for batch in rows:
+            if len(batch):
+                runner.solve(w, batch)
+                states += len(batch)
+        if states:
+            sampled.append((layer, states, time.perf_counter() - started))
+    runner.close()
+    layers = np.array([s[0] for s in sampled], dtype=float)
+    per_state = np.array([s[2] / s[1] for s in sampled])
+    order = np.argsort(layers)
+    total = 0.0
+    for layer, count in counts.items():
+        total += count * float(np.interp(layer, layers[order], per_state[order]))
+    row = {
+        "rules": rules.name,
+        "goal": rules.goal,
+        "reachable_states": reachable_states(model),
+        "sampled_layers": len(sampled),
+        "sampled_seconds": sum(s[2] for s in sampled),
+        "seconds_per_pass": total,
+        "load_average": os.getloadavg()[0],
+    }
+    if args.json:
+        print(json.dumps(row))
+        return
+    from optimal_farkle.solver.estimate import duration
+
+    print(
+        f"{rules.name}, goal {rules.goal:,}: {row['reachable_states']:,} reachable start states; "
+        f"one pass (two threads) takes {duration(total)} ({total:,.0f} s), from "
+        f"{len(sampled)} sampled layers ({row['sampled_seconds']:.0f} s measured; load average "
+        f"{row['load_average']:.1f})"
+    )
 
 
 def loss(args: argparse.Namespace) -> None:

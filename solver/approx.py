@@ -14,24 +14,37 @@ and set-aside decision, and every value shown, is that position's (in-turn value
 :meth:`solver.strategy.Strategy.turn_of`). The rival is fixed for the whole turn (banked
 scores do not change during a turn), so the turn follows one consistent policy.
 
-A final turn (someone reached the goal under the final-turn endgame) is the two-player final
-turn: bank more than the best score at the table (:func:`solver.decisions.final_target`).
+A final turn (someone reached the goal under the final-turn endgame) is played exactly
+wherever the exact final round exists: the last final turn only has to beat the best score
+(the two-player final-turn table), and at a table of three the one before it is the final
+round of :mod:`solver.finalround`, exact whatever strategy led there. At larger tables a
+final turn with two or more players still to come banks as soon as it beats the best score
+(the two-player final turn), an approximation too.
 
 Every seat's chance (:meth:`RivalAdvice.win_chances`) is estimated by the pairwise product
 ``p_i ∝ prod_{j != i} w(i, j)``, with ``w(i, j)`` the heads-up chance of ``i`` against
 ``j`` (the mover's in-turn value against each opponent; between two others, whoever plays
 sooner moves first), normalised to sum to 1. In a final round the seats' chances follow
-from the final-turn tables, each player still owed a turn needing to finish above the best
-score before them.
+from the final turns: exactly at a table of three; at larger tables from the final-turn
+tables, each player still owed a turn needing to finish above the best score before them.
+
+Measured (``bench/table3.py loss``, exact policy evaluation against the exact three-player
+optimum, :mod:`solver.tableeval`): see the README's figures. A second approximation was
+measured too (``pairwise``: each turn played for a normalised product of heads-up chances);
+it loses less under first-to-goal rules and more under patch's, so the simpler rule stays.
 """
 
 from __future__ import annotations
+
+import threading
 
 from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.engine.game import GameState, Phase
 
 from .decisions import Decision, OptionValue, decide_turn, final_target, rank_turn
+from .finalround import FinalRound, final_round
 from .strategy import StartState, Strategy, Turn
+from .tablemodel import TableModel, build_table_model
 
 #: How the approximation is named wherever it is shown (never "perfect").
 APPROX_LABEL = "approximation: two-player optimum against the likeliest winner"
@@ -80,6 +93,8 @@ class RivalAdvice:
         self.rules = rules
         self.players = players
         self.strategy = strategy
+        self._lock = threading.Lock()
+        self._round: tuple[TableModel, FinalRound] | None = None
 
     # -- the rival --------------------------------------------------------------------------------
     def rival(self, state: GameState) -> int:
@@ -105,11 +120,31 @@ class RivalAdvice:
             starter=start.starter,
         )
 
+    def _final_round(self) -> tuple[TableModel, FinalRound]:
+        with self._lock:
+            if self._round is None:
+                model = build_table_model(self.rules, 3, self.strategy.floor)
+                self._round = (model, final_round(self.rules, model.nb, model.bank_min))
+            return self._round
+
+    def final_turn(self, state: GameState) -> object:
+        """The mover's final turn: exact at a table of three and for the last final turn."""
+        n = len(state.players)
+        leader = state.leader if state.leader is not None else state.current
+        order = [(leader + k) % n for k in range(n)]
+        later = [p for p in order[order.index(state.current) + 1 :] if p in state.final_turns]
+        if n == 3 or not later:
+            from .table3 import final_turn_of
+
+            model, rounds = self._final_round()
+            return final_turn_of(state, model, rounds)
+        return self.strategy.final_turn(final_target(state))
+
     def turn(self, state: GameState) -> Turn:
-        """The two-player values that decide the turn in progress."""
+        """The values that decide the turn in progress (two-player values but in final turns)."""
         _check(state, self.rules, self.players)
         if state.final_turn():
-            return self.strategy.final_turn(final_target(state))
+            return self.final_turn(state)  # type: ignore[return-value]
         rival = self.rival(state)
         start = heads_up_start(state, state.current, rival, state.mover_started())
         return self.strategy.turn_of(start)
@@ -134,6 +169,16 @@ class RivalAdvice:
         if state.is_over:
             return tuple(1.0 if i == state.winner else 0.0 for i in range(n))
         if state.in_final_round:
+            turn = self.final_turn(state)
+            vector = getattr(turn, "vector", None)
+            if vector is not None:
+                from .table3 import position_vector
+
+                vec = position_vector(turn, state)
+                out = [0.0] * n
+                for k in range(n):
+                    out[(state.current + k) % n] = float(vec[k])
+                return tuple(out)
             return self._final_round_chances(state)
         me = state.current
         starter = state.mover_started()

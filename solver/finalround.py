@@ -207,7 +207,9 @@ def below_threshold(
                 psi[dst + lane] = accp[lane]
 
 
-def _options(opts: FlatOptions) -> tuple[np.ndarray, ...]:
+def _options(
+    opts: FlatOptions,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     return (
         opts.group_start,
         opts.group_prob,

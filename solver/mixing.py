@@ -239,17 +239,17 @@ def _solve(cycle: list[int], combo: tuple[Choice, ...]) -> Equilibrium | None:
     for start in itertools.product(np.linspace(0.1, 0.9, 5), repeat=k):
         lams = np.array(start)
         for _ in range(100):
-            res = residual(lams)[0]
-            if float(np.abs(res).max()) <= EXACT / 10:
+            miss = residual(lams)[0]
+            if float(np.abs(miss).max()) <= EXACT / 10:
                 break
             jac = np.empty((k, k))
             h = 1e-7
             for c in range(k):
                 step = lams.copy()
                 step[c] += h
-                jac[:, c] = (residual(step)[0] - res) / h
+                jac[:, c] = (residual(step)[0] - miss) / h
             try:
-                move = np.linalg.solve(jac, -res)
+                move = np.linalg.solve(jac, -miss)
             except np.linalg.LinAlgError:
                 break
             lams = np.clip(lams + move, 0.0, 1.0)

@@ -13,6 +13,11 @@ two-player solve, titled **Strong** and described as an approximation (never "pe
 (``exact``) so the player's ``title``, ``description``, ``exact`` and ``advice_label`` say
 which one it plays. The levels (``max-score``, ``coach``, ``cautious``) play any table as
 they are: they look at the best score among the other players.
+
+``strong`` (not in the setup's list, :func:`ai_players`, where ``optimal`` already is the
+approximation wherever no exact solve exists) is the approximation even where the exact
+solve exists, so that ``farkle match`` can pit it against the exact optimum; at two seats it
+is the two-player optimum, which is what the approximation reduces to.
 """
 
 from __future__ import annotations
@@ -83,10 +88,7 @@ class OptimalPlayer:
         self.advice_label = advice.label
         if players > 2:
             if advice.exact:
-                self.description = (
-                    f"Plays the exact {players}-player optimum: every choice maximises its own "
-                    "chance of winning, against opponents who do the same."
-                )
+                self.description = exact_description(players)
             else:
                 self.title = APPROX_TITLE
                 self.description = APPROX_DESCRIPTION
@@ -138,16 +140,37 @@ def ai_players(players: int = 2, exact: bool = False) -> list[tuple[str, str, st
     elsewhere it is the approximation, titled :data:`APPROX_TITLE`.
     """
     out = [(cls.id, cls.title, cls.description) for cls in _registry().values()]
-    if players > 2 and not exact:
-        out = [
-            (pid, APPROX_TITLE, APPROX_DESCRIPTION) if pid == OptimalPlayer.id else (pid, t, d)
-            for pid, t, d in out
-        ]
+    if players > 2:
+        title, text = (
+            (OptimalPlayer.title, exact_description(players))
+            if exact
+            else (APPROX_TITLE, APPROX_DESCRIPTION)
+        )
+        out = [(pid, title, text) if pid == OptimalPlayer.id else (pid, t, d) for pid, t, d in out]
     return out
+
+
+def exact_description(players: int) -> str:
+    """The optimal player's description at a table of ``players`` with the exact solve."""
+    return (
+        f"Plays the exact {players}-player optimum: every choice maximises its own chance of "
+        "winning, against opponents who do the same."
+    )
+
+
+#: The approximation as a player of its own (see the module docstring).
+STRONG = "strong"
+
+
+def table_player_ids() -> list[str]:
+    """Every id :func:`make_player` accepts: :func:`ai_players`' and ``strong``."""
+    return [pid for pid, _, _ in ai_players()] + [STRONG]
 
 
 def needs_strategy(player_id: str) -> bool:
     """Whether a player needs the solved win-probability strategy."""
+    if player_id == STRONG:
+        return True
     cls = _registry().get(player_id)
     return bool(getattr(cls, "needs_strategy", cls is OptimalPlayer))
 
@@ -167,6 +190,13 @@ def make_player(
     lists the valid ids for an unknown one.
     """
     registry = _registry()
+    if player_id == STRONG:
+        strong = OptimalPlayer(rules, strategy, players, None)
+        strong.id = STRONG
+        strong.title = APPROX_TITLE
+        if players > 2:
+            strong.description = APPROX_DESCRIPTION
+        return strong
     if player_id not in registry:
         raise ValueError(f"unknown player {player_id!r}: choose from {', '.join(registry)}")
     if player_id == OptimalPlayer.id:

@@ -23,6 +23,7 @@ seat order (``win_chances``); an advice is safe to share between threads.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
 #: Labels of the strategies, as shown to players.
 TWO_PLAYER_LABEL = "exact two-player optimum"
 MAX_PLAYERS = 6
-
-Progress = "Callable[[float, str], None]"
 
 
 class TableAdvice(Protocol):
@@ -123,6 +122,13 @@ def exact_table_supported(rules: Rules, players: int) -> str | None:
     return supported(rules, players)
 
 
+def exact_table_cached(rules: Rules, players: int, cache_dir: Path | str | None = None) -> bool:
+    """Whether the exact solve of ``players`` seats is cached (its header only: cheap)."""
+    from .table3 import table_cached
+
+    return table_cached(rules, players, cache_dir=cache_dir)
+
+
 def load_exact_table(
     rules: Rules, players: int, cache_dir: Path | str | None = None
 ) -> ExactTableStrategy | None:
@@ -135,10 +141,10 @@ def load_exact_table(
 def solve_exact_table(
     rules: Rules,
     players: int,
-    progress: object = None,
+    progress: Callable[[float, str], None] | None = None,
     cancel: threading.Event | None = None,
     cache_dir: Path | str | None = None,
-    report: object = None,
+    report: Callable[[str], None] | None = None,
     threads: int | None = None,
 ) -> ExactTableStrategy:
     """Load the exact table solve from the cache, or solve and cache it (ValueError: unsupported)."""
@@ -153,6 +159,7 @@ __all__ = [
     "TableAdvice",
     "TwoPlayerAdvice",
     "check_players",
+    "exact_table_cached",
     "exact_table_supported",
     "load_exact_table",
     "solve_exact_table",

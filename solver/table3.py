@@ -54,13 +54,14 @@ from optimal_farkle.engine.files import (
     occupied,
     parse_json,
     read_bytes,
+    read_prefix,
     writable_problem,
 )
 from optimal_farkle.engine.game import GameState, Phase
 from optimal_farkle.engine.text import quote
 
 from . import DEFAULT_FLOOR
-from .cache import Reporter, _build_lock, cache_dir
+from .cache import CacheError, Reporter, _build_lock, _figure, cache_dir
 from .decisions import Decision, OptionValue, decide_turn, final_target, rank_turn
 from .endgame import needs_final_turn
 from .estimate import BASE_BYTES, Estimate, machine_memory
@@ -75,7 +76,7 @@ from .tablekernel import (
     table_tables,
 )
 from .tablemodel import TableModel, build_table_model
-from .tablesolve import MixedStates, Progress, solve_table
+from .tablesolve import MixedStates, Progress, reachable_states, solve_table
 from .tableturn import LastFinalTurn, TableTurn, TurnTooShort, lead_final_turn
 from .valueiter import SolveCancelled
 
@@ -136,8 +137,8 @@ def table_work(model: TableModel) -> float:
     ways = (best + 1) ** others - best**others
     top = np.maximum(np.maximum(nb - b0, model.bank_min[1]), best - b0 + k_star)
     rows = float((ways * top).sum())
-    per_state = model.start_states / nb**model.players
-    return rows * per_state * model.checks_per_turn_total
+    per_state = reachable_states(model) / nb**model.players  # solver.tablesolve.reachable
+    return float(rows * per_state * model.checks_per_turn_total)
 
 
 def table_estimate(rules: Rules, players: int = 3, floor: int = DEFAULT_FLOOR) -> Estimate:
@@ -570,17 +571,10 @@ def write_table_cache(path: Path, strategy: ExactTableStrategy) -> None:
         raise TableCacheError(f"cannot write {path}: {exc}") from None
 
 
-def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> ExactTableStrategy:
-    """Load and check a table cache file; :class:`TableCacheError` says what is wrong."""
-    model = build_table_model(rules, players, floor)
-    states = model.start_states * model.comps
-    limit = len(MAGIC) + 4 + MAX_HEADER + states * 8 + 32 * 10**6
-    try:
-        data = read_bytes(path, limit)
-    except FileMissing:
-        raise TableCacheError("no cache file") from None
-    except FileProblem as exc:
-        raise TableCacheError(str(exc)) from None
+def _header(
+    data: bytes, rules: Rules, players: int, model: TableModel
+) -> tuple[dict[str, object], int]:
+    """The checked header of a table cache file and where its payload starts."""
     if not data.startswith(MAGIC):
         raise TableCacheError("not a farkle table strategy file (bad magic)")
     at = len(MAGIC)
@@ -594,7 +588,6 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
         header = parse_json(decode_text(data[at : at + head_len]))
     except FileProblem as exc:
         raise TableCacheError(f"corrupt header: {exc}") from None
-    at += head_len
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise TableCacheError("corrupt header: not a table strategy")
     for key, want in (
@@ -607,6 +600,42 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
     ):
         if header.get(key) != want:
             raise TableCacheError(f"stale or foreign: {key} is {quote(header.get(key))}")
+    return header, at + head_len
+
+
+def table_cached(
+    rules: Rules, players: int, floor: int = DEFAULT_FLOOR, cache_dir: Path | str | None = None
+) -> bool:
+    """Whether the exact table solve is cached: its file exists with a matching header.
+
+    Reads the header only (the file can be a gigabyte); the payload's checksum is checked
+    when the strategy is loaded (:func:`load_exact_table`).
+    """
+    if players != EXACT_TABLE_PLAYERS:
+        return False
+    try:
+        model = build_table_model(rules, players, floor)
+        data = read_prefix(
+            table_cache_path(rules, players, floor, cache_dir), len(MAGIC) + 4 + MAX_HEADER
+        )
+        _header(data, rules, players, model)
+    except (TableCacheError, FileProblem, ValueError):
+        return False
+    return True
+
+
+def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> ExactTableStrategy:
+    """Load and check a table cache file; :class:`TableCacheError` says what is wrong."""
+    model = build_table_model(rules, players, floor)
+    states = model.start_states * model.comps
+    limit = len(MAGIC) + 4 + MAX_HEADER + states * 8 + 32 * 10**6
+    try:
+        data = read_bytes(path, limit)
+    except FileMissing:
+        raise TableCacheError("no cache file") from None
+    except FileProblem as exc:
+        raise TableCacheError(str(exc)) from None
+    header, at = _header(data, rules, players, model)
     mixed = header.get("mixed")
     if isinstance(mixed, bool) or not isinstance(mixed, int) or not 0 <= mixed <= 10**6:
         raise TableCacheError(f"corrupt header: mixed is {quote(mixed)}")
@@ -623,12 +652,15 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
     for dt in ("<i8", "<f8", "<f8", "<f8"):
         parts.append(np.frombuffer(payload, dtype=dt, count=mixed, offset=off).copy())
         off += mixed * 8
-    info = TableSolveInfo(
-        sweeps=float(header.get("sweeps", 0.0) or 0.0),
-        passes=int(header.get("passes", 0) or 0),
-        residual=float(header.get("residual", 0.0) or 0.0),
-        seconds=float(header.get("seconds", 0.0) or 0.0),
-    )
+    try:
+        info = TableSolveInfo(
+            sweeps=_figure(header, "sweeps"),
+            passes=int(_figure(header, "passes")),
+            residual=_figure(header, "residual"),
+            seconds=_figure(header, "seconds"),
+        )
+    except CacheError as exc:
+        raise TableCacheError(str(exc)) from None
     mixed_states = MixedStates(
         flat=parts[0].astype(np.int64), weight=parts[1], low=parts[2], high=parts[3]
     )

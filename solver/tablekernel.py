@@ -238,8 +238,8 @@ def owed(p: np.ndarray, r: int) -> int:
     if endgame == 0:
         return 0
     if endgame == 1:
-        return p[P_N] - 1
-    return p[P_N] - 1 - r
+        return int(p[P_N] - 1)
+    return int(p[P_N] - 1 - r)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -253,7 +253,7 @@ def state_index(p: np.ndarray, fields: np.ndarray) -> int:
         idx = idx * p[P_NF] + fields[n + k]
     for k in range(n):
         idx = idx * p[P_NE] + fields[2 * n + k]
-    return idx * p[P_NS] + fields[3 * n]
+    return int(idx * p[P_NS] + fields[3 * n])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -272,7 +272,7 @@ def next_index(
     for k in range(1, n):
         idx = idx * p[P_NE] + lanes[2 * n + k, lane]
     idx = idx * p[P_NE] + u_new
-    return idx * p[P_NS] + (lanes[3 * n, lane] + 1) % p[P_NS]
+    return int(idx * p[P_NS] + (lanes[3 * n, lane] + 1) % p[P_NS])
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -481,7 +481,7 @@ def exact_setup(
                 else:
                     for c in range(comps):
                         s.vals[c, cell] = s.bank[c, t, lane]
-    return top
+    return int(top)
 
 
 @njit(cache=True, nogil=True, inline="always")

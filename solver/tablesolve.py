@@ -62,6 +62,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from optimal_farkle.engine import STEP
+
 from .mixing import Equilibrium, Policy, add_policy, mixed_equilibrium
 from .tablekernel import TableTables, solver_for, steps_next, table_scratch, table_tables
 from .tablemodel import LANES, TableModel
@@ -123,10 +125,10 @@ def scores_with_sum(players: int, nb: int, total: int) -> np.ndarray:
         b0 = np.arange(max(0, total - nb + 1), min(nb - 1, total) + 1)
         return np.stack([b0, total - b0], axis=1).astype(np.int64)
     rows = []
-    for b0 in range(max(0, total - 2 * (nb - 1)), min(nb - 1, total) + 1):
-        rest = total - b0
+    for mover in range(max(0, total - 2 * (nb - 1)), min(nb - 1, total) + 1):
+        rest = total - mover
         b1 = np.arange(max(0, rest - nb + 1), min(nb - 1, rest) + 1)
-        rows.append(np.stack([np.full_like(b1, b0), b1, rest - b1], axis=1))
+        rows.append(np.stack([np.full_like(b1, mover), b1, rest - b1], axis=1))
     if not rows:
         return np.zeros((0, 3), dtype=np.int64)
     return np.concatenate(rows).astype(np.int64)
@@ -143,8 +145,38 @@ def flag_rows(model: TableModel, farkle_sum: int | None) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, 2 * n + 1)
 
 
+def reachable(model: TableModel, rows: np.ndarray) -> np.ndarray:
+    """Which states a game can reach: off the board only below the entry minimum.
+
+    A player is on the board once its score (or its head start) meets the entry minimum, and
+    the flag never goes back, so ``u_k = 0`` with a score at or above it never happens. Those
+    states are skipped (their ``W`` is left at ``1/N``): under patch's rules they are six in
+    seven of the model's. Every transition of a reachable state leads to a reachable one.
+    """
+    if model.ne == 1:
+        return np.ones(len(rows), dtype=bool)
+    n = model.players
+    limit = entry_limit(model)
+    scores = rows[:, :n]
+    flags = rows[:, 2 * n : 3 * n]
+    keep: np.ndarray = np.all((flags == 1) | (scores < limit), axis=1)
+    return keep
+
+
+def entry_limit(model: TableModel) -> int:
+    """The lowest score index that is on the board (a state off the board is below it)."""
+    return max(0, min(model.nb, -(-(model.rules.entry_minimum - model.floor) // STEP)))
+
+
+def reachable_states(model: TableModel) -> int:
+    """How many states :func:`reachable` keeps."""
+    per_player = model.nb + (entry_limit(model) if model.ne > 1 else 0)
+    return int(per_player**model.players * model.nf**model.players * model.ns)
+
+
 def batch_states(model: TableModel, total: int, farkle_sum: int | None = None) -> np.ndarray:
-    """The states of a batch as ``(k, fields)`` rows, in block order (similar turns together)."""
+    """The reachable states of a batch as ``(k, fields)`` rows, in block order (similar turns
+    together; see :func:`reachable`)."""
     scores = scores_with_sum(model.players, model.nb, total)
     flags = flag_rows(model, farkle_sum)
     if not len(scores) or not len(flags):
@@ -152,6 +184,9 @@ def batch_states(model: TableModel, total: int, farkle_sum: int | None = None) -
     rows = np.concatenate(
         [np.repeat(scores, len(flags), axis=0), np.tile(flags, (len(scores), 1))], axis=1
     )
+    rows = rows[reachable(model, rows)]
+    if not len(rows):
+        return np.zeros((0, model.fields), dtype=np.int64)
     # Lanes of one block share the mover's score and have similar best other scores, so
     # their cuts (and so the block's top) are alike: little wasted work.
     order = np.lexsort((rows[:, 1 : model.players].max(axis=1), rows[:, 0]))
@@ -160,7 +195,8 @@ def batch_states(model: TableModel, total: int, farkle_sum: int | None = None) -
 
 def flat_of(model: TableModel, rows: np.ndarray) -> np.ndarray:
     """:meth:`TableModel.flat` of every row."""
-    return (rows * np.array(model.strides, dtype=np.int64)).sum(axis=1)
+    out: np.ndarray = (rows * np.array(model.strides, dtype=np.int64)).sum(axis=1)
+    return out
 
 
 def rotated(model: TableModel, rows: np.ndarray) -> np.ndarray:
@@ -210,10 +246,10 @@ class _Blocks:
         lanes = np.ascontiguousarray(padded.reshape(blocks, LANES, -1).transpose(0, 2, 1))
         out = np.empty((blocks, self.model.comps, LANES))
         outp = np.empty((blocks, LANES))
-        moved = np.zeros(blocks * LANES)
+        flat_shift = np.zeros(blocks * LANES)
         if shift is not None:
-            moved[:k] = shift
-        moved = moved.reshape(blocks, LANES)
+            flat_shift[:k] = shift
+        moved = flat_shift.reshape(blocks, LANES)
 
         def run(worker: int, stride: int) -> None:
             self.solver(
@@ -301,7 +337,7 @@ def solve_table(
     history, sweeps = _penalty_passes(model, w, tolerance, threads, progress, cancel)
     return TableSolveResult(
         w=w,
-        sweeps=sweeps + warm_sweeps * plain.start_states / model.start_states,
+        sweeps=sweeps + warm_sweeps * reachable_states(plain) / reachable_states(model),
         passes=len(history),
         residual=history[-1],
         seconds=time.perf_counter() - started,
@@ -346,7 +382,7 @@ def _solve_layers(
     solved = 0
     residual = 0.0
     top_layer = n * (model.nb - 1)
-    total_work = float(model.start_states)
+    total_work = float(reachable_states(model))
     done_work = 0.0
     mixed: list[tuple[int, float, float, float]] = []
     stage = "exact layers: the rotation of farkles in closed form"
@@ -407,7 +443,7 @@ def _solve_layers(
         if mixed
         else MixedStates.empty()
     )
-    return w, solved / model.start_states, residual, table
+    return w, solved / total_work, residual, table
 
 
 def _mix_cycles(
@@ -612,4 +648,4 @@ def _pass_share(history: list[float], tolerance: float) -> float:
     """How far the passes are, from the largest changes so far (each about tenfold smaller)."""
     if not history:
         return 0.0
-    return min(0.95, np.log10(max(history[-1], tolerance)) / np.log10(tolerance))
+    return float(min(0.95, np.log10(max(history[-1], tolerance)) / np.log10(tolerance)))

@@ -77,7 +77,8 @@ class TableTurn:
         return ti
 
     def vector(self, t: int, n: int) -> Vector:
-        return self.vals[self._row(t), n - 1].copy()
+        out: np.ndarray = np.array(self.vals[self._row(t), n - 1], dtype=np.float64)
+        return out
 
     def win(self, t: int, n: int) -> float:
         return float(self.vals[self._row(t), n - 1, 0])
