@@ -379,18 +379,10 @@ def _default_load_exact(cache_dir: Path | None) -> LoadExactFn:
 
 def _default_exact_cached(cache_dir: Path | None) -> ExactCachedFn:
     def cached(rules: Rules, players: int) -> bool:
-        """Whether the exact solve's cache file is there (read only when a game starts)."""
-        from optimal_farkle.engine.files import occupied
-        from optimal_farkle.solver import table
+        """Whether the exact solve is cached: its file's header only (it is read when a game starts)."""
+        from optimal_farkle.solver.table import exact_table_cached
 
-        check = getattr(table, "exact_table_cached", None)  # the solver's own check, if any
-        if check is not None:
-            return bool(check(rules, players, cache_dir))
-        if table.exact_table_supported(rules, players) is not None:
-            return False
-        from optimal_farkle.solver.table3 import table_cache_path
-
-        return occupied(table_cache_path(rules, players, directory=cache_dir))
+        return exact_table_cached(rules, players, cache_dir)
 
     return cached
 
