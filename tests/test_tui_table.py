@@ -367,6 +367,14 @@ def test_setup_seats_four_with_defaults_refuses_a_shared_name_moves_a_seat_and_r
         async with app.run_test(size=SIZE) as pilot:
             setup = await open_setup(pilot)
             assert not setup.query_one("#seat-3").display  # two seats until asked
+            # Found playing at 80x24: a focused one-line field drew a frame over its own value,
+            # and Tab stopped on the form itself, framing everything.
+            assert not setup.query_one("#setup-form").can_focus
+            field = setup.query_one("#seat-1-name", Input)
+            field.focus()
+            await pilot.pause()
+            assert field.region.height == 1 and field.styles.border_top[0] in ("", "none")
+            assert field.styles.text_style.underline  # the focus cue is a shape
             setup.query_one("#players", Select).value = 4
             await pilot.pause()
             assert setup.query_one("#seat-4").display and not setup.query_one("#seat-5").display
