@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from screen_truth import check_screen, human_keys, press, settle, settled
+from screen_truth import check_screen, human_keys, press, settle
 from textual.widgets import DataTable, Input, Select, Static
 from tui_support import (
     RULES,
@@ -108,9 +108,6 @@ async def play_until(
     checks = 0
     for _ in range(3000):
         await settle(pilot, screen)
-        await pilot.pause(0.01)  # a layout pass places raised dice (as the soak waits)
-        if not settled(screen):
-            continue
         check_screen(screen)
         checks += 1
         state = screen.session.state
@@ -125,7 +122,6 @@ async def play_until(
         await press(pilot, *keys)
         if keys:  # the selection is raised and nothing else changed
             await settle(pilot, screen)
-            await pilot.pause(0.01)
             check_screen(screen)
         await press(pilot, then)
     raise AssertionError("the game did not get there")
