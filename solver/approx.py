@@ -41,7 +41,7 @@ import threading
 from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.engine.game import GameState, Phase
 
-from .decisions import Decision, OptionValue, decide_turn, final_target, rank_turn
+from .decisions import Decision, OptionValue, decide_turn, final_target, rank_turn, start_state
 from .finalround import FinalRound, final_round
 from .strategy import StartState, Strategy, Turn
 from .tablemodel import TableModel, build_table_model
@@ -57,20 +57,6 @@ def _check(state: GameState, rules: Rules, players: int) -> None:
         )
     if len(state.players) != players:
         raise ValueError(f"this advice is for {players} players, the game has {len(state.players)}")
-
-
-def heads_up_start(state: GameState, i: int, j: int, starter: bool) -> StartState:
-    """The heads-up start state of seat ``i`` (to move) against seat ``j``."""
-    me, other = state.standings[i], state.standings[j]
-    return StartState(
-        score=me.score,
-        opponent=other.score,
-        farkles=me.farkles,
-        opponent_farkles=other.farkles,
-        entered=me.entered,
-        opponent_entered=other.entered,
-        starter=starter,
-    )
 
 
 def seats_after(state: GameState, seat: int) -> list[int]:
@@ -100,10 +86,9 @@ class RivalAdvice:
     def rival(self, state: GameState) -> int:
         """The opponent most likely to win: the mover's lowest heads-up chance (ties: sooner)."""
         me = state.current
-        starter = state.mover_started()
         best, rival = 2.0, -1
         for j in seats_after(state, me):
-            start = heads_up_start(state, me, j, starter)
+            start = start_state(state, me, j)
             chance = self._start_win(start)
             if chance < best:
                 best, rival = chance, j
@@ -146,7 +131,7 @@ class RivalAdvice:
         if state.final_turn():
             return self.final_turn(state)  # type: ignore[return-value]
         rival = self.rival(state)
-        start = heads_up_start(state, state.current, rival, state.mover_started())
+        start = start_state(state, state.current, rival)
         return self.strategy.turn_of(start)
 
     # -- the API ----------------------------------------------------------------------------------
@@ -181,17 +166,16 @@ class RivalAdvice:
                 return tuple(out)
             return self._final_round_chances(state)
         me = state.current
-        starter = state.mover_started()
         w = [[1.0] * n for _ in range(n)]
         for j in seats_after(state, me):
-            turn = self.strategy.turn_of(heads_up_start(state, me, j, starter))
+            turn = self.strategy.turn_of(start_state(state, me, j))
             mine = _in_turn_win(turn, state)
             w[me][j], w[j][me] = mine, 1.0 - mine
         order = seats_after(state, me)
         for a_pos, a in enumerate(order):
             for b in order[a_pos + 1 :]:
                 # ``a`` plays before ``b``: a heads-up game with ``a`` to move.
-                chance = self._start_win(heads_up_start(state, a, b, a == state.first))
+                chance = self._start_win(start_state(state, a, b))
                 w[a][b], w[b][a] = chance, 1.0 - chance
         raw = []
         for i in range(n):
