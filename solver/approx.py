@@ -41,22 +41,21 @@ import threading
 from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.engine.game import GameState, Phase
 
-from .decisions import Decision, OptionValue, decide_turn, final_target, rank_turn, start_state
+from .decisions import (
+    Decision,
+    OptionValue,
+    check_game,
+    decide_turn,
+    final_target,
+    rank_turn,
+    start_state,
+)
 from .finalround import FinalRound, final_round
 from .strategy import StartState, Strategy, Turn
 from .tablemodel import TableModel, build_table_model
 
 #: How the approximation is named wherever it is shown (never "perfect").
 APPROX_LABEL = "approximation: two-player optimum against the likeliest winner"
-
-
-def _check(state: GameState, rules: Rules, players: int) -> None:
-    if state.rules.digest != rules.digest:
-        raise ValueError(
-            f"this strategy is for the rules {rules.name!r}, the game uses {state.rules.name!r}"
-        )
-    if len(state.players) != players:
-        raise ValueError(f"this advice is for {players} players, the game has {len(state.players)}")
 
 
 def seats_after(state: GameState, seat: int) -> list[int]:
@@ -127,7 +126,7 @@ class RivalAdvice:
 
     def turn(self, state: GameState) -> Turn:
         """The values that decide the turn in progress (two-player values but in final turns)."""
-        _check(state, self.rules, self.players)
+        check_game(state, self.rules, self.players)
         if state.final_turn():
             return self.final_turn(state)  # type: ignore[return-value]
         rival = self.rival(state)
@@ -149,7 +148,7 @@ class RivalAdvice:
 
     def win_chances(self, state: GameState) -> tuple[float, ...]:
         """Every seat's estimated chance (sums to 1; see the module docstring)."""
-        _check(state, self.rules, self.players)
+        check_game(state, self.rules, self.players)
         n = len(state.players)
         if state.is_over:
             return tuple(1.0 if i == state.winner else 0.0 for i in range(n))

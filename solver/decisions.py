@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from optimal_farkle.engine import STEP, ScoringOption
+from optimal_farkle.engine import STEP, Rules, ScoringOption
 from optimal_farkle.engine.game import GameState, Phase
 
 from .strategy import StartState, Strategy, Turn
@@ -60,6 +60,18 @@ def start_state(state: GameState, mover: int | None = None, other: int | None = 
         opponent_entered=them.entered,
         starter=mover == state.first,
     )
+
+
+def check_game(state: GameState, rules: Rules, players: int) -> None:
+    """ValueError unless ``state`` is a game of ``rules`` with ``players`` seats (a strategy's)."""
+    if state.rules.digest != rules.digest:
+        raise ValueError(
+            f"this strategy is for the rules {rules.name!r}, the game uses {state.rules.name!r}"
+        )
+    if len(state.players) != players:
+        raise ValueError(
+            f"this strategy is for {players} players, the game has {len(state.players)}"
+        )
 
 
 def final_target(state: GameState) -> int:

@@ -66,7 +66,14 @@ from .cache import (
     read_framed,
     write_framed,
 )
-from .decisions import Decision, OptionValue, decide_turn, final_target, rank_turn
+from .decisions import (
+    Decision,
+    OptionValue,
+    check_game,
+    decide_turn,
+    final_target,
+    rank_turn,
+)
 from .endgame import needs_final_turn
 from .estimate import BASE_BYTES, Estimate, machine_memory
 from .finalround import FinalRound, final_round
@@ -245,15 +252,7 @@ class ExactTableStrategy:
     # -- positions ----------------------------------------------------------------------------
     def fields_of(self, state: GameState) -> tuple[int, ...]:
         """The start state of the turn in progress, in the model's units (turn order from the mover)."""
-        if len(state.players) != self.players:
-            raise ValueError(
-                f"this strategy is for {self.players} players, the game has {len(state.players)}"
-            )
-        if state.rules.digest != self.rules.digest:
-            raise ValueError(
-                f"this strategy is for the rules {self.rules.name!r}, "
-                f"the game uses {state.rules.name!r}"
-            )
+        check_game(state, self.rules, self.players)
         m = self.model
         n = self.players
         seats = [(state.current + k) % n for k in range(n)]
@@ -383,15 +382,7 @@ class ExactTableAdvice:
         self._recent_lock = threading.Lock()
 
     def _check(self, state: GameState) -> None:
-        if len(state.players) != self.players:
-            raise ValueError(
-                f"this advice is for {self.players} players, the game has {len(state.players)}"
-            )
-        if state.rules.digest != self.rules.digest:
-            raise ValueError(
-                f"this strategy is for the rules {self.rules.name!r}, "
-                f"the game uses {state.rules.name!r}"
-            )
+        check_game(state, self.rules, self.players)
 
     def turns(self, state: GameState) -> list[tuple[float, object]]:
         """The turn(s) deciding the position: ``[(weight, turn)]``, two where the mover mixes.
