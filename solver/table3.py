@@ -102,13 +102,17 @@ MAGIC = b"FARKLE-WT\n"
 
 CACHE_TURNS = 64
 
-# Measured by bench/table3.py (see there); the estimate of table_estimate.
+# Measured by bench/table3.py on this project's shared 2-core machine (load average 6 to 10):
+# one pass sampled at full size took 1.4e-9 (neller-busche, 626 s per sweep in its real solve),
+# 2.3e-9 (patch) and 3.0e-9 (facebook) seconds per lane-check of table_work on two threads.
 #: Seconds per lane-check of one thread (a lane-check: one option of one cell of one turn).
-SECONDS_PER_CHECK = 7e-10
-#: Turn solves per start state: rules without a penalty (the exact layers) ...
-SWEEPS_NO_PENALTY = 2.6
+SECONDS_PER_CHECK = 5e-9
+#: Turn solves per start state: rules without a penalty (the exact layers; neller-busche 3.26)...
+SWEEPS_NO_PENALTY = 3.3
 #: ... and with one (the passes after the warm start).
 SWEEPS_PENALTY = 11.0
+#: Peak memory in copies of ``W`` (neller-busche: 3.2 measured).
+MEMORY_COPIES = 3.3
 #: Solves estimated longer than this are refused (the limit of a long solve on one machine).
 LIMIT_SECONDS = 24 * 3600.0
 
@@ -157,8 +161,7 @@ def table_estimate(rules: Rules, players: int = 3, floor: int = DEFAULT_FLOOR) -
     model = build_table_model(rules, players, floor)
     sweeps = SWEEPS_PENALTY if model.penalty_count else SWEEPS_NO_PENALTY
     seconds = sweeps * table_work(model) * SECONDS_PER_CHECK / 2
-    copies = 1.3 if model.penalty_count else 1.1
-    size = int(model.start_states * model.comps * 8 * copies)
+    size = int(model.start_states * model.comps * 8 * MEMORY_COPIES)
     return Estimate(
         what=(
             f"the exact {players}-player solve of {rules.name} (goal {rules.goal:,}, "
