@@ -13,9 +13,10 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   seats 1, 2 and 3. ``--repeat K`` times one sweep of a sample of layers K times for a
   median and spread of the time per sweep without a whole solve.
 * ``pass --rules R`` -- the time of one pass at full size, measured: every 25th layer (and
-  every farkle-count batch of it) solved once from a flat ``W`` with the solve's own block
+  every farkle-count batch of it; at most ``--sample`` random states of each, 4,096 by
+  default, kept in block order) solved once from a random ``W`` with the solve's own block
   solver on two threads, the time per state of each sampled layer interpolated over all the
-  layers between. What the sizes report estimates, measured (a pass of the penalty rules is
+  layers between (random states fill blocks less evenly than a whole layer: a little high). What the sizes report estimates, measured (a pass of the penalty rules is
   this, once per pass; the exact layers do about 2.5 such sweeps in all).
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
   exact policy evaluation (:mod:`solver.tableeval`): seat by seat, the approximation in one
@@ -185,6 +186,7 @@ def main() -> None:
     )
     parser.add_argument("report", choices=("sizes", "solve", "pass", "loss"))
     parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
+    parser.add_argument("--sample", type=int, default=4096, help="pass: states per sampled layer")
     parser.add_argument("--rules", default="neller-busche")
     parser.add_argument("--goal", type=int)
     parser.add_argument("--floor", type=int, default=-2500)
@@ -212,7 +214,9 @@ def one_pass(args: argparse.Namespace) -> None:
         _Blocks,
         batch_states,
         compile_table_kernels,
+        entry_limit,
         reachable_states,
+        scores_with_sum,
     )
 
     rules = preset(args.rules)
@@ -226,24 +230,30 @@ def one_pass(args: argparse.Namespace) -> None:
     top_layer = 3 * (model.nb - 1)
     sampled: list[tuple[int, int, float]] = []
     counts = {}
+    limit = entry_limit(model)
     for layer in range(top_layer, -1, -1):
-        counts[layer] = sum(
-            len(batch_states(model, layer, c))
-            for c in (range(3 * model.nf - 2) if model.penalty_count else (None,))
-        )
+        scores = scores_with_sum(3, model.nb, layer)
+        if model.ne > 1:  # off the board only below the entry minimum (reachable states)
+            flags = np.prod(1 + (scores < limit), axis=1)
+        else:
+            flags = np.ones(len(scores))
+        counts[layer] = int(flags.sum()) * model.nf**3 * model.ns
+    rng = np.random.default_rng(2)
     for layer in [*list(range(top_layer, -1, -args.every)), 0]:
-        rows = [
+        batches = [
             batch_states(model, layer, c)
             for c in (range(3 * model.nf - 2) if model.penalty_count else (None,))
         ]
+        rows = (
+            np.concatenate([b for b in batches if len(b)]) if any(len(b) for b in batches) else None
+        )
+        if rows is None:
+            continue
+        if len(rows) > args.sample:
+            rows = rows[np.sort(rng.choice(len(rows), size=args.sample, replace=False))]
         started = time.perf_counter()
-        states = 0
-        for batch in rows:
-            if len(batch):
-                runner.solve(w, batch)
-                states += len(batch)
-        if states:
-            sampled.append((layer, states, time.perf_counter() - started))
+        runner.solve(w, rows)
+        sampled.append((layer, len(rows), time.perf_counter() - started))
     runner.close()
     layers = np.array([s[0] for s in sampled], dtype=float)
     per_state = np.array([s[2] / s[1] for s in sampled])

@@ -41,36 +41,21 @@ import threading
 from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.engine.game import GameState, Phase
 
-from .decisions import Decision, OptionValue, decide_turn, final_target, rank_turn
+from .decisions import (
+    Decision,
+    OptionValue,
+    check_game,
+    decide_turn,
+    final_target,
+    rank_turn,
+    start_state,
+)
 from .finalround import FinalRound, final_round
 from .strategy import StartState, Strategy, Turn
 from .tablemodel import TableModel, build_table_model
 
 #: How the approximation is named wherever it is shown (never "perfect").
 APPROX_LABEL = "approximation: two-player optimum against the likeliest winner"
-
-
-def _check(state: GameState, rules: Rules, players: int) -> None:
-    if state.rules.digest != rules.digest:
-        raise ValueError(
-            f"this strategy is for the rules {rules.name!r}, the game uses {state.rules.name!r}"
-        )
-    if len(state.players) != players:
-        raise ValueError(f"this advice is for {players} players, the game has {len(state.players)}")
-
-
-def heads_up_start(state: GameState, i: int, j: int, starter: bool) -> StartState:
-    """The heads-up start state of seat ``i`` (to move) against seat ``j``."""
-    me, other = state.standings[i], state.standings[j]
-    return StartState(
-        score=me.score,
-        opponent=other.score,
-        farkles=me.farkles,
-        opponent_farkles=other.farkles,
-        entered=me.entered,
-        opponent_entered=other.entered,
-        starter=starter,
-    )
 
 
 def seats_after(state: GameState, seat: int) -> list[int]:
@@ -100,10 +85,9 @@ class RivalAdvice:
     def rival(self, state: GameState) -> int:
         """The opponent most likely to win: the mover's lowest heads-up chance (ties: sooner)."""
         me = state.current
-        starter = state.mover_started()
         best, rival = 2.0, -1
         for j in seats_after(state, me):
-            start = heads_up_start(state, me, j, starter)
+            start = start_state(state, me, j)
             chance = self._start_win(start)
             if chance < best:
                 best, rival = chance, j
@@ -142,11 +126,11 @@ class RivalAdvice:
 
     def turn(self, state: GameState) -> Turn:
         """The values that decide the turn in progress (two-player values but in final turns)."""
-        _check(state, self.rules, self.players)
+        check_game(state, self.rules, self.players)
         if state.final_turn():
             return self.final_turn(state)  # type: ignore[return-value]
         rival = self.rival(state)
-        start = heads_up_start(state, state.current, rival, state.mover_started())
+        start = start_state(state, state.current, rival)
         return self.strategy.turn_of(start)
 
     # -- the API ----------------------------------------------------------------------------------
@@ -164,7 +148,7 @@ class RivalAdvice:
 
     def win_chances(self, state: GameState) -> tuple[float, ...]:
         """Every seat's estimated chance (sums to 1; see the module docstring)."""
-        _check(state, self.rules, self.players)
+        check_game(state, self.rules, self.players)
         n = len(state.players)
         if state.is_over:
             return tuple(1.0 if i == state.winner else 0.0 for i in range(n))
@@ -181,17 +165,16 @@ class RivalAdvice:
                 return tuple(out)
             return self._final_round_chances(state)
         me = state.current
-        starter = state.mover_started()
         w = [[1.0] * n for _ in range(n)]
         for j in seats_after(state, me):
-            turn = self.strategy.turn_of(heads_up_start(state, me, j, starter))
+            turn = self.strategy.turn_of(start_state(state, me, j))
             mine = _in_turn_win(turn, state)
             w[me][j], w[j][me] = mine, 1.0 - mine
         order = seats_after(state, me)
         for a_pos, a in enumerate(order):
             for b in order[a_pos + 1 :]:
                 # ``a`` plays before ``b``: a heads-up game with ``a`` to move.
-                chance = self._start_win(heads_up_start(state, a, b, a == state.first))
+                chance = self._start_win(start_state(state, a, b))
                 w[a][b], w[b][a] = chance, 1.0 - chance
         raw = []
         for i in range(n):

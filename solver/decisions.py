@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from optimal_farkle.engine import STEP, ScoringOption
+from optimal_farkle.engine import STEP, Rules, ScoringOption
 from optimal_farkle.engine.game import GameState, Phase
 
 from .strategy import StartState, Strategy, Turn
@@ -41,18 +41,37 @@ class Decision:
     best: str  # "bank" or "roll"
 
 
-def start_state(state: GameState) -> StartState:
-    """The start state of the turn in progress, from the mover's point of view."""
-    me, other = state.standing, state.opponent
+def start_state(state: GameState, mover: int | None = None, other: int | None = None) -> StartState:
+    """The start state of the turn in progress, from the mover's point of view.
+
+    ``mover``/``other`` (seats): a heads-up position of two seats of a larger table instead
+    (the table approximation, :mod:`solver.approx`); by default the player to move and the
+    next one.
+    """
+    mover = state.current if mover is None else mover
+    other = state.opponent_index if other is None else other
+    me, them = state.standings[mover], state.standings[other]
     return StartState(
         score=me.score,
-        opponent=other.score,
+        opponent=them.score,
         farkles=me.farkles,
-        opponent_farkles=other.farkles,
+        opponent_farkles=them.farkles,
         entered=me.entered,
-        opponent_entered=other.entered,
-        starter=state.mover_started(),
+        opponent_entered=them.entered,
+        starter=mover == state.first,
     )
+
+
+def check_game(state: GameState, rules: Rules, players: int) -> None:
+    """ValueError unless ``state`` is a game of ``rules`` with ``players`` seats (a strategy's)."""
+    if state.rules.digest != rules.digest:
+        raise ValueError(
+            f"this strategy is for the rules {rules.name!r}, the game uses {state.rules.name!r}"
+        )
+    if len(state.players) != players:
+        raise ValueError(
+            f"this strategy is for {players} players, the game has {len(state.players)}"
+        )
 
 
 def final_target(state: GameState) -> int:

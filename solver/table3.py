@@ -35,10 +35,7 @@ zilch          421,875,000   6.8 GB  no: as facebook, and longer turns past the 
 from __future__ import annotations
 
 import hashlib
-import json
-import struct
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,10 +46,7 @@ from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.engine.files import (
     FileMissing,
     FileProblem,
-    atomic_write,
-    decode_text,
     occupied,
-    parse_json,
     read_bytes,
     read_prefix,
     writable_problem,
@@ -61,8 +55,25 @@ from optimal_farkle.engine.game import GameState, Phase
 from optimal_farkle.engine.text import quote
 
 from . import DEFAULT_FLOOR
-from .cache import CacheError, Reporter, _build_lock, _figure, cache_dir
-from .decisions import Decision, OptionValue, decide_turn, final_target, rank_turn
+from .cache import (
+    MAX_HEADER,
+    CacheError,
+    Reporter,
+    _build_lock,
+    _figure,
+    cache_dir,
+    check_payload,
+    read_framed,
+    write_framed,
+)
+from .decisions import (
+    Decision,
+    OptionValue,
+    check_game,
+    decide_turn,
+    final_target,
+    rank_turn,
+)
 from .endgame import needs_final_turn
 from .estimate import BASE_BYTES, Estimate, machine_memory
 from .finalround import FinalRound, final_round
@@ -88,16 +99,20 @@ SOLVER_VERSION = "1"
 FORMAT = "farkle-w-table"
 FORMAT_VERSION = 1
 MAGIC = b"FARKLE-WT\n"
-MAX_HEADER = 64 * 1024
+
 CACHE_TURNS = 64
 
-# Measured by bench/table3.py (see there); the estimate of table_estimate.
+# Measured by bench/table3.py on this project's shared 2-core machine (load average 6 to 10):
+# one pass sampled at full size took 1.4e-9 (neller-busche, 626 s per sweep in its real solve),
+# 2.3e-9 (patch) and 3.0e-9 (facebook) seconds per lane-check of table_work on two threads.
 #: Seconds per lane-check of one thread (a lane-check: one option of one cell of one turn).
-SECONDS_PER_CHECK = 7e-10
-#: Turn solves per start state: rules without a penalty (the exact layers) ...
-SWEEPS_NO_PENALTY = 2.6
+SECONDS_PER_CHECK = 5e-9
+#: Turn solves per start state: rules without a penalty (the exact layers; neller-busche 3.26)...
+SWEEPS_NO_PENALTY = 3.3
 #: ... and with one (the passes after the warm start).
 SWEEPS_PENALTY = 11.0
+#: Peak memory in copies of ``W`` (neller-busche: 3.2 measured).
+MEMORY_COPIES = 3.3
 #: Solves estimated longer than this are refused (the limit of a long solve on one machine).
 LIMIT_SECONDS = 24 * 3600.0
 
@@ -146,8 +161,7 @@ def table_estimate(rules: Rules, players: int = 3, floor: int = DEFAULT_FLOOR) -
     model = build_table_model(rules, players, floor)
     sweeps = SWEEPS_PENALTY if model.penalty_count else SWEEPS_NO_PENALTY
     seconds = sweeps * table_work(model) * SECONDS_PER_CHECK / 2
-    copies = 1.3 if model.penalty_count else 1.1
-    size = int(model.start_states * model.comps * 8 * copies)
+    size = int(model.start_states * model.comps * 8 * MEMORY_COPIES)
     return Estimate(
         what=(
             f"the exact {players}-player solve of {rules.name} (goal {rules.goal:,}, "
@@ -241,15 +255,7 @@ class ExactTableStrategy:
     # -- positions ----------------------------------------------------------------------------
     def fields_of(self, state: GameState) -> tuple[int, ...]:
         """The start state of the turn in progress, in the model's units (turn order from the mover)."""
-        if len(state.players) != self.players:
-            raise ValueError(
-                f"this strategy is for {self.players} players, the game has {len(state.players)}"
-            )
-        if state.rules.digest != self.rules.digest:
-            raise ValueError(
-                f"this strategy is for the rules {self.rules.name!r}, "
-                f"the game uses {state.rules.name!r}"
-            )
+        check_game(state, self.rules, self.players)
         m = self.model
         n = self.players
         seats = [(state.current + k) % n for k in range(n)]
@@ -379,15 +385,7 @@ class ExactTableAdvice:
         self._recent_lock = threading.Lock()
 
     def _check(self, state: GameState) -> None:
-        if len(state.players) != self.players:
-            raise ValueError(
-                f"this advice is for {self.players} players, the game has {len(state.players)}"
-            )
-        if state.rules.digest != self.rules.digest:
-            raise ValueError(
-                f"this strategy is for the rules {self.rules.name!r}, "
-                f"the game uses {state.rules.name!r}"
-            )
+        check_game(state, self.rules, self.players)
 
     def turns(self, state: GameState) -> list[tuple[float, object]]:
         """The turn(s) deciding the position: ``[(weight, turn)]``, two where the mover mixes.
@@ -534,7 +532,7 @@ def table_cache_path(
 
 
 def write_table_cache(path: Path, strategy: ExactTableStrategy) -> None:
-    """Write atomically; :class:`TableCacheError` says why it could not."""
+    """Write atomically (:func:`solver.cache.write_framed`); TableCacheError says why it could not."""
     m = strategy.mixed
     payload = b"".join(
         np.ascontiguousarray(a, dtype=dt).tobytes()
@@ -547,7 +545,7 @@ def write_table_cache(path: Path, strategy: ExactTableStrategy) -> None:
         )
     )
     info = strategy.info
-    header = {
+    header: dict[str, object] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "solver_version": SOLVER_VERSION,
@@ -557,38 +555,26 @@ def write_table_cache(path: Path, strategy: ExactTableStrategy) -> None:
         "floor": strategy.floor,
         "shape": list(strategy.model.shape),
         "mixed": len(m.flat),
-        "sha256": hashlib.sha256(payload).hexdigest(),
         "sweeps": info.sweeps,
         "passes": info.passes,
         "residual": info.residual,
         "seconds": info.seconds,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
-    head = json.dumps(header, sort_keys=True).encode()
     try:
-        atomic_write(path, MAGIC + struct.pack("<I", len(head)) + head + payload)
-    except FileProblem as exc:
-        raise TableCacheError(f"cannot write {path}: {exc}") from None
+        write_framed(path, MAGIC, header, payload)
+    except CacheError as exc:
+        raise TableCacheError(str(exc)) from None
 
 
 def _header(
     data: bytes, rules: Rules, players: int, model: TableModel
 ) -> tuple[dict[str, object], int]:
     """The checked header of a table cache file and where its payload starts."""
-    if not data.startswith(MAGIC):
-        raise TableCacheError("not a farkle table strategy file (bad magic)")
-    at = len(MAGIC)
-    if len(data) < at + 4:
-        raise TableCacheError("truncated header")
-    (head_len,) = struct.unpack_from("<I", data, at)
-    at += 4
-    if head_len > MAX_HEADER or len(data) < at + head_len:
-        raise TableCacheError("truncated or corrupt header")
     try:
-        header = parse_json(decode_text(data[at : at + head_len]))
-    except FileProblem as exc:
-        raise TableCacheError(f"corrupt header: {exc}") from None
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        header, at = read_framed(data, MAGIC, "table strategy")
+    except CacheError as exc:
+        raise TableCacheError(str(exc)) from None
+    if header.get("format") != FORMAT:
         raise TableCacheError("corrupt header: not a table strategy")
     for key, want in (
         ("format_version", FORMAT_VERSION),
@@ -600,7 +586,7 @@ def _header(
     ):
         if header.get(key) != want:
             raise TableCacheError(f"stale or foreign: {key} is {quote(header.get(key))}")
-    return header, at + head_len
+    return header, at
 
 
 def table_cached(
@@ -640,10 +626,10 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
     if isinstance(mixed, bool) or not isinstance(mixed, int) or not 0 <= mixed <= 10**6:
         raise TableCacheError(f"corrupt header: mixed is {quote(mixed)}")
     payload = data[at:]
-    if len(payload) != states * 8 + mixed * 32:
-        raise TableCacheError(f"truncated: {len(payload)} data bytes")
-    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
-        raise TableCacheError("checksum mismatch: the data is corrupt")
+    try:
+        check_payload(header, payload, states * 8 + mixed * 32)
+    except CacheError as exc:
+        raise TableCacheError(str(exc)) from None
     w = np.frombuffer(payload, dtype="<f8", count=states).astype(np.float64)
     if not np.all((w >= 0.0) & (w <= 1.0)):
         raise TableCacheError("values outside [0, 1]")

@@ -46,8 +46,9 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Endgame, Rules
 
-from .endgame import FinalTurnTables, entry_matters, final_turn_tables, needs_final_turn
-from .tables import FlatOptions, flat_options
+from .endgame import FinalTurnTables
+from .model import build_model
+from .tables import FlatOptions
 
 #: States solved together by one kernel call (as in the two-player kernel).
 LANES = 64
@@ -172,27 +173,25 @@ class TableModel:
 
 
 def build_table_model(rules: Rules, players: int, floor: int) -> TableModel:
-    """The model of ``players`` seats under ``rules`` with scores floored at ``floor``."""
+    """The model of ``players`` seats under ``rules`` with scores floored at ``floor``.
+
+    Its units, sizes and tables are the two-player model's (:func:`solver.model.build_model`),
+    so both read the rules the same way.
+    """
     if players not in EXACT_PLAYERS:
         raise ValueError(f"the exact table model has 2 or 3 players, not {players}")
-    if floor % STEP or floor > 0:
-        raise ValueError(f"the floor must be a multiple of {STEP} at or below 0, got {floor}")
-    penalty = rules.has_penalty
-    used_floor = floor if penalty else 0
+    two = build_model(rules, floor)
     return TableModel(
         rules=rules,
         players=players,
-        floor=used_floor,
-        nb=(rules.goal - used_floor) // STEP,
-        nf=rules.penalty_farkles if penalty else 1,
-        ne=2 if entry_matters(rules) else 1,
+        floor=two.floor,
+        nb=two.nb,
+        nf=two.nf,
+        ne=two.ne,
         ns=players if rules.endgame is Endgame.EQUAL_TURNS else 1,
-        bank_min=(
-            rules.bank_minimum(entered=False) // STEP,
-            rules.bank_minimum(entered=True) // STEP,
-        ),
-        penalty_count=rules.penalty_farkles if penalty else 0,
-        penalty_steps=rules.penalty_points // STEP if penalty else 0,
-        options=flat_options(rules, reduce=not needs_final_turn(rules)),
-        final=final_turn_tables(rules),
+        bank_min=two.bank_min,
+        penalty_count=two.penalty_count,
+        penalty_steps=two.penalty_steps,
+        options=two.options,
+        final=two.final,
     )

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from table_rules import penalty_tiny, tiny
 
-from optimal_farkle.engine import ExtraDice, Rules, preset
+from optimal_farkle.engine import Rules, preset
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Player, Roll, apply, new_game
 from optimal_farkle.solver.cache import solve_strategy
@@ -23,37 +23,7 @@ from optimal_farkle.tui.cli import main
 NB = preset("neller-busche").with_goal(400)
 
 
-def entry_rules(goal: int) -> Rules:
-    """Singles only with patch's final round and an entry minimum (short turns, every feature)."""
-    return dataclasses.replace(
-        preset("patch"),
-        name="tiny",
-        three_of_a_kind=(0,) * 6,
-        extra_dice=ExtraDice.NONE,
-        three_pairs=0,
-        straight=0,
-        two_triplets=0,
-        four_and_pair=0,
-        goal=goal,
-        entry_minimum=100,
-        min_bank=50,
-    )
-
-
-def penalty_rules(goal: int) -> Rules:
-    return dataclasses.replace(
-        preset("facebook"),
-        name="fbtiny",
-        min_bank=50,
-        penalty_farkles=2,
-        penalty_points=100,
-        goal=goal,
-    )
-
-
-@pytest.mark.parametrize(
-    ("rules", "floor"), [(NB, 0), (entry_rules(300), 0), (penalty_rules(250), -100)]
-)
+@pytest.mark.parametrize(("rules", "floor"), [(NB, 0), (tiny(300), 0), (penalty_tiny(250), -100)])
 def test_evaluating_the_exact_policy_reproduces_the_solve(
     rules: Rules, floor: int, tmp_path: Path
 ) -> None:

@@ -18,15 +18,15 @@ of every kind of game.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 from reference_table import TableReference
+from table_rules import penalty_tiny, tiny
 
-from optimal_farkle.engine import Endgame, ExtraDice, Rules, preset
+from optimal_farkle.engine import Endgame, Rules, preset
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Player, Roll, apply, new_game
 from optimal_farkle.solver.finalround import final_round
@@ -48,38 +48,6 @@ from optimal_farkle.solver.valueiter import value_iteration
 AGREE = 1e-12
 
 slow = pytest.mark.skipif(os.environ.get("FARKLE_SLOW") != "1", reason="FARKLE_SLOW=1")
-
-
-def tiny(goal: int, **changes: object) -> Rules:
-    """Singles only (1 = 100, 5 = 50), so that a turn stays short: the final round of a
-    literal reference is then cheap. Patch's endgame and entry minimum unless changed."""
-    base = preset("patch")
-    fields: dict[str, object] = {
-        "name": "tiny",
-        "three_of_a_kind": (0,) * 6,
-        "extra_dice": ExtraDice.NONE,
-        "three_pairs": 0,
-        "straight": 0,
-        "two_triplets": 0,
-        "four_and_pair": 0,
-        "goal": goal,
-        "entry_minimum": 100,
-        "min_bank": 50,
-    }
-    fields.update(changes)
-    return dataclasses.replace(base, **fields)  # type: ignore[arg-type]
-
-
-def penalty_tiny(goal: int) -> Rules:
-    """Facebook scoring with a two-farkle penalty of 100 and no bank minimum: loops and a floor."""
-    return dataclasses.replace(
-        preset("facebook"),
-        name="fbtiny",
-        min_bank=50,
-        penalty_farkles=2,
-        penalty_points=100,
-        goal=goal,
-    )
 
 
 def solved(rules: Rules, players: int = 3, floor: int = 0) -> tuple[object, TableSolveResult]:

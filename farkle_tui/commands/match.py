@@ -146,6 +146,18 @@ def run_pair(args: argparse.Namespace) -> int:
             odds = _exact(rules, a, b, strategy, floor, start)
     except (MatchError, FarkleError, ValueError) as exc:
         fail(str(exc))
+    return _report(args, odds, rules, start, simulate, print_odds)
+
+
+def _report(
+    args: argparse.Namespace,
+    odds: Any,
+    rules: Rules,
+    start: tuple[int, ...],
+    simulate: bool,
+    printer: Any,
+) -> int:
+    """``--json``'s object (the odds, the rules, the start scores, the seed) or ``printer``'s table."""
     if args.json:
         data = odds.to_json()
         data["rules"] = rules.name
@@ -154,7 +166,7 @@ def run_pair(args: argparse.Namespace) -> int:
             data["seed"] = args.seed
         emit_json(data)
     else:
-        print_odds(odds, rules, start, args.seed if simulate else None)
+        printer(odds, rules, start, args.seed if simulate else None)
     return 0
 
 
@@ -335,16 +347,7 @@ def run_table(args: argparse.Namespace, ids: list[str]) -> int:
                 odds = table_exact_odds(rules, ids, exact, strategy, start, progress=update)
     except (MatchError, FarkleError, ValueError) as exc:
         fail(str(exc))
-    if args.json:
-        data = odds.to_json()
-        data["rules"] = rules.name
-        data["start_scores"] = list(start)
-        if simulate:
-            data["seed"] = args.seed
-        emit_json(data)
-    else:
-        print_table_odds(odds, rules, start, args.seed if simulate else None)
-    return 0
+    return _report(args, odds, rules, start, simulate, print_table_odds)
 
 
 def check_table_start(rules: Rules, floor: int, text: str | None, players: int) -> tuple[int, ...]:
