@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .endgame import needs_final_turn
-from .model import LANES, Model
+from .model import LANES, Model, mirror_first
 
 # Measured with bench/estimate.py. Before the final-turn endgames (goals 2,000-4,000, facebook,
 # a busy 2-core machine): 2.6e-7 to 3.7e-7 s per row; the full game's figures in the README
@@ -154,18 +154,22 @@ def padded_lanes(model: Model) -> int:
     """
     nb, nf = model.nb, model.nf
     flags = model.ne * model.ne * model.ns
+    # Without a penalty each group is split into the states that sort above their mirror and
+    # the rest (solver.model.mirror_first): every flag of b > d, and of b == d those flags.
+    flag_states = np.indices((1, 1, 1, 1, model.ne, model.ne, model.ns)).reshape(7, -1)
+    first_flags = int(mirror_first(model, flag_states).sum())
     group = max(1, min(model.bank_min))
     total = 0
     for s_high in range(2 * nb - 2, -1, -group):
         layers = range(s_high, max(-1, s_high - group), -1)
         spans = [(max(0, s - nb + 1), min(nb - 1, s), s) for s in layers]
-        states = sum(hi - lo + 1 for lo, hi, _ in spans)
-        # Without a penalty each batch is split into b > d and b <= d (build_schedule).
-        above = sum(max(0, hi - max(lo, s // 2 + 1) + 1) for lo, hi, s in spans)
+        states = sum(hi - lo + 1 for lo, hi, _ in spans) * flags
+        above = sum(max(0, hi - max(lo, s // 2 + 1) + 1) for lo, hi, s in spans) * flags
+        above += sum(first_flags for lo, hi, s in spans if s % 2 == 0 and lo <= s // 2 <= hi)
         for c in range(2 * nf - 2, -1, -1):
             pairs = sum(1 for f in range(nf) if 0 <= c - f < nf)
             parts = [above, states - above] if nf == 1 else [states]
-            total += sum(-(-(n * pairs * flags) // LANES) * LANES for n in parts if n)
+            total += sum(-(-(n * pairs) // LANES) * LANES for n in parts if n)
     return total
 
 

@@ -36,7 +36,7 @@ from numba import njit
 from optimal_farkle.engine import STEP, Endgame
 
 from .endgame import WON
-from .kernel import TurnScratch, final_kind, record_block, turn_scratch
+from .kernel import CERT_WIDTH, TurnScratch, final_kind, record_block, turn_scratch
 from .model import LANES, P_MAX_OFF, P_NB, P_NE, P_REACH, KernelTables, Model, build_schedule
 
 if TYPE_CHECKING:
@@ -163,10 +163,14 @@ def _optimal_block(
             1,
             scratch,
             np.empty((1, nl), dtype=w0.dtype),
-            np.zeros((1, 7), dtype=np.int64),
-            0.0,
+            np.zeros((1, CERT_WIDTH), dtype=np.int64),
+            np.zeros(1),
+            False,
             no_plan,
             np.full(1, -1, dtype=np.int64),
+            np.empty(1, dtype=np.int64),
+            np.empty((1, 1), dtype=np.int64),
+            np.empty((1, 1), dtype=np.int64),
         )
     )
     below[:, :] = 0.0

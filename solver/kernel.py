@@ -44,7 +44,9 @@ from numba import njit
 
 from .model import (
     LANES,
+    NO_PLAN,
     P_ENDGAME,
+    P_MAX_GROUP,
     P_MAX_OFF,
     P_NB,
     P_NE,
@@ -61,26 +63,26 @@ from .model import (
 _FAST = {"nnan", "ninf", "nsz", "contract"}
 
 #: Lane data derived per call (rows of :attr:`TurnScratch.info`).
-_GOAL, _BMIN, _KIND, _LEAD, _BANK0, _CAP = range(6)
+_GOAL, _BMIN, _KIND, _LEAD, _BANK0, _CAP, _FARK = range(7)
 
 
 class TurnScratch(NamedTuple):
     """Buffers a turn solve writes into, owned by the caller (one set per thread).
 
     ``values``/``rolls``: ``W(t, n)`` and the value of rolling, row ``ti * 6 + n - 1``,
-    lane-innermost; ``info``: per-lane data (goal row, bank minimum, fill kind, lead, first
-    bank target, cut); ``farkv``: each lane's value of farkling; ``out``: ``W(0, 6)``;
-    ``cert_out``: certificates (see :func:`_make_turn_solver`); ``choice``/``banks``: the
-    recorded choices (only the recording solvers write them; others may pass 1-element
-    arrays).
+    lane-innermost, in the precision of the pass (only recording solvers write ``rolls``);
+    ``info``: per-lane data (goal row, bank minimum, fill kind, lead, first bank target, cut,
+    farkle target);
+    ``farkv``: each lane's value of farkling; ``out``: ``W(0, 6)`` (both float64);
+    ``choice``/``banks``: the recorded choices (only the recording solvers write them; others
+    may pass 1-element arrays).
     """
 
     values: np.ndarray  # (rows * lanes,) float
     rolls: np.ndarray  # (rows * lanes,) float
-    info: np.ndarray  # (6, lanes) int64
-    farkv: np.ndarray  # (lanes,) float
-    out: np.ndarray  # (lanes,) float
-    cert_out: np.ndarray  # (6, lanes) int64
+    info: np.ndarray  # (7, lanes) int64
+    farkv: np.ndarray  # (lanes,) float64
+    out: np.ndarray  # (lanes,) float64
     choice: np.ndarray  # (rows, groups, lanes) uint8
     banks: np.ndarray  # (rows * 6, lanes) bool
 
@@ -92,11 +94,10 @@ def turn_scratch(
     rows = model_rows // 6
     return TurnScratch(
         values=np.empty(model_rows * lanes, dtype=dtype),
-        rolls=np.empty(model_rows * lanes, dtype=dtype),
-        info=np.empty((6, lanes), dtype=np.int64),
-        farkv=np.empty(lanes, dtype=dtype),
-        out=np.empty(lanes, dtype=dtype),
-        cert_out=np.empty((6, lanes), dtype=np.int64),
+        rolls=np.empty(model_rows * lanes if record else 1, dtype=dtype),
+        info=np.empty((7, lanes), dtype=np.int64),
+        farkv=np.empty(lanes, dtype=np.float64),
+        out=np.empty(lanes, dtype=np.float64),
         choice=np.empty((rows, groups, lanes) if record else (1, 1, 1), dtype=np.uint8),
         banks=np.empty((model_rows, lanes) if record else (1, 1), dtype=np.bool_),
     )
@@ -154,7 +155,8 @@ def lane_setup(
         u, o, r = lanes[4, lane], lanes[5, lane], lanes[6, lane]
         r2 = ns - 1 - r
         b2, f2 = after_farkle(b, f, p[P_PEN_COUNT], p[P_PEN_STEPS])
-        x = 1.0 - w0[flat_index(d, b2, e, f2, o, u, r2, nb, nf, ne, ns)]
+        fark = flat_index(d, b2, e, f2, o, u, r2, nb, nf, ne, ns)
+        x = 1.0 - w0[fark]
         farkv[lane] = x
         goal = nb - b
         bmin = kt.bank_min[u if ne > 1 else 1]
@@ -180,30 +182,54 @@ def lane_setup(
         info[_LEAD, lane] = lead
         info[_BANK0, lane] = flat_index(d, b, e, 0, o, ne - 1, r2, nb, nf, ne, ns)
         info[_CAP, lane] = cut
+        info[_FARK, lane] = fark
         top = max(top, cut)
     return top
 
 
-#: A plan entry that certifies nothing: the group's options are compared as usual.
-NO_PLAN = 255
+#: The columns of a block's certificate (see ``certs`` in :func:`_make_turn_solver`).
+CERT_LO, CERT_HI, CERT_ROOM = 0, 6, 12
+CERT_WIDTH = 13
 
 
-def _make_turn_solver(nl: int, mode: int) -> Callable[..., float]:
-    """A solver of blocks of ``nl`` turns in one of three modes (compile-time constants).
+@njit(cache=True, nogil=True, inline="always")
+def _extend_run(run_lo: np.ndarray, run_hi: np.ndarray, n: int, ti: int) -> None:
+    """Row ``ti`` (walking down) is certified for ``n + 1`` dice: it extends the current run."""
+    if run_hi[n] == run_lo[n]:
+        run_hi[n] = ti + 1
+    run_lo[n] = ti
 
-    * :data:`VALUES`: the passes. Skips what the certificates allow (``certs`` and ``plan``).
-    * :data:`CERTIFY`: a pass that skips nothing and writes certificates for ``margin``.
-    * :data:`RECORD`: writes every lane's choices (exits, the decision API); one block.
 
-    The lane count and the mode are closed over, so each specialisation compiles its lane
-    loops with a fixed trip count (64 lanes vectorise; one lane is a plain scalar loop) and
-    without the branches it does not use. The block loop is part of each solver rather than
-    a caller of it, so numba compiles each mode once: a cold start compiles the float32
-    values and certifying passes and the float64 values pass, and nothing twice.
+@njit(cache=True, nogil=True, inline="always")
+def _close_run(run_lo: np.ndarray, run_hi: np.ndarray, n: int, best: np.ndarray) -> None:
+    """The current run ends: ``best`` (lo, hi per dice count) keeps the longest so far."""
+    if run_hi[n] - run_lo[n] > best[6 + n] - best[n]:
+        best[n] = run_lo[n]
+        best[6 + n] = run_hi[n]
+    run_lo[n] = run_hi[n] = 0
+
+
+def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
+    """A solver of blocks of ``nl`` turns, recording every choice or not (compile-time).
+
+    * ``record=False``: the passes. A block skips what its certificates allow (``certs`` and
+      ``plan``); given a margin it also *certifies*: it keeps the certificates it has (the
+      caller leaves them only while they still hold) and adds every cell and keep choice
+      that wins by the margin in all lanes.
+    * ``record=True``: writes every lane's choices (exits, the decision API); one block.
+
+    The lane count and ``record`` are closed over, so each specialisation compiles its lane
+    loops with a fixed trip count (64 lanes vectorise; one lane is a plain scalar loop). A
+    solve compiles one pass solver per precision of the in-turn values, and nothing twice.
+
+    *Planned* keeps (a group whose best option is certified, and every group with a single
+    option) are not compared: their probabilities are first summed per target cell, so a
+    cell costs one vector multiply-add per distinct target instead of one per group. The
+    accumulator is float64 whatever the precision of the stored in-turn values: a float32
+    pass then rounds each stored value once, and its fixed point lies within about 1e-7 of
+    the exact one (with float32 sums it was 6e-6 away, which cost the float64 stage four
+    passes).
     """
-    record = mode == RECORD
-    certify = mode == CERTIFY
-    planned = mode == VALUES
 
     @njit(cache=True, nogil=True, boundscheck=False, fastmath=_FAST)
     def solve_blocks(
@@ -216,42 +242,57 @@ def _make_turn_solver(nl: int, mode: int) -> Callable[..., float]:
         scratch: TurnScratch,
         new_values: np.ndarray,
         certs: np.ndarray,
-        margin: float,
+        margins: np.ndarray,
+        keeps: bool,
         plan: np.ndarray,
         plan_start: np.ndarray,
+        tops: np.ndarray,
+        bank_first: np.ndarray,
+        farkle: np.ndarray,
     ) -> float:
         """Solve blocks ``first, first + stride, ... < stop``; the largest change.
 
         Parameters
         ----------
         kt : KernelTables
-            The model's tables (:meth:`solver.model.Model.kernel_tables`), in the pass's dtype.
-        w0 : (states,) float
+            The model's tables (:meth:`solver.model.Model.kernel_tables`).
+        w0 : (states,) float64
             Start-of-turn win probabilities, read for the exits.
         block_lanes : (blocks, 7, nl) int64
             The start states of each block's lanes (a block that is not full repeats a real
             state, which is harmless).
         scratch : TurnScratch
             Owned by the caller (:func:`turn_scratch`): after a block ``values`` holds
-            ``W(t, n)`` and ``rolls`` the value of rolling for rows below the block's top
-            (rows above it hold the fill values), and ``out`` each lane's ``W(0, 6)``.
-        new_values : (blocks, nl) float
+            ``W(t, n)`` for rows below the block's top (rows above it hold the fill values),
+            recording also ``rolls``, and ``out`` each lane's ``W(0, 6)`` (float64).
+        new_values : (blocks, nl) float64
             Each block's ``W(0, 6)``; the caller writes them into ``w0`` once the whole
             batch is done, so the result does not depend on how blocks are split between
             threads (unused when recording).
-        certs : (blocks, 7) int64
-            Bank certificates: rolls are skipped at rows ``cert[n - 1] <= ti < cert[6]`` for
-            ``n`` dice (``cert[6]`` is the top of the pass that certified them: above it
-            nothing was checked). Certifying writes them: row ``n`` is the largest over the
-            lanes (the worst lane bounds the block).
-        margin : float
-            Certifying: the margin by which the certified choices must win in every lane.
+        certs : (blocks, CERT_WIDTH) int64
+            Bank certificates: rolls are skipped at rows ``lo <= ti < hi`` for ``n`` dice
+            (``lo, hi = cert[CERT_LO + n - 1], cert[CERT_HI + n - 1]``), below
+            ``cert[CERT_ROOM]``, the room the keep plan was sized for: above it nothing is
+            certified. Certifying keeps, per dice count, the longest run of rows where
+            banking wins by the margin in every lane (the rows it skipped count as such).
+        margins : (blocks,) float64
+            Certifying block ``k`` when ``margins[k] > 0``: the margin by which its certified
+            choices win in every lane (a one-element array when recording).
+        keeps : bool
+            Certifying: whether to certify keep choices too (banks only costs nothing; keeps
+            cost a second comparison of the groups not yet planned).
         plan, plan_start : (entries,) uint8, (blocks,) int64
             Keep certificates: ``plan[plan_start[k] + ti * G + g]`` is the option (an offset
             in group ``g``) every lane of block ``k`` takes at row ``ti``, or
-            :data:`NO_PLAN`, for rows below ``cert[6]``. Certifying writes it; the values
-            pass reads it (``plan_start[k] < 0``: no plan).
+            :data:`NO_PLAN`, for rows below the room (``plan_start[k] < 0``: no plan).
+            Certifying turns :data:`NO_PLAN` entries into choices where it can.
 
+        tops, bank_first, farkle : (blocks,), (blocks, nl), (blocks, nl) int64
+            What each block's turns read, for the certificates of :mod:`solver.valueiter`
+            (not written when recording): the block's top row (it sizes the keep plans);
+            per lane the flat index of the first bank target below the goal, or -1 (the
+            lane banks only at or past the goal), after which the bank targets follow at the
+            stride of the opponent's score; and the farkle target.
         Returns
         -------
         The largest change of a value; recording: the last block's top row (rows at and
@@ -259,33 +300,49 @@ def _make_turn_solver(nl: int, mode: int) -> Callable[..., float]:
         """
         p = kt.params
         stride_d = p[P_NF] * p[P_NF] * p[P_NE] * p[P_NE] * p[P_NS]
+        nb = p[P_NB]
         reach_len = p[P_REACH]
+        max_off = p[P_MAX_OFF]
         groups = kt.option_start.shape[0] - 1
         values, rolls, info, farkv = scratch.values, scratch.rolls, scratch.info, scratch.farkv
-        out, cert_out, choice, banks = scratch.out, scratch.cert_out, scratch.choice, scratch.banks
+        out, choice, banks = scratch.out, scratch.choice, scratch.banks
         # Unsigned lane indices: numba wraps negative signed indices with a select per
         # element, which keeps LLVM from seeing the lane loops as contiguous.
         nlu = np.uint64(nl)
-        bankv = np.empty(nl, dtype=values.dtype)
-        acc = np.empty(nl, dtype=values.dtype)
-        best = np.empty(nl, dtype=values.dtype)
-        second = np.empty(nl, dtype=values.dtype)
-        pick = np.empty(nl, dtype=np.int64)
-        ok = np.ones((6, nl), dtype=np.bool_)
+        bankv = np.empty(nl, dtype=np.float64)
+        acc = np.empty(nl, dtype=np.float64)
+        best = np.empty(nl, dtype=np.float64)
+        offs = np.empty(p[P_MAX_GROUP], dtype=np.uint64)  # (np.diff here costs 3 s of compile)
+        pick = np.empty(nl, dtype=values.dtype)  # the best option's index, as a float
+        weight = np.zeros(max_off, dtype=np.float64)  # planned probability per target cell
+        touched = np.empty(max_off, dtype=np.int64)
+        pending = np.empty(groups, dtype=np.int64)  # groups whose options are compared
+        run_lo = np.empty(6, dtype=np.int64)  # certifying: the run of certified rows so far
+        run_hi = np.empty(6, dtype=np.int64)
+        best_run = np.empty(12, dtype=np.int64)  # and the longest one: lo, then hi, per count
         largest = 0.0
         for kb in range(first, stop, stride):
             lanes = block_lanes[kb]
             cert = certs[kb]
             plan_base = plan_start[kb]
+            margin = 0.0 if record else margins[kb]
+            certify = margin > 0.0
+            vmargin = values.dtype.type(margin)  # compared with values in their precision
             top = lane_setup(kt, w0, lanes, nl, info, farkv)
-            ok[:, :] = True
-            plan_top = cert[6] if planned and plan_base >= 0 else 0
-            # Certifying: the plan has room for the rows below the top the block had when it
-            # was sized (``cert[6]`` on entry). The top can rise during the pass (it depends on
-            # W0 through the final-turn cut), so rows at or above that room stay uncertified.
-            room = cert[6]
+            if not record:
+                tops[kb] = top
+                for lane in range(nl):
+                    first_bank = info[_BANK0, lane] + info[_BMIN, lane] * stride_d
+                    bank_first[kb, lane] = (
+                        first_bank if lanes[0, lane] + info[_BMIN, lane] < nb else -1
+                    )
+                    farkle[kb, lane] = info[_FARK, lane]
+            # The room the plan was sized for: certificates apply below it only. The top can
+            # rise above it (the final-turn cut depends on W0): those rows are computed.
+            room = 0 if record else cert[CERT_ROOM]
+            plan_top = room if plan_base >= 0 else 0
             # Rows from the top up to one roll above it: the closed-form values past the cut.
-            for ti in range(top, top + p[P_MAX_OFF] // 6 + 2):
+            for ti in range(top, top + max_off // 6 + 2):
                 for n in range(6):
                     row = np.uint64(ti * 6 + n) * nlu
                     for lane in range(nlu):
@@ -295,11 +352,13 @@ def _make_turn_solver(nl: int, mode: int) -> Callable[..., float]:
                         else:
                             v = kt.fill[kind, min(ti + info[_LEAD, lane], reach_len - 1), n]
                         values[row + lane] = v
-                        rolls[row + lane] = v
+                        if record:
+                            rolls[row + lane] = v
             if certify:
                 for n in range(6):
-                    for lane in range(nlu):
-                        cert_out[n, lane] = top
+                    cert[CERT_HI + n] = min(cert[CERT_HI + n], room)
+                    cert[CERT_LO + n] = min(cert[CERT_LO + n], cert[CERT_HI + n])
+                    run_lo[n] = run_hi[n] = best_run[n] = best_run[6 + n] = 0
             for ti in range(top - 1, -1, -1):
                 for lane in range(nlu):
                     if ti < info[_BMIN, lane]:
@@ -310,143 +369,240 @@ def _make_turn_solver(nl: int, mode: int) -> Callable[..., float]:
                     else:
                         bankv[lane] = 1.0 - w0[info[_BANK0, lane] + ti * stride_d]
                 base = ti * 6
+                # This row's keep plan: the certified one, or only the single-option groups.
+                if ti < plan_top:
+                    row_plan = plan
+                    row_at = plan_base + ti * groups
+                else:
+                    row_plan = kt.single_plan
+                    row_at = 0
                 for n in range(1, 7):
                     dst = np.uint64(base + n - 1) * nlu
-                    if planned and cert[n - 1] <= ti < cert[6]:
+                    if cert[CERT_LO + n - 1] <= ti < cert[CERT_HI + n - 1]:
                         for lane in range(nlu):
                             values[dst + lane] = bankv[lane]
-                            rolls[dst + lane] = bankv[lane]
+                        if certify:
+                            _extend_run(run_lo, run_hi, n - 1, ti)
                         continue
                     pf = kt.farkle_prob[n]
                     for lane in range(nlu):
                         acc[lane] = pf * farkv[lane]
+                    # Planned keeps: sum their probabilities per target cell first.
+                    npend = 0
+                    ntouch = 0
                     for g in range(kt.group_start[n], kt.group_start[n + 1]):
+                        c = row_plan[row_at + g]
+                        if record or c == NO_PLAN:
+                            pending[npend] = g
+                            npend += 1
+                            continue
+                        off = kt.option_off[kt.option_start[g] + c]
+                        if weight[off] == 0.0:
+                            touched[ntouch] = off
+                            ntouch += 1
+                        weight[off] += kt.group_prob[g]
+                    # Four target cells per lane loop: a quarter of the accumulator traffic.
+                    i = 0
+                    while i + 4 <= ntouch:
+                        o0, o1, o2, o3 = touched[i], touched[i + 1], touched[i + 2], touched[i + 3]
+                        w0_, w1_, w2_, w3_ = weight[o0], weight[o1], weight[o2], weight[o3]
+                        weight[o0] = weight[o1] = weight[o2] = weight[o3] = 0.0
+                        s0 = np.uint64(base + o0) * nlu
+                        s1 = np.uint64(base + o1) * nlu
+                        s2 = np.uint64(base + o2) * nlu
+                        s3 = np.uint64(base + o3) * nlu
+                        for lane in range(nlu):
+                            acc[lane] += (
+                                w0_ * values[s0 + lane]
+                                + w1_ * values[s1 + lane]
+                                + w2_ * values[s2 + lane]
+                                + w3_ * values[s3 + lane]
+                            )
+                        i += 4
+                    for rest in range(i, ntouch):
+                        off = touched[rest]
+                        w = weight[off]
+                        weight[off] = 0.0
+                        s0 = np.uint64(base + off) * nlu
+                        for lane in range(nlu):
+                            acc[lane] += w * values[s0 + lane]
+                    # The other groups: the best option of each, lane by lane.
+                    for i in range(npend):
+                        g = pending[i]
                         o = kt.option_start[g]
                         k = kt.option_start[g + 1] - o
                         pg = kt.group_prob[g]
-                        if record or certify:
+                        if record:
                             s0 = np.uint64(base + kt.option_off[o]) * nlu
                             for lane in range(nlu):
                                 best[lane] = values[s0 + lane]
-                                second[lane] = -1.0
-                                pick[lane] = 0
+                                pick[lane] = 0.0
                             for j in range(1, k):
-                                # Branch-free, so the lane loop vectorises: the runner-up is the
-                                # larger of the old runner-up and the smaller of (v, old best).
+                                # Branch-free and in one precision, so the lane loop vectorises:
+                                # the pick is a float like the values; ties keep the first.
                                 sj = np.uint64(base + kt.option_off[o + j]) * nlu
+                                fj = values.dtype.type(j)
                                 for lane in range(nlu):
                                     v = values[sj + lane]
-                                    b0 = best[lane]
-                                    pick[lane] = j if v > b0 else pick[lane]
-                                    second[lane] = max(second[lane], min(v, b0))
-                                    best[lane] = max(b0, v)
+                                    pick[lane] = fj if v > best[lane] else pick[lane]
+                                    best[lane] = max(best[lane], v)
                             for lane in range(nlu):
                                 acc[lane] += pg * best[lane]
-                            if record:
-                                for lane in range(nlu):
-                                    choice[ti, g, lane] = pick[lane]
-                            else:
-                                unsure = 0
-                                for lane in range(nlu):
-                                    unsure += (pick[lane] != pick[0]) | (
-                                        best[lane] - second[lane] < margin
-                                    )
-                                if ti < room:
-                                    plan[plan_base + ti * groups + g] = (
-                                        NO_PLAN if unsure else pick[0]
-                                    )
+                                choice[ti, g, lane] = np.uint8(pick[lane])
                             continue
-                        if ti < plan_top:
-                            c = plan[plan_base + ti * groups + g]
-                            if c != NO_PLAN:
-                                sc = np.uint64(base + kt.option_off[o + c]) * nlu
+                        if not (certify and keeps):
+                            # One fixed-shape lane loop per option count (no temporaries, so
+                            # LLVM vectorises each loop); larger groups loop.
+                            s0 = np.uint64(base + kt.option_off[o]) * nlu
+                            s1 = np.uint64(base + kt.option_off[o + 1]) * nlu
+                            if k == 2:
                                 for lane in range(nlu):
-                                    acc[lane] += pg * values[sc + lane]
+                                    acc[lane] += pg * max(values[s0 + lane], values[s1 + lane])
                                 continue
-                        # One fixed-shape lane loop per option count (no temporaries, so LLVM
-                        # vectorises each loop); larger groups (every keep, final-turn rules) loop.
-                        s0 = np.uint64(base + kt.option_off[o]) * nlu
-                        if k == 1:
+                            s2 = np.uint64(base + kt.option_off[o + 2]) * nlu
+                            if k == 3:
+                                for lane in range(nlu):
+                                    m = max(values[s0 + lane], values[s1 + lane])
+                                    acc[lane] += pg * max(m, values[s2 + lane])
+                                continue
+                            s3 = np.uint64(base + kt.option_off[o + 3]) * nlu
+                            if k == 4:
+                                for lane in range(nlu):
+                                    m = max(values[s0 + lane], values[s1 + lane])
+                                    m2 = max(values[s2 + lane], values[s3 + lane])
+                                    acc[lane] += pg * max(m, m2)
+                                continue
+                            s4 = np.uint64(base + kt.option_off[o + 4]) * nlu
+                            if k == 5:
+                                for lane in range(nlu):
+                                    m = max(values[s0 + lane], values[s1 + lane])
+                                    m2 = max(values[s2 + lane], values[s3 + lane])
+                                    acc[lane] += pg * max(m, m2, values[s4 + lane])
+                                continue
+                            s5 = np.uint64(base + kt.option_off[o + 5]) * nlu
+                            if k == 6:
+                                for lane in range(nlu):
+                                    m = max(values[s0 + lane], values[s1 + lane])
+                                    m2 = max(values[s2 + lane], values[s3 + lane])
+                                    acc[lane] += pg * max(
+                                        m, m2, values[s4 + lane], values[s5 + lane]
+                                    )
+                                continue
                             for lane in range(nlu):
-                                acc[lane] += pg * values[s0 + lane]
+                                m = max(values[s0 + lane], values[s1 + lane])
+                                m2 = max(values[s2 + lane], values[s3 + lane])
+                                best[lane] = max(m, m2, values[s4 + lane], values[s5 + lane])
+                            for j in range(6, k):
+                                sj = np.uint64(base + kt.option_off[o + j]) * nlu
+                                for lane in range(nlu):
+                                    best[lane] = max(best[lane], values[sj + lane])
+                            for lane in range(nlu):
+                                acc[lane] += pg * best[lane]
                             continue
-                        s1 = np.uint64(base + kt.option_off[o + 1]) * nlu
+                        for j in range(k):
+                            offs[j] = np.uint64(base + kt.option_off[o + j]) * nlu
+                        # Certifying keeps: lane 0's best option c against the best of the
+                        # others, in every lane; the group is planned when c wins by the
+                        # margin everywhere. (``unsure`` is an integer reduction of float
+                        # compares in one precision, which LLVM vectorises without
+                        # reordering any sum.) Fixed shapes up to five others, as above.
+                        c = 0
+                        for j in range(1, k):
+                            if values[offs[j]] > values[offs[c]]:
+                                c = j
+                        sc = offs[c]
+                        offs[c] = offs[k - 1]
+                        r0 = offs[0]
+                        unsure = 0
                         if k == 2:
                             for lane in range(nlu):
-                                acc[lane] += pg * max(values[s0 + lane], values[s1 + lane])
-                            continue
-                        s2 = np.uint64(base + kt.option_off[o + 2]) * nlu
-                        if k == 3:
+                                v = values[sc + lane]
+                                other = values[r0 + lane]
+                                acc[lane] += pg * max(v, other)
+                                unsure |= v - other < vmargin
+                        elif k == 3:
+                            r1 = offs[1]
                             for lane in range(nlu):
-                                m = max(values[s0 + lane], values[s1 + lane])
-                                acc[lane] += pg * max(m, values[s2 + lane])
-                            continue
-                        s3 = np.uint64(base + kt.option_off[o + 3]) * nlu
-                        if k == 4:
+                                v = values[sc + lane]
+                                other = max(values[r0 + lane], values[r1 + lane])
+                                acc[lane] += pg * max(v, other)
+                                unsure |= v - other < vmargin
+                        elif k == 4:
+                            r1, r2 = offs[1], offs[2]
                             for lane in range(nlu):
-                                m = max(values[s0 + lane], values[s1 + lane])
-                                m2 = max(values[s2 + lane], values[s3 + lane])
-                                acc[lane] += pg * max(m, m2)
-                            continue
-                        s4 = np.uint64(base + kt.option_off[o + 4]) * nlu
-                        if k == 5:
+                                v = values[sc + lane]
+                                other = max(values[r0 + lane], values[r1 + lane], values[r2 + lane])
+                                acc[lane] += pg * max(v, other)
+                                unsure |= v - other < vmargin
+                        elif k == 5:
+                            r1, r2, r3 = offs[1], offs[2], offs[3]
                             for lane in range(nlu):
-                                m = max(values[s0 + lane], values[s1 + lane])
-                                m2 = max(values[s2 + lane], values[s3 + lane])
-                                acc[lane] += pg * max(m, m2, values[s4 + lane])
-                            continue
-                        s5 = np.uint64(base + kt.option_off[o + 5]) * nlu
-                        for lane in range(nlu):
-                            m = max(values[s0 + lane], values[s1 + lane])
-                            m2 = max(values[s2 + lane], values[s3 + lane])
-                            best[lane] = max(m, m2, values[s4 + lane], values[s5 + lane])
-                        for j in range(6, k):
-                            sj = np.uint64(base + kt.option_off[o + j]) * nlu
+                                v = values[sc + lane]
+                                m = max(values[r0 + lane], values[r1 + lane])
+                                other = max(m, values[r2 + lane], values[r3 + lane])
+                                acc[lane] += pg * max(v, other)
+                                unsure |= v - other < vmargin
+                        elif k == 6:
+                            r1, r2, r3, r4 = offs[1], offs[2], offs[3], offs[4]
                             for lane in range(nlu):
-                                best[lane] = max(best[lane], values[sj + lane])
-                        for lane in range(nlu):
-                            acc[lane] += pg * best[lane]
+                                v = values[sc + lane]
+                                m = max(values[r0 + lane], values[r1 + lane])
+                                m2 = max(values[r2 + lane], values[r3 + lane])
+                                other = max(m, m2, values[r4 + lane])
+                                acc[lane] += pg * max(v, other)
+                                unsure |= v - other < vmargin
+                        else:
+                            for lane in range(nlu):
+                                best[lane] = values[r0 + lane]
+                            for j in range(1, k - 1):
+                                sj = offs[j]
+                                for lane in range(nlu):
+                                    best[lane] = max(best[lane], values[sj + lane])
+                            for lane in range(nlu):
+                                v = values[sc + lane]
+                                acc[lane] += pg * max(v, best[lane])
+                                unsure |= v - best[lane] < vmargin
+                        if ti < room:
+                            plan[plan_base + ti * groups + g] = NO_PLAN if unsure else c
                     for lane in range(nlu):
-                        rolls[dst + lane] = acc[lane]
                         values[dst + lane] = max(acc[lane], bankv[lane])
                     if record:
                         for lane in range(nlu):
+                            rolls[dst + lane] = acc[lane]
                             banks[base + n - 1, lane] = bankv[lane] >= acc[lane]
                     if certify:
+                        sure = ti < room
                         for lane in range(nlu):
-                            if ok[n - 1, lane] and bankv[lane] - acc[lane] >= margin:
-                                cert_out[n - 1, lane] = ti
-                            else:
-                                ok[n - 1, lane] = False
-
+                            sure &= bankv[lane] - acc[lane] >= margin
+                        if sure:
+                            _extend_run(run_lo, run_hi, n - 1, ti)
+                        else:
+                            _close_run(run_lo, run_hi, n - 1, best_run)
+            # W(0, 6) in float64, whatever the precision of the stored values: the last cell
+            # solved (a turn cannot bank at t = 0).
             for lane in range(nlu):
-                out[lane] = values[np.uint64(5) * nlu + lane]
+                out[lane] = max(acc[lane], bankv[lane]) if top > 0 else values[5 * nlu + lane]
             if record:
                 largest = float(top)
                 continue
             if certify:
+                cert[CERT_ROOM] = min(top, room)
                 for n in range(6):
-                    worst = 0
-                    for lane in range(nlu):
-                        worst = max(worst, cert_out[n, lane])
-                    certs[kb, n] = worst
-                certs[kb, 6] = min(top, room)
+                    _close_run(run_lo, run_hi, n, best_run)
+                    cert[CERT_HI + n] = min(best_run[6 + n], cert[CERT_ROOM])
+                    cert[CERT_LO + n] = min(best_run[n], cert[CERT_HI + n])
             largest = max(largest, _take_block(kt, w0, lanes, out, new_values[kb]))
         return largest
 
     return solve_blocks
 
 
-#: The solver's modes (see :func:`_make_turn_solver`).
-VALUES, CERTIFY, RECORD = 0, 1, 2
-#: The passes: 64 lanes, skipping what is certified.
-solve_blocks = _make_turn_solver(LANES, VALUES)
-#: A certifying pass: 64 lanes, nothing skipped, certificates written.
-certify_blocks = _make_turn_solver(LANES, CERTIFY)
+#: The passes: 64 lanes, skipping what is certified, certifying where given a margin.
+solve_blocks = _make_turn_solver(LANES, False)
 #: Exits and policy evaluation: 64 lanes, choices recorded (one block per call).
-record_block = _make_turn_solver(LANES, RECORD)
+record_block = _make_turn_solver(LANES, True)
 #: One start state with its choices (the decision API, the hints, the AI, the analysis).
-solve_one = _make_turn_solver(1, RECORD)
+solve_one = _make_turn_solver(1, True)
 
 
 @njit(cache=True, nogil=True, boundscheck=False)
@@ -476,13 +632,3 @@ def _take_block(
         ]
         largest = max(largest, abs(out[lane] - old))
     return largest
-
-
-@njit(cache=True, nogil=True)
-def block_tops(kt: KernelTables, w0: np.ndarray, block_lanes: np.ndarray, out: np.ndarray) -> None:
-    """Each block's top row for the current ``W0`` (sizes the keep plans before certifying)."""
-    nl = block_lanes.shape[2]
-    info = np.empty((6, nl), dtype=np.int64)
-    farkv = np.empty(nl)
-    for k in range(block_lanes.shape[0]):
-        out[k] = lane_setup(kt, w0, block_lanes[k], nl, info, farkv)

@@ -50,6 +50,8 @@ from .tables import FlatOptions, flat_options
 
 #: States solved together by one kernel call; 64 beat 32 beat 16 on this machine.
 LANES = 64
+#: A keep plan entry that certifies nothing: the group's options are compared as usual.
+NO_PLAN = 255
 #: Endgame codes the kernel reads (``Params.endgame``).
 ENDGAME_CODES = {Endgame.FIRST_TO_GOAL: 0, Endgame.FINAL_TURN: 1, Endgame.EQUAL_TURNS: 2}
 
@@ -57,18 +59,20 @@ ENDGAME_CODES = {Endgame.FIRST_TO_GOAL: 0, Endgame.FINAL_TURN: 1, Endgame.EQUAL_
 class KernelTables(NamedTuple):
     """Everything a turn solve reads that does not change during a solve (numba-friendly).
 
-    ``params`` packs the integers (see :data:`PARAM_NAMES`); the float arrays come in the
-    precision of the pass (float32 or float64).
+    ``params`` packs the integers (see :data:`PARAM_NAMES`); the probabilities are float64
+    (the kernel accumulates in float64), the fill values come in the precision of the pass's
+    in-turn values (float32 or float64).
     """
 
     params: np.ndarray  # (len(PARAM_NAMES),) int64
     bank_min: np.ndarray  # (2,) int64 bank minimum in steps, for a player not on the board / on it
     group_start: np.ndarray  # (8,) int64
-    group_prob: np.ndarray  # (G,) float
+    group_prob: np.ndarray  # (G,) float64
     option_start: np.ndarray  # (G + 1,) int64
     option_off: np.ndarray  # (O,) int64 target row offset of each option
-    farkle_prob: np.ndarray  # (7,) float
+    farkle_prob: np.ndarray  # (7,) float64
     reach: np.ndarray  # (kinds, K) float64 R per fill kind (solver.endgame)
+    single_plan: np.ndarray  # (G,) uint8 the keep plan of a row nothing certified: 0 or NO_PLAN
     fill: np.ndarray  # (kinds, K, 6) float values past the exact cut
     p_min: float  # smallest farkle probability of a dice count that can farkle
 
@@ -84,9 +88,10 @@ PARAM_NAMES = (
     "endgame",
     "reach",
     "max_off",
+    "max_group",
 )
-P_NB, P_NF, P_NE, P_NS, P_PEN_COUNT, P_PEN_STEPS, P_ENDGAME, P_REACH, P_MAX_OFF = range(
-    len(PARAM_NAMES)
+P_NB, P_NF, P_NE, P_NS, P_PEN_COUNT, P_PEN_STEPS, P_ENDGAME, P_REACH, P_MAX_OFF, P_MAX_GROUP = (
+    range(len(PARAM_NAMES))
 )
 
 
@@ -206,7 +211,7 @@ class Model:
         return (top + self.max_steps + 2) * 6
 
     def kernel_tables(self, dtype: type = np.float64) -> KernelTables:
-        """The kernel's read-only inputs in the precision of a pass."""
+        """The kernel's read-only inputs for a pass storing its in-turn values as ``dtype``."""
         opts = self.options
         params = np.zeros(len(PARAM_NAMES), dtype=np.int64)
         params[P_NB] = self.nb
@@ -218,15 +223,19 @@ class Model:
         params[P_ENDGAME] = ENDGAME_CODES[self.endgame]
         params[P_REACH] = self.final.length
         params[P_MAX_OFF] = int(opts.option_off.max()) + 1
+        params[P_MAX_GROUP] = int(np.diff(opts.option_start).max())
         return KernelTables(
             params=params,
             bank_min=np.array(self.bank_min, dtype=np.int64),
             group_start=opts.group_start,
-            group_prob=opts.group_prob.astype(dtype),
+            group_prob=np.ascontiguousarray(opts.group_prob, dtype=np.float64),
             option_start=opts.option_start,
             option_off=opts.option_off,
-            farkle_prob=opts.farkle_prob.astype(dtype),
+            farkle_prob=np.ascontiguousarray(opts.farkle_prob, dtype=np.float64),
             reach=np.ascontiguousarray(self.final.reach, dtype=np.float64),
+            # A group with one option is planned by nature (writable: the kernel reads it in
+            # place of a row of the plan, which numba must type alike).
+            single_plan=np.where(np.diff(opts.option_start) == 1, 0, NO_PLAN).astype(np.uint8),
             fill=np.ascontiguousarray(self.final.fill, dtype=dtype),
             p_min=float(self.final.p_min),
         )
@@ -258,71 +267,87 @@ def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:
 
 @dataclass(frozen=True)
 class Schedule:
-    """The order of one Gauss-Seidel pass: blocks of lanes, grouped into batches.
+    """The order of one Gauss-Seidel pass: blocks of lanes, grouped into batches and layers.
 
-    Batch ``k`` is blocks ``batch_start[k]:batch_start[k + 1]``. Batches go from the highest
-    combined score ``b + d`` down and, within it, from the highest combined farkle count
-    ``f + e`` down: banking below the goal raises ``b + d`` by at least the smaller bank
-    minimum and an unpenalised farkle keeps it while raising ``f + e``, so every state reads
-    values already updated in this pass, except across the penalty (a lower layer) and, in
-    rules without a penalty, between a state and its mirror ``(d, b)`` that a farkle leads to.
-    Because a bank moves at least ``min(bank_min)`` steps up, that many consecutive layers
-    never read each other and share a batch. States of one batch never read each other (new
-    values are written back only when the batch is done), so its blocks run in any order, on
-    any thread, with the same result.
+    Batch ``k`` is blocks ``batch_start[k]:batch_start[k + 1]``; layer group ``j`` is batches
+    ``group_start[j]:group_start[j + 1]``. Groups go from the highest combined score ``b + d``
+    down and, within it, from the highest combined farkle count ``f + e`` down: banking below
+    the goal raises ``b + d`` by at least the smaller bank minimum and an unpenalised farkle
+    keeps it while raising ``f + e``, so every state reads values already updated in this
+    pass, except across the penalty (a lower layer) and, in rules without a penalty, between
+    a state and its *mirror* ``(d, b)`` that a farkle leads to. Because a bank moves at least
+    ``min(bank_min)`` steps up, that many consecutive layers never read each other and share
+    a group.
+
+    Without a penalty a group has two batches: first the states that sort above their mirror
+    (by score, on-the-board flag and who started), then the rest, so that the second batch
+    reads its mirrors fresh; a state that is its own mirror sits in the second. The states of
+    one batch never read each other (new values are written back only when the batch is
+    done), so its blocks run in any order, on any thread, with the same result.
     """
 
     block_lanes: np.ndarray  # (blocks, 7, LANES) int64: b, d, f, e, u, o, r
     block_flat: np.ndarray  # (blocks, LANES) int64 flat W0 index of each lane
     batch_start: np.ndarray  # (batches + 1,) int64
+    group_start: np.ndarray  # (groups + 1,) int64 indices into the batches
     work: np.ndarray  # (blocks,) float64 estimated option checks of each block (progress)
 
     @property
     def blocks(self) -> int:
         return len(self.block_flat)
 
+    @property
+    def mirrored(self) -> bool:
+        """Whether a group's batches read each other (rules without a penalty)."""
+        return len(self.group_start) < len(self.batch_start)
+
+
+def mirror_first(model: Model, states: np.ndarray) -> np.ndarray:
+    """Whether each start state (rows of ``states``: b, d, f, e, u, o, r) sorts above its mirror.
+
+    The mirror of ``(b, d, u, o, r)`` is where a farkle without a penalty leads:
+    ``(d, b, o, u, r')`` with ``r' = S - 1 - r``. Compared by ``(score, on the board, who
+    started)``, exactly one of a state and its mirror sorts above the other, unless they
+    are the same state.
+    """
+    b, d, u, o, r = states[0], states[1], states[4], states[5], states[6]
+    r2 = model.ns - 1 - r
+    return (b > d) | ((b == d) & ((u > o) | ((u == o) & (r > r2))))
+
 
 def build_schedule(model: Model) -> Schedule:
+    """The pass order of ``model`` (see :class:`Schedule`), built with numpy in one sort."""
     nb, nf = model.nb, model.nf
-    flags = [(u, o, r) for u in range(model.ne) for o in range(model.ne) for r in range(model.ns)]
-    lanes_list: list[np.ndarray] = []
-    work: list[float] = []
-    batch_start = [0]
-    group = max(1, min(model.bank_min))
-    for s_high in range(2 * nb - 2, -1, -group):
-        layers = range(s_high, max(-1, s_high - group), -1)
-        for c in range(2 * nf - 2, -1, -1):
-            pairs = [(f, c - f) for f in range(nf) if 0 <= c - f < nf]
-            states = [
-                (b, s - b, f, e, u, o, r)
-                for s in layers
-                for b in range(max(0, s - nb + 1), min(nb - 1, s) + 1)
-                for f, e in pairs
-                for u, o, r in flags
-            ]
-            states.sort()  # lanes of similar b have similar turns: little wasted work
-            # Without a penalty an unpenalised farkle maps (b, d) to (d, b) in the same
-            # layer and count: solve b > d first so the other half reads fresh values.
-            parts = (
-                [[x for x in states if x[0] > x[1]], [x for x in states if x[0] <= x[1]]]
-                if nf == 1
-                else [states]
-            )
-            for part in parts:
-                if not part:
-                    continue
-                for k in range(0, len(part), LANES):
-                    chunk = part[k : k + LANES]
-                    chunk = chunk + [chunk[0]] * (LANES - len(chunk))
-                    lanes_list.append(np.array(chunk, dtype=np.int64).T.copy())
-                    work.append(float(max(max(nb - x[0], model.bank_min[1]) for x in chunk)))
-                batch_start.append(len(work))
-    block_lanes = np.ascontiguousarray(np.stack(lanes_list))
-    strides = model.strides
-    flat = sum(block_lanes[:, i, :] * strides[i] for i in range(7))
+    states = np.indices(model.shape).reshape(7, -1)  # flat index order: (b, d, f, e, u, o, r)
+    b, d, f, e = states[0], states[1], states[2], states[3]
+    span = max(1, min(model.bank_min))
+    group = (2 * nb - 2 - (b + d)) // span * (2 * nf - 1) + (2 * nf - 2 - (f + e))
+    part = np.where(mirror_first(model, states), 0, 1) if nf == 1 else np.zeros_like(b)
+    key = group * 2 + part
+    # Stable: within a batch, flat order, i.e. by b first (lanes of similar b have similar
+    # turns: little wasted work).
+    order = np.argsort(key, kind="stable")
+    sorted_key = key[order]
+    cuts = np.flatnonzero(np.diff(sorted_key)) + 1
+    first = np.concatenate(([0], cuts))
+    count = np.diff(np.concatenate((first, [len(order)])))
+    blocks = -(-count // LANES)
+    batch_start = np.concatenate(([0], np.cumsum(blocks)))
+    # Lane slots: a batch's last block repeats its first state where it has no more.
+    within = np.arange(batch_start[-1] * LANES) - np.repeat(
+        batch_start[:-1] * LANES, blocks * LANES
+    )
+    last_block = (np.repeat(blocks, blocks * LANES) - 1) * LANES
+    within = np.where(within < np.repeat(count, blocks * LANES), within, last_block)
+    flat = order[np.repeat(first, blocks * LANES) + within].reshape(-1, LANES)
+    block_lanes = np.ascontiguousarray(states[:, flat].transpose(1, 0, 2))
+    batch_group = sorted_key[first] // 2
+    group_start = np.concatenate(([0], np.flatnonzero(np.diff(batch_group)) + 1, [len(first)]))
+    top = np.maximum(nb - block_lanes[:, 0, :], model.bank_min[1]).max(axis=1)
     return Schedule(
         block_lanes=block_lanes,
         block_flat=np.ascontiguousarray(flat, dtype=np.int64),
-        batch_start=np.array(batch_start, dtype=np.int64),
-        work=np.array(work) * model.checks_per_turn_total * LANES,
+        batch_start=batch_start.astype(np.int64),
+        group_start=group_start.astype(np.int64),
+        work=top.astype(np.float64) * model.checks_per_turn_total * LANES,
     )

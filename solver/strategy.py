@@ -24,7 +24,7 @@ import numpy as np
 from optimal_farkle.engine import STEP, Endgame, Rules
 
 from .endgame import WON
-from .kernel import solve_one, turn_scratch
+from .kernel import CERT_WIDTH, solve_one, turn_scratch
 from .model import KernelTables, Model
 from .tables import FlatOptions, grouped_tables, next_dice
 
@@ -301,8 +301,9 @@ class Strategy:
         lanes = np.array(key, dtype=np.int64).reshape(1, 7, 1)
         rows = m.scratch_rows()
         scratch = turn_scratch(rows, 1, record=True, groups=len(m.options.group_prob))
-        skip_nothing = np.zeros((1, 7), dtype=np.int64)
+        skip_nothing = np.zeros((1, CERT_WIDTH), dtype=np.int64)
         no_plan = np.empty(0, dtype=np.uint8)
+        no_margin = np.zeros(1)
         unused = np.empty((1, 1))
         no_start = np.full(1, -1, dtype=np.int64)
         top = int(
@@ -316,9 +317,13 @@ class Strategy:
                 scratch,
                 unused,
                 skip_nothing,
-                0.0,
+                no_margin,
+                False,
                 no_plan,
                 no_start,
+                no_start,  # the last three: what a pass records of its inputs (not recording)
+                lanes[0],
+                lanes[0],
             )
         )
         values, rolls, banks, farkv = scratch.values, scratch.rolls, scratch.banks, scratch.farkv

@@ -6,31 +6,50 @@ inside a layer, from the highest combined farkle count down. Banking below the g
 ``b + d`` and an unpenalised farkle keeps it while raising ``f + e``, so every state reads
 values already updated in the same pass except across the three-farkle penalty (which
 points to a lower layer) and, without a penalty, between a state and its mirror ``(d, b)``
-that a farkle leads to. Those links are what the passes converge, each pass shrinking the
-largest change about tenfold.
+that a farkle leads to.
 
-The passes are staged so that most of them are cheap:
+**Rules without a penalty** have no link to a lower layer, so a pass that solves each layer
+group exactly, given the groups above it, solves the whole game. Within a group a state and
+its mirror read each other; solving the two halves in turn is a scalar iteration per state,
+``y <- F(1 - G(1 - y))``, with ``F``, ``G`` the two turns as functions of their farkle value:
+piecewise linear and increasing, so once the choices settle the iteration is affine and
+Aitken's extrapolation ``y* = y2 - (y2 - y1)^2 / (y2 - 2 y1 + y0)`` lands on its fixed point.
+A group is iterated (extrapolating every third step) until it changes no value by more than
+:data:`LAYER_TOLERANCE`; one such pass and one plain pass to confirm solve these rules (the
+plain passes of a Gauss-Seidel sweep took about 30, each shrinking the change about
+twofold, since a farkle bounces between a state and its mirror).
+
+**Rules with a penalty** converge by passes, each shrinking the largest change about
+tenfold, because each pass carries the stale value behind one more three-farkle penalty:
 
 1. **Warm start.** The same game without the penalty (one farkle count, a ninth of the
-   states), solved roughly and broadcast to every farkle count. Unlike a flat 0.5 it does
-   not make a deliberate third farkle look attractive, which would nearly stall the passes.
-2. **float32 passes** until the largest change is near float32 resolution: they run about
-   twice as fast (twice the lanes per vector instruction).
-3. **float64 passes with Anderson mixing** until one more full pass changes no value by more
-   than the tolerance (1e-12); that last pass's largest change is the reported residual.
-   Once the policy has settled a pass is an affine map, and mixing the last few passes
-   (Anderson acceleration, which is GMRES for a linear map) shrinks the change about 30-fold
-   per pass instead of 10-fold. A mixed point is only ever a new starting point: the
+   states), solved roughly as above and broadcast to every farkle count. Unlike a flat 0.5
+   it does not make a deliberate third farkle look attractive, which would nearly stall the
+   passes.
+2. **Passes**, then **Anderson mixing** of the last few once the first ones have left the
+   warm start, until one more full pass changes no value by more than the tolerance (1e-12);
+   that last pass's largest change is the reported residual. Once the policy has settled a
+   pass is an affine map and mixing (Anderson acceleration, GMRES for a linear map) gains a
+   little on the tenfold per pass. A mixed point is only ever a new starting point: the
    residual is always that of a full pass from it.
 
-**Certified skipping.** Most cells of a turn bank, and by a wide margin. A pass can record,
-per block and dice count, the lowest row from which banking beat rolling by at least a
-margin ``M`` in every lane (:mod:`solver.kernel`); as long as no value the later passes read
-has moved by ``M / 2`` since, those decisions cannot change, and the later passes skip the
-roll computation there: the result is bit for bit what the full computation gives
-(``max(roll, bank) = bank``). Every skipping pass checks this afterwards from the largest
-drift of ``W0`` (values read in a pass are the values before or after it); if the check
-fails the pass is redone without skipping, so a residual is always that of a full pass.
+Everything is float64. (Passes storing their in-turn values in float32 ran at most a
+quarter faster once their sums were float64 too, and with float32 sums their fixed point
+lay 6e-6 from the exact one, which the float64 passes then took four passes to remove; a
+second precision also doubled the compile a first run pays.)
+
+**Certified skipping.** Most cells of a turn bank, and by a wide margin, and most roll
+groups have one clearly best keep. A pass can record, per block and dice count, the lowest
+row from which banking beats rolling by at least a margin ``M`` in every lane, and per row
+and roll group the keep every lane prefers by ``M`` (:mod:`solver.kernel`); as long as no
+value the later passes read has moved by ``M / 2`` since, those choices cannot change, and
+the later passes skip the comparisons: the result is what the full computation gives
+(``max(roll, bank) = bank``), up to the order of a sum. Every skipping pass checks this
+afterwards from the largest drift of ``W0`` (values read in a pass are the values before or
+after it); if the check fails the pass is redone without skipping, so a residual is always
+that of a full pass. Once the changes are small every pass certifies for the next with a
+margin a few times its own change, keeping what still holds, so the margins shrink with the
+changes and ever more is skipped.
 
 Passes run on every core the process may use: a batch's blocks are independent, so they are
 dealt out in turn to the threads (the kernels release the GIL), which balances their very
@@ -49,21 +68,32 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .kernel import NO_PLAN, block_tops, certify_blocks, solve_blocks, turn_scratch
-from .model import LANES, Model, Schedule, build_schedule
+from .kernel import CERT_HI, CERT_LO, CERT_ROOM, CERT_WIDTH, solve_blocks, turn_scratch
+from .model import LANES, NO_PLAN, Model, Schedule, build_schedule
 
 Progress = Callable[[float, str], None]
 TOLERANCE = 1e-12
-#: float32 passes stop once a pass changes no value by more than this (or stop improving):
-#: float32's own fixed point lies about 2e-6 from the exact one, so going further buys nothing.
-SINGLE_PRECISION_TARGET = 5e-6
-#: The pass after one that changes no value by more than this records the certificates.
-CERTIFY_AT = 3e-5
-#: Certificates are recorded with a margin this many times the last pass's largest change.
-CERTIFY_FACTOR = 50.0
-#: How far a float32 pass's values can be from exact arithmetic (certificate slack).
-FLOAT32_SLACK = 1e-5
-NO_SKIP = np.iinfo(np.int64).max // 4
+#: A layer group of rules without a penalty is iterated until it changes no more than this.
+LAYER_TOLERANCE = 1e-14
+#: The warm start's layers are solved only this far (it is a starting point).
+WARM_TOLERANCE = 1e-3
+#: At most this many iterations of one layer group (they take 4 to 8).
+LAYER_ITERATIONS = 40
+#: The largest margin a pass certifies with (the second pass, after one that changed values
+#: by about 0.06).
+FIRST_MARGIN = 0.3
+#: Every later pass certifies for the next with this many times the last pass's change...
+CERTIFY_FACTOR = 5.0
+#: ... and certifies keep choices too once that change is below this (before, too few keeps
+#: are certain for the second comparison to pay).
+KEEPS_AT = 1e-3
+#: A block's margin is never below this share of the largest change (times CERTIFY_FACTOR).
+LOCAL_FLOOR = 0.1
+#: How far margins computed in float64 can be from exact arithmetic.
+ARITHMETIC_SLACK = 1e-13
+#: Passes that run before Anderson mixing starts (the first ones leave the warm start, and
+#: mixing them only slows the convergence down).
+PLAIN_PASSES = 4
 
 
 def default_threads() -> int:
@@ -81,77 +111,127 @@ class SolveCancelled(Exception):
 @dataclass(frozen=True)
 class SolveResult:
     w0: np.ndarray  # model.shape float64
-    passes: int  # full float64 passes of the model
-    cheap_passes: float  # float32 passes, those of the warm start counted at their size
+    passes: int  # full passes of the model
+    cheap_passes: float  # warm-start passes, counted at their size
     residual: float  # the largest change of the last full pass
     seconds: float
-    history: tuple[float, ...]  # the largest change of every float64 pass, in order
-    skipped: float = 0.0  # share of the float64 passes' rolls skipped by certificates
+    history: tuple[float, ...]  # the largest change of every full pass, in order
+    skipped: float = 0.0  # share of the passes' rolls skipped by certificates
 
 
 class _Runner:
-    """Scratch buffers, certificates and the thread pool for sweeping one model in one dtype."""
+    """Scratch buffers, certificates and the thread pool for sweeping one model.
 
-    def __init__(
-        self, model: Model, threads: int, dtype: type = np.float64, schedule: Schedule | None = None
-    ) -> None:
+    Certificates are kept per block: each block's hold with its own margin ``margins[k]``
+    and slack, against the values ``snapshot`` they were last (re)made at. A block's turns
+    read only its lanes' bank targets (a column of ``W0`` above the lane's score) and farkle
+    targets (:func:`solver.kernel.lane_inputs`), so what matters is how far *those* moved:
+    where the changes are local (the first passes move a few states by 0.03 and most by
+    less than 0.001) most blocks certify with margins far below the largest change.
+    """
+
+    def __init__(self, model: Model, threads: int, schedule: Schedule | None = None) -> None:
         self.model = model
-        self.dtype = dtype
         self.schedule = schedule if schedule is not None else build_schedule(model)
         self.threads = max(1, threads)
-        self.tables = model.kernel_tables(dtype)
-        self.scratch = [
-            turn_scratch(model.scratch_rows(), LANES, dtype) for _ in range(self.threads)
-        ]
-        self.new_values: np.ndarray = np.empty((self.schedule.blocks, LANES), dtype=dtype)
-        self.certs = np.empty((self.schedule.blocks, 7), dtype=np.int64)
+        self.tables = model.kernel_tables()
+        self.scratch = [turn_scratch(model.scratch_rows(), LANES) for _ in range(self.threads)]
+        blocks = self.schedule.blocks
+        self.new_values: np.ndarray = np.empty((blocks, LANES))
+        self.certs = np.zeros((blocks, CERT_WIDTH), dtype=np.int64)
         self.plan = np.empty(0, dtype=np.uint8)
-        self.plan_start = np.full(self.schedule.blocks, -1, dtype=np.int64)
-        self.forget_certificates()
+        self.plan_start = np.full(blocks, -1, dtype=np.int64)
+        self.capacity = np.zeros(blocks, dtype=np.int64)  # rows each block's plan has room for
+        self.margins = np.zeros(blocks)  # the margin each block's certificates hold (0: none)
+        self.slack = np.zeros(blocks)
+        self.snapshot: np.ndarray | None = None  # the values the certificates were made at
+        self.local: np.ndarray | None = None  # each block's input change in the last pass
+        self.last_change = math.inf
+        self.exact = True  # whether the last pass's skipping all held
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
         self.work_done = np.cumsum(self.schedule.work) / float(self.schedule.work.sum())
+        self.inner = 0  # layer iterations beyond the first, over the passes (a bench figure)
+        # What each block's turns read, recorded by every pass (see the kernel).
+        self.tops = np.zeros(blocks, dtype=np.int64)
+        self.bank_first = np.zeros((blocks, LANES), dtype=np.int64)
+        self.farkle = np.zeros((blocks, LANES), dtype=np.int64)
+        self.inputs = False  # whether a pass has recorded them yet
 
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown()
 
-    def forget_certificates(self) -> None:
-        self.certs[:, :6] = NO_SKIP
-        self.certs[:, 6] = 0
-        self.plan_start[:] = -1
-        self.cert_margin = 0.0
-        self.cert_snapshot: np.ndarray | None = None
-        self.cert_slack = 0.0
-
-    def adopt_certificates(self, other: _Runner) -> None:
-        """Use certificates another runner (another dtype) recorded, with its slack."""
-        self.certs[:] = other.certs
-        self.plan = other.plan
-        self.plan_start[:] = other.plan_start
-        self.cert_margin = other.cert_margin
-        self.cert_snapshot = other.cert_snapshot
-        self.cert_slack = other.cert_slack
-
-    def _size_plan(self, w0_flat: np.ndarray) -> None:
-        """Room for every block's keep plan: its top rows times the roll groups.
-
-        The room (the top row) goes to ``certs[:, 6]``: the certifying pass certifies only
-        below it, even when a block's top rises during the pass (see the kernel).
-        """
-        tops = np.empty(self.schedule.blocks, dtype=np.int64)
-        block_tops(self.tables, w0_flat, self.schedule.block_lanes, tops)
-        self.certs[:, 6] = tops
-        sizes = tops * (len(self.tables.option_start) - 1)
+    # -- certificates ---------------------------------------------------------------------------
+    def _size_plans(self) -> None:
+        """Give every block room for its keep plan: its top rows (in the last pass) times the
+        roll groups."""
+        groups = len(self.tables.single_plan)
+        self.capacity[:] = self.tops
+        sizes = self.capacity * groups
         self.plan_start[:] = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         if len(self.plan) < int(sizes.sum()):
             self.plan = np.empty(int(sizes.sum()), dtype=np.uint8)
+        self._drop(np.ones(self.schedule.blocks, dtype=bool))
 
+    def _drop(self, blocks: np.ndarray) -> None:
+        """Forget the certificates of ``blocks`` (a mask): nothing skipped, only single keeps."""
+        if not blocks.any():
+            return
+        groups = len(self.tables.single_plan)
+        self.certs[blocks] = 0
+        self.certs[blocks, CERT_ROOM] = self.capacity[blocks]
+        self.margins[blocks] = 0.0
+        if blocks.all():
+            total = int((self.capacity * groups).sum())
+            self.plan[:total].reshape(-1, groups)[:] = self.tables.single_plan
+            return
+        for k in np.flatnonzero(blocks):
+            start = int(self.plan_start[k])
+            rows = int(self.capacity[k])
+            self.plan[start : start + rows * groups].reshape(rows, groups)[:] = (
+                self.tables.single_plan
+            )
+
+    def _block_drift(self, delta: np.ndarray) -> np.ndarray:
+        """Per block, the largest of ``delta`` (one number per start state) its turns read.
+
+        The bank targets of a lane are the states ``(d, b', ...)`` for every ``b'`` from its
+        first bank target up: a suffix maximum along the opponent's score.
+        """
+        nb = self.model.nb
+        column = delta.reshape(nb, nb, -1)
+        above = np.maximum.accumulate(column[:, ::-1], axis=1)[:, ::-1].reshape(-1)
+        above = np.append(above, 0.0)  # index -1: no bank target below the goal
+        lanes: np.ndarray = np.maximum(above[self.bank_first], delta[self.farkle])
+        return lanes.max(axis=1)
+
+    def _requested(self, margin: float) -> np.ndarray:
+        """Each block's margin for the certificates this pass makes (``margin`` at most).
+
+        A few times the change of the block's own inputs in the last pass, but never below
+        a tenth of the largest change times that: a block whose inputs were still can start
+        moving when the changes spread to it.
+        """
+        if self.local is None:
+            return np.full(self.schedule.blocks, margin)
+        floor = LOCAL_FLOOR * self.last_change
+        local = CERTIFY_FACTOR * np.maximum(self.local, floor) + ARITHMETIC_SLACK
+        out: np.ndarray = np.minimum(margin, local)
+        return out
+
+    # -- passes ---------------------------------------------------------------------------------
     def _run(
-        self, w0: np.ndarray, first: int, stop: int, stride: int, worker: int, margin: float
+        self,
+        w0: np.ndarray,
+        first: int,
+        stop: int,
+        stride: int,
+        worker: int,
+        margins: np.ndarray,
+        keeps: bool = True,
     ) -> float:
-        solver = certify_blocks if margin > 0 else solve_blocks
         return float(
-            solver(
+            solve_blocks(
                 self.tables,
                 w0,
                 self.schedule.block_lanes,
@@ -161,9 +241,13 @@ class _Runner:
                 self.scratch[worker],
                 self.new_values,
                 self.certs,
-                margin,
+                margins,
+                keeps,
                 self.plan,
                 self.plan_start,
+                self.tops,
+                self.bank_first,
+                self.farkle,
             )
         )
 
@@ -173,82 +257,163 @@ class _Runner:
         on_progress: Callable[[float], None] | None = None,
         cancel: threading.Event | None = None,
         certify: float = 0.0,
+        keeps: bool = True,
+        layers: float = 0.0,
     ) -> float:
         """One Gauss-Seidel pass over every start state, in place; the largest change.
 
-        With ``certify > 0`` the pass skips nothing and records certificates with that
-        margin; otherwise it skips what the current certificates allow and checks them
-        afterwards (redoing the pass in full when they may not have held).
+        A block skips what its certificates allow. Every value its turns read is within
+        ``drift`` of the values they were made at (the values before and after the pass bound
+        every value read during it), and banks and rolls move by at most ``drift`` each, so a
+        choice certified with margin ``M`` and slack ``s`` still wins while
+        ``2 (drift + s) < M``. Checked for every block after the pass: where it failed, a
+        skipped roll may have been worth a little more than the bank it was given (never
+        less), so the pass is marked inexact (:attr:`exact`) and those certificates are
+        dropped; a residual is only ever taken from an exact pass.
+
+        ``certify > 0`` also certifies, for the passes after this one, every cell and keep
+        that wins by a block's margin (at most ``certify``; ``keeps``: keep choices as well as
+        banks; banks cost nothing, keeps a second comparison). The certificates that held
+        are kept: at the end they still win by ``M - 2 (drift + s)``, so a block's margin is
+        the smaller of that and the new one.
+
+        ``layers > 0`` (rules without a penalty) iterates each layer group until it changes
+        no value by more than ``layers`` (see the module docstring); no certificates then.
         """
-        if certify > 0:
-            self.certs[:, :6] = NO_SKIP
-            self.certs[:, 6] = 0
-            self._size_plan(w0_flat)
-            before = w0_flat.copy()
-            change = self._sweep(w0_flat, on_progress, cancel, certify)
-            self.cert_margin = certify
-            self.cert_snapshot = w0_flat.astype(np.float64)
-            self.cert_slack = float(np.abs(w0_flat - before).max()) + (
-                FLOAT32_SLACK if self.dtype == np.float32 else 1e-12
-            )
-            return change
-        if self.cert_snapshot is None:
-            return self._sweep(w0_flat, on_progress, cancel, 0.0)
-        drift_start = float(np.abs(w0_flat - self.cert_snapshot).max())
+        blocks = self.schedule.blocks
         before = w0_flat.copy()
-        change = self._sweep(w0_flat, on_progress, cancel, 0.0)
-        drift = max(drift_start, float(np.abs(w0_flat - self.cert_snapshot).max()))
-        if 2.0 * (drift + self.cert_slack) < self.cert_margin:
-            return change
-        # The certificates may not have held: redo the pass in full, certifying afresh.
-        w0_flat[:] = before
-        return self.sweep(w0_flat, on_progress, cancel, certify=CERTIFY_FACTOR * max(change, 1e-12))
+        if certify > 0 and not self.inputs:
+            raise ValueError("a pass certifies only after a pass has recorded what turns read")
+        if certify > 0 and self.snapshot is None:
+            self._size_plans()
+        usable = np.zeros(blocks, dtype=bool)
+        if self.snapshot is not None:
+            start = self._block_drift(np.abs(before - self.snapshot))
+            usable = 2.0 * (start + self.slack) < self.margins
+            self._drop(~usable)
+        requested = self._requested(certify) if certify > 0 else np.zeros(blocks)
+        change = self._sweep(w0_flat, on_progress, cancel, requested, keeps, layers)
+        self.inputs = True
+        held = np.full(blocks, math.inf)
+        if self.snapshot is not None:
+            moved = np.maximum(np.abs(before - self.snapshot), np.abs(w0_flat - self.snapshot))
+            held = np.where(
+                usable, self.margins - 2.0 * (self._block_drift(moved) + self.slack), held
+            )
+        failed = held <= 0
+        self.exact = not failed.any()
+        self.local = self._block_drift(np.abs(w0_flat - before))
+        self.last_change = change
+        if certify > 0:
+            self.margins = np.minimum(requested, held)
+            self.slack = self.local + ARITHMETIC_SLACK
+            self.snapshot = w0_flat.copy()
+        self._drop(failed)
+        return change
+
+    def _batch(self, w0_flat: np.ndarray, k: int, margins: np.ndarray, keeps: bool = True) -> float:
+        """Solve batch ``k`` on every thread; write its values back; its largest change."""
+        sch = self.schedule
+        lo, hi = int(sch.batch_start[k]), int(sch.batch_start[k + 1])
+        if self.pool is None or hi - lo < 2:
+            change = self._run(w0_flat, lo, hi, 1, 0, margins, keeps)
+        else:
+            futures = [
+                self.pool.submit(self._run, w0_flat, lo + i, hi, self.threads, i, margins, keeps)
+                for i in range(1, self.threads)
+            ]
+            change = self._run(w0_flat, lo, hi, self.threads, 0, margins, keeps)
+            for fut in futures:
+                change = max(change, fut.result())
+        w0_flat[sch.block_flat[lo:hi]] = self.new_values[lo:hi]
+        return change
+
+    def _layers(self, w0_flat: np.ndarray, j: int, tolerance: float) -> float:
+        """Iterate layer group ``j`` until it changes no value by more than ``tolerance``.
+
+        Returns the largest change from the values before to the values after.
+        """
+        sch = self.schedule
+        k0, k1 = int(sch.group_start[j]), int(sch.group_start[j + 1])
+        states = np.unique(sch.block_flat[sch.batch_start[k0] : sch.batch_start[k1]])
+        start = w0_flat[states].copy()
+        seen = [start]
+        none = np.zeros(sch.blocks)
+        for _ in range(LAYER_ITERATIONS):
+            for k in range(k0, k1):
+                self._batch(w0_flat, k, none)
+            now = w0_flat[states].copy()
+            step = float(np.abs(now - seen[-1]).max())
+            seen.append(now)
+            if step <= tolerance:
+                break
+            self.inner += 1
+            if len(seen) == 3:
+                jump = _aitken(seen[0], seen[1], seen[2])
+                w0_flat[states] = jump
+                seen = [jump]
+        return float(np.abs(w0_flat[states] - start).max())
 
     def _sweep(
         self,
         w0_flat: np.ndarray,
         on_progress: Callable[[float], None] | None,
         cancel: threading.Event | None,
-        margin: float,
+        margins: np.ndarray,
+        keeps: bool,
+        layers: float,
     ) -> float:
         sch = self.schedule
         largest = 0.0
-        bounds = sch.batch_start.tolist()
-        for k in range(len(bounds) - 1):
-            lo, hi = bounds[k], bounds[k + 1]
-            if self.pool is None or hi - lo < 2:
-                change = self._run(w0_flat, lo, hi, 1, 0, margin)
+        groups = len(sch.group_start) - 1
+        for j in range(groups):
+            if layers > 0 and sch.mirrored:
+                change = self._layers(w0_flat, j, layers)
             else:
-                futures = [
-                    self.pool.submit(self._run, w0_flat, lo + i, hi, self.threads, i, margin)
-                    for i in range(1, self.threads)
-                ]
-                change = self._run(w0_flat, lo, hi, self.threads, 0, margin)
-                for fut in futures:
-                    change = max(change, fut.result())
-            w0_flat[sch.block_flat[lo:hi]] = self.new_values[lo:hi]
+                change = 0.0
+                for k in range(int(sch.group_start[j]), int(sch.group_start[j + 1])):
+                    change = max(change, self._batch(w0_flat, k, margins, keeps))
             largest = max(largest, change)
             if cancel is not None and cancel.is_set():
                 raise SolveCancelled()
-            if on_progress is not None and (k % 16 == 0 or k == len(bounds) - 2):
-                on_progress(float(self.work_done[hi - 1]))
+            if on_progress is not None and (j % 8 == 0 or j == groups - 1):
+                last_block = int(sch.batch_start[sch.group_start[j + 1]]) - 1
+                on_progress(float(self.work_done[last_block]))
         return largest
 
     def planned_share(self) -> float:
         """The share of keep choices the current plan certifies (a figure for the bench)."""
-        if self.cert_snapshot is None or not len(self.plan):
+        if self.snapshot is None or not len(self.plan):
             return 0.0
-        used = self.plan[: int((self.certs[:, 6] * (len(self.tables.option_start) - 1)).sum())]
+        used = self.plan[: int((self.capacity * len(self.tables.single_plan)).sum())]
         return float(np.mean(used != NO_PLAN)) if len(used) else 0.0
 
     def skipped_share(self) -> float:
         """The share of cells the current bank certificates skip (a figure for the bench)."""
-        if self.cert_snapshot is None:
+        if self.snapshot is None:
             return 0.0
-        top = self.certs[:, 6:7]
-        skipped = np.clip(top - np.minimum(self.certs[:, :6], top), 0, None).sum()
-        total = float(np.maximum(top, 1).sum() * 6)
+        skipped = (
+            self.certs[:, CERT_HI : CERT_HI + 6] - self.certs[:, CERT_LO : CERT_LO + 6]
+        ).sum()
+        total = float(np.maximum(self.certs[:, CERT_ROOM], 1).sum() * 6)
         return float(skipped) / total
+
+
+def _aitken(y0: np.ndarray, y1: np.ndarray, y2: np.ndarray) -> np.ndarray:
+    """Aitken's extrapolation of three iterates of a scalar iteration, state by state.
+
+    Exact for an affine iteration ``y <- a y + c`` with ``|a| < 1``. Where the last two steps
+    do not look like one (a choice changed between them, or nothing moved), the last iterate
+    is kept.
+    """
+    d1 = y1 - y0
+    d2 = y2 - y1
+    bend = d2 - d1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        affine = (d1 != 0) & (bend != 0) & (np.abs(d2) < 0.9 * np.abs(d1))
+        jump = np.where(affine, y2 - d2 * d2 / np.where(affine, bend, 1.0), y2)
+    out: np.ndarray = np.clip(jump, 0.0, 1.0)
+    return out
 
 
 class _Anderson:
@@ -291,8 +456,8 @@ class _Clock:
     ``elapsed / (elapsed + predicted time left)`` and never goes back.
     """
 
-    #: Cost of a pass kind relative to a full float64 pass, until one is measured.
-    PRIOR = {"warm": 0.6, "single": 0.6, "certify": 1.8, "double": 0.6}
+    #: Cost of a pass kind relative to a full pass, until one is measured.
+    PRIOR = {"warm": 1.0, "full": 1.0}
 
     def __init__(self, progress: Progress | None, plain_share: float) -> None:
         self.progress = progress
@@ -350,25 +515,15 @@ def _passes_to(target: float, history: list[float], first: float, rate: float = 
 def compile_kernels(model: Model, schedule: Schedule) -> float:
     """Compile (or load from numba's cache) every kernel a solve of ``model`` runs; seconds.
 
-    Calling them on no blocks is enough: numba compiles for the argument types. Only what a
-    solve runs: float32 passes, float32 certifying passes (with the blocks' top rows that
-    size the keep plans), float64 passes.
+    Calling them on no blocks is enough: numba compiles for the argument types. A solve
+    runs one kernel, the pass solver.
     """
     started = time.perf_counter()
-    for dtype, certifies in ((np.float32, True), (np.float64, False)):
-        runner = _Runner(model, 1, dtype, schedule)
-        w0 = np.full(model.start_states, 0.5, dtype=dtype)
-        runner._run(w0, 0, 0, 1, 0, 0.0)
-        if certifies:
-            block_tops(runner.tables, w0, schedule.block_lanes[:0], np.empty(0, dtype=np.int64))
-            runner._run(w0, 0, 0, 1, 0, 1.0)
-        runner.close()
+    runner = _Runner(model, 1, schedule)
+    w0 = np.full(model.start_states, 0.5)
+    runner._run(w0, 0, 0, 1, 0, runner.margins)
+    runner.close()
     return time.perf_counter() - started
-
-
-def _stalled(history: list[float]) -> bool:
-    """float32 passes are done when they no longer improve (float32's resolution)."""
-    return len(history) >= 3 and history[-1] > 0.7 * history[-2]
 
 
 def value_iteration(
@@ -382,10 +537,10 @@ def value_iteration(
 ) -> SolveResult:
     """Solve ``W0`` until one more full pass changes no value by more than ``tolerance``.
 
-    ``initial`` skips the warm start and the float32 passes (a good guess, such as the
-    solution for a nearby floor). Progress is reported as a share of predicted time (see
-    :class:`_Clock`), after a first stage that compiles the kernels (only the very first
-    solve on a machine pays for it: numba caches them on disk).
+    ``initial`` skips the warm start (a good guess, such as the solution for a nearby
+    floor). Progress is reported as a share of predicted time (see :class:`_Clock`), after
+    a first stage that compiles the kernels (only the very first solve on a machine pays
+    for it: numba caches them on disk).
     """
     threads = default_threads() if threads is None else threads
     started = time.perf_counter()
@@ -395,81 +550,65 @@ def value_iteration(
     compile_kernels(model, schedule)
     plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
     clock = _Clock(progress, plain.start_states / model.start_states)
-    history: list[float] = []  # float64 passes
-    cheap: list[float] = []  # float32 passes of the full model
-    warm: list[float] = []  # float32 passes of the game without the penalty
+    history: list[float] = []
+    warm: list[float] = []
+    mirrored = schedule.mirrored
 
-    def run(
-        runner: _Runner, flat: np.ndarray, kind: str, stage: str, certify: float = 0.0
-    ) -> float:
-        if len(history) + len(cheap) + len(warm) >= max_passes:
+    def run(runner: _Runner, flat: np.ndarray, kind: str, stage: str, **how: float | bool) -> float:
+        if len(history) + len(warm) >= max_passes:
             raise RuntimeError(f"value iteration did not converge in {max_passes} passes")
         began = time.perf_counter()
-        change = runner.sweep(flat, lambda x: clock.report(kind, x, stage), cancel, certify)
+        change = runner.sweep(flat, lambda x: clock.report(kind, x, stage), cancel, **how)
         clock.measured(kind, time.perf_counter() - began)
         clock.remaining[kind] = max(0.0, clock.remaining.get(kind, 1.0) - 1.0)
         return change
 
-    def predict_double(first: float) -> int:
-        return _passes_to(tolerance, history, first) + 1
+    def predict(first: float) -> int:
+        return 2 if mirrored else _passes_to(tolerance, history, first) + 1
 
-    runner32: _Runner | None = None
     if initial is not None:
-        w0: np.ndarray = initial.astype(np.float64, copy=True).reshape(model.shape)
-    else:
-        w0 = np.full(model.shape, 0.5)
-        clock.plan(warm=5 if model.nf > 1 else 0, single=4, certify=1, double=predict_double(3e-6))
-        if model.nf > 1:
-            runner = _Runner(plain, threads, np.float32)
-            try:
-                flat32 = np.full(plain.start_states, 0.5, dtype=np.float32)
-                while not warm or (warm[-1] > 1e-4 and len(warm) < 5):
-                    warm.append(
-                        run(
-                            runner,
-                            flat32,
-                            "warm",
-                            "warm start: the game without the farkle penalty",
-                        )
-                    )
-            finally:
-                runner.close()
-            w0[:] = flat32.reshape(plain.shape).astype(np.float64)
-            clock.remaining["warm"] = 0.0
-        runner32 = _Runner(model, threads, np.float32, schedule)
-        stage = "fast passes (single precision)"
+        x = np.ascontiguousarray(initial, dtype=np.float64).reshape(-1).copy()
+    elif model.nf > 1:
+        clock.plan(warm=1, full=predict(5e-2))
+        runner = _Runner(plain, threads)
         try:
-            flat32 = w0.reshape(-1).astype(np.float32)
-            # Full passes until the changes are small enough for certificates to pay off, one
-            # certifying pass, then certified passes to the edge of float32's resolution.
-            while not cheap or cheap[-1] > CERTIFY_AT:
-                cheap.append(run(runner32, flat32, "single", stage))
-                clock.remaining["single"] = _passes_to(CERTIFY_AT, cheap, 6e-2)
-            cheap.append(run(runner32, flat32, "certify", stage, CERTIFY_FACTOR * cheap[-1]))
-            clock.remaining["single"] = 0.0 if cheap[-1] <= SINGLE_PRECISION_TARGET else 1.0
-            while cheap[-1] > SINGLE_PRECISION_TARGET and not _stalled(cheap):
-                cheap.append(run(runner32, flat32, "single", stage))
+            flat = np.full(plain.start_states, 0.5)
+            warm.append(
+                run(
+                    runner,
+                    flat,
+                    "warm",
+                    "warm start: the game without the farkle penalty",
+                    layers=WARM_TOLERANCE,
+                )
+            )
         finally:
-            runner32.close()
-        w0 = flat32.astype(np.float64).reshape(model.shape)
-    x = w0.reshape(-1).copy()
-    runner = _Runner(model, threads, np.float64, schedule)
-    if runner32 is not None:
-        runner.adopt_certificates(runner32)
+            runner.close()
+        x = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()
+    else:
+        clock.plan(full=predict(0.5))
+        x = np.full(model.start_states, 0.5)
+    runner = _Runner(model, threads, schedule)
     mixer = _Anderson()
     skipped: list[float] = []
-    stage = "exact passes (double precision)"
-    clock.plan(double=predict_double(3e-6))
+    stage = "solving" if mirrored else "passes"
     try:
         while True:
             gx = x.copy()
             skipped.append(runner.skipped_share())
-            run(runner, gx, "double", stage)
+            if mirrored:
+                run(runner, gx, "full", stage, layers=LAYER_TOLERANCE)
+            else:
+                # The first pass records what each turn reads; from the second on every pass
+                # certifies for the next (see _Runner.sweep).
+                last = history[-1] if history else math.inf
+                certify = min(FIRST_MARGIN, CERTIFY_FACTOR * last) if history else 0.0
+                run(runner, gx, "full", stage, certify=certify, keeps=last <= KEEPS_AT)
             history.append(float(np.abs(gx - x).max()))
-            if history[-1] <= tolerance:
+            if history[-1] <= tolerance and runner.exact:
                 break
-            clock.remaining["double"] = predict_double(3e-6)
-            x = mixer.next_point(x, gx)
+            clock.remaining["full"] = predict(5e-2)
+            x = gx if mirrored or len(history) <= PLAIN_PASSES else mixer.next_point(x, gx)
     finally:
         runner.close()
     if progress is not None:
@@ -477,7 +616,7 @@ def value_iteration(
     return SolveResult(
         w0=gx.reshape(model.shape),
         passes=len(history),
-        cheap_passes=len(cheap) + len(warm) * clock.plain_share,
+        cheap_passes=len(warm) * clock.plain_share,
         residual=history[-1],
         seconds=time.perf_counter() - started,
         history=tuple(history),

@@ -185,9 +185,14 @@ def test_entry_flags_come_from_the_scores_or_the_game(patch_strategy: Strategy) 
     # Off the board, no total below the entry minimum of 500 banks.
     assert all(t is None or t >= 500 for t in table.thresholds.values())
     assert not table.bank[: 500 // STEP].any()
-    assert table.start_win == patch_strategy.start_win(0, 600, entered=False)
+    # The table's turn is recomputed from W0, whose passes sum in another order (by target
+    # cell): the two agree to rounding.
+    assert table.start_win == pytest.approx(
+        patch_strategy.start_win(0, 600, entered=False), abs=1e-15
+    )
     entered = turn_table(patch_strategy, start_state(SMALL_PATCH, Position(0, 600, entered=True)))
-    assert entered.position.entered and entered.start_win == patch_strategy.start_win(0, 600)
+    assert entered.position.entered
+    assert entered.start_win == pytest.approx(patch_strategy.start_win(0, 600), abs=1e-15)
     assert entered.start_win != table.start_win
     with pytest.raises(FarkleError, match="meets the entry minimum of 500"):
         start_state(SMALL_PATCH, Position(600, 0, entered=False))
