@@ -18,18 +18,25 @@ A decision is one turn recomputed from ``W`` (:mod:`solver.tableturn`; cached, a
 milliseconds). A final turn reads the final round's tables instead, which are exact however
 the game got there.
 
-Sizes at goal 10,000 (start states ``NB^3 F^3 E^3 S``; two float64 components each):
+Sizes at goal 10,000 (start states ``NB^3 F^3 E^3 S``, two float64 components each; only the
+states a game reaches are solved, :func:`solver.tablesolve.reachable`). One pass is measured
+by solving sampled layers at full size (``bench/table3.py pass``: two threads at a load
+average near 4 on this shared 2-core machine; at a load near 10 it took about three times as
+long); a solve without a penalty takes about 3.3 such sweeps, one with it about 11 passes:
 
-============== ============= ======= =====================================================
-preset         start states  memory  exact solve here
-============== ============= ======= =====================================================
-neller-busche  8,000,000     128 MB  yes: one sweep of exact layers (:mod:`solver.tablesolve`)
-patch          64,000,000    1.0 GB  yes: one sweep of exact layers, a few hours
-facebook       421,875,000   6.8 GB  no: ~10 passes of about an hour each (penalty loops)
-zilch          421,875,000   6.8 GB  no: as facebook, and longer turns past the goal
-============== ============= ======= =====================================================
+============== ============= ============ ======= ========== =================================
+preset         start states  reached      W       one pass   exact solve here
+============== ============= ============ ======= ========== =================================
+neller-busche  8,000,000     8,000,000    122 MB  6 min      yes: 34 min measured (load 6)
+patch          64,000,000    9,261,000    977 MB  17 min     yes: about an hour (exact layers)
+facebook       421,875,000   421,875,000  6.3 GB  11.7 h     no: about five days (penalty)
+zilch          421,875,000   421,875,000  6.3 GB  23.2 h     no: about eleven days (penalty)
+============== ============= ============ ======= ========== =================================
 
-(the figures of ``bench/table3.py``; :func:`table_estimate` computes them for any rules).
+:func:`table_estimate` (what the solver quotes before a solve, and what
+:func:`exact_table_supported` refuses by) is deliberately conservative: it counts time per
+lane-check as measured at a load near 10 (the figures of ``bench/table3.py``;
+:func:`table_estimate` computes them for any rules).
 """
 
 from __future__ import annotations
