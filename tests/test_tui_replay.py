@@ -82,7 +82,8 @@ def test_replays_list_open_and_step_both_ways_with_the_analysis_panel() -> None:
                 assert screen.query_one(DiceRow).view.faces == state.roll
             await pilot.press("end")
             assert screen.position == screen.last and screen.states[-1].is_over
-            assert "Game summary" in text_of(screen.query_one("#replay-analysis", Static))
+            panel = screen.query_one("#replay-analysis", Static)
+            assert panel.border_title == "Game summary" and "Moves" in text_of(panel)
             await pilot.press("home")
             assert screen.position == 0
             await pilot.press("n")

@@ -42,7 +42,7 @@ from optimal_farkle.tui.app import make_app
 from optimal_farkle.tui.game_setup import HUMAN, GameSetup
 from optimal_farkle.tui.screens.confirm import ConfirmScreen
 from optimal_farkle.tui.screens.game import GameScreen
-from optimal_farkle.tui.screens.game_over import GameOverScreen
+from optimal_farkle.tui.screens.game_over import GameOverScreen, finishing_order
 from optimal_farkle.tui.screens.replay import ReplayScreen
 from optimal_farkle.tui.screens.replays import ReplaysScreen, replay_row
 from optimal_farkle.tui.screens.setup import SetupScreen
@@ -212,7 +212,7 @@ def test_a_four_player_game_is_played_saved_resumed_after_a_crash_and_replayed(
             assert analysis is not None and not analysis.exact
             assert len(analysis.summary) == 4 and analysis.decisions
             panel = replay_screen.query_one("#replay-analysis", Static)
-            assert "approximation" in str(panel.border_title)
+            assert str(panel.border_title) == "Analysis · approximation"
             assert "Strong (approx.)" in text_of(replay_screen.query_one(Scoreboard))
             await pilot.press("right", "right", "right")
             assert replay_screen.query_one(Scoreboard).state == replay_screen.states[3]
@@ -224,7 +224,8 @@ def test_a_four_player_game_is_played_saved_resumed_after_a_crash_and_replayed(
             final = replay_screen.query_one(Scoreboard).state
             assert final is not None and final == reference.state
             summary = text_of(panel)
-            assert "Game summary" in summary and "Judged by the approximation" in summary
+            assert panel.border_title == "Game summary · approximation"
+            assert "Judged by the approximation" in summary
             assert all(name in summary for name, _ in SEATS)
 
     run(first_run())
@@ -459,8 +460,8 @@ def test_a_big_table_in_the_replays_list_fits_a_row() -> None:
     assert len(" ".join((when, names, rules, result))) + 5 <= 80
 
 
-def test_a_game_state_of_six_is_saved_and_listed(tmp_path: Path) -> None:
-    storage = Storage(tmp_path)
+def six_player_record() -> GameSession:
+    """A finished game of the six seats (simple choices: a few hundred actions)."""
     session = GameSession.start(RULES, SIX, dice=SeededDice(3))
     while not session.is_over:
         state: GameState = session.state
@@ -468,8 +469,64 @@ def test_a_game_state_of_six_is_saved_and_listed(tmp_path: Path) -> None:
             session.act(SetAside(state.options()[0].dice))
         else:
             session.act(Bank() if state.can_bank() else Roll())
+    return session
+
+
+def test_a_game_state_of_six_is_saved_and_listed(tmp_path: Path) -> None:
+    storage = Storage(tmp_path)
+    session = six_player_record()
     path = storage.archive(session.record)
     assert storage.finished_games()[0].state == session.state and path.exists()
+
+
+def screen_lines(app: Any) -> list[str]:
+    """The characters on the terminal now, line by line: what a player reads."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def test_six_players_game_over_and_replay_fit_80x24() -> None:
+    """The game-over dialog shows all six standings and its buttons; the replay shows the
+    board, dice, move and the whole summary of six players, at 80x24."""
+    solve_strategy(RULES)
+    session = six_player_record()
+    state = session.state
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            app.push_screen(GameOverScreen(state))
+            await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen))
+            await pilot.pause()
+            shown = "\n".join(screen_lines(app))
+            for place, i in enumerate(finishing_order(state), start=1):
+                assert f"{place}. {state.players[i].name}: " in shown, shown
+            for label in ("New game", "Start screen", "Quit"):
+                assert label in shown, shown
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            app.push_screen(ReplayScreen(session.record))
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+            screen: ReplayScreen = app.screen  # type: ignore[assignment]
+            await wait_for(pilot, lambda: screen.analysis is not None, timeout=60)
+            await pilot.press("right")
+            await pilot.pause()
+            for selector in ("#replay-scores", "#replay-dice", "#replay-tray", "#replay-analysis"):
+                assert inside(screen.query_one(selector)), selector
+            await pilot.press("end")
+            await pilot.pause()
+            board = screen.query_one(Scoreboard)
+            assert board.compact and inside(board)
+            for selector in ("#replay-status", "#replay-move", "#replay-analysis"):
+                assert inside(screen.query_one(selector)), selector
+            assert not screen.query_one("#replay-dice").display  # no dice at the end
+            shown = "\n".join(screen_lines(app))
+            assert "Game summary · approximation" in shown, shown
+            assert "Judged by the approximation" in shown and "likeliest winner." in shown, shown
+            for player in SIX:
+                assert player.name[:9] in shown, shown
+
+    run(body())
 
 
 # -- statistics ----------------------------------------------------------------------------------

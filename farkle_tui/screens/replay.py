@@ -129,7 +129,6 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
     """
 
     def on_mount(self) -> None:
-        self.query_one("#replay-analysis", Static).border_title = "Analysis"
         players = self.record.players
         if len(players) > 2:  # the computers by their titles at this table (Strong: approximation)
             rules, n = self.record.rules, len(players)
@@ -200,9 +199,6 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
         self.note = message.error
         if message.analysis is not None:
             self.query_one(WinCurve).values = tuple(p.win for p in message.analysis.win_curve)
-            if len(self.record.players) > 2:  # say which strategy judges this table
-                panel = self.query_one("#replay-analysis", Static)
-                panel.border_title = f"Analysis · {advice_title(message.analysis.exact)}"
         self._show()
 
     def action_analyse(self) -> None:
@@ -277,9 +273,15 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
         self.query_one(Scoreboard).state = state
         self.query_one(Tray).set_aside = state.set_aside
         self._show_dice(i, state)
+        # At the end the game is over: no dice, nothing set aside. The summary takes their
+        # rows, so that every player's line fits at 80x24 with six players.
+        for widget in (self.query_one(DiceRow), self.query_one(Tray)):
+            widget.display = i < self.last
         self._show_status(i, state)
         self._show_move(i)
-        self.query_one("#replay-analysis", Static).update(self._analysis_text(i))
+        panel = self.query_one("#replay-analysis", Static)
+        panel.border_title = self._panel_title(i)
+        panel.update(self._analysis_text(i))
         curve = self.query_one(WinCurve)
         if self.analysis is not None:
             points = self.analysis.win_curve
@@ -336,6 +338,15 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
             lines.append("End of the record.")
         self.query_one("#replay-move", Static).update("\n".join(lines))
 
+    def _panel_title(self, i: int) -> str:
+        """``Analysis`` (``Game summary`` at the end), and which strategy judges a table of 3+."""
+        if self.analysis is None:
+            return "Analysis"
+        title = "Game summary" if i >= self.last else "Analysis"
+        if len(self.record.players) > 2:
+            title += f" · {advice_title(self.analysis.exact)}"
+        return title
+
     def _analysis_text(self, i: int) -> Group | Text:
         if self.analysis is None:
             return Text(self.note or "Analysing…", style="italic")
@@ -373,7 +384,6 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                 str(s.blunders),
             )
         parts: list[Text | Table] = [
-            Text("Game summary", style="bold"),
             table,
             Text(
                 "Moves: decisions; Best: share played best; Lost: win-chance points "
@@ -381,9 +391,9 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                 style="dim",
             ),
         ]
-        if len(self.record.players) > 2:
-            strength = "provably optimal" if self.analysis.exact else "not provably optimal"
-            parts.append(Text(f"Judged by the {self.analysis.label} ({strength}).", style="dim"))
+        if len(self.record.players) > 2:  # an approximation's label starts "approximation:"
+            strength = " (provably optimal)" if self.analysis.exact else ""
+            parts.append(Text(f"Judged by the {self.analysis.label}{strength}.", style="dim"))
         return Group(*parts)
 
 
