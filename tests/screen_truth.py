@@ -9,7 +9,6 @@ its recorded events), never from the screen's own bookkeeping.
 
 from __future__ import annotations
 
-import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -269,8 +268,15 @@ async def play_checked(
         if state.current in screen.ais:
             if skip:
                 await press(pilot, "space")
-            else:
-                await asyncio.sleep(0.01)
+            else:  # a step is one of its actions, however long a loaded machine takes for it
+                done = len(screen.session.record.events)
+                await wait_for(
+                    pilot,
+                    lambda done=done: (
+                        len(screen.session.record.events) != done or screen.session.is_over
+                    ),
+                    timeout=60,
+                )
             continue
         keys, then = human_keys(state, rng)
         await press(pilot, *keys)
