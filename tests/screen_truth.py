@@ -120,6 +120,21 @@ def check_screen(screen: GameScreen) -> None:
         assert "nothing yet" in tray
 
 
+def laid_out(row: DiceRow) -> bool:
+    """Whether every shown die sits where its look says: raised exactly when held.
+
+    A die marked held moves up a line at the next layout pass, which a loaded machine can
+    delay past the moment a check looks (found under load: the computer's kept dice read as
+    not raised). Until then nothing is settled.
+    """
+    for slot in row.query(DieSlot):
+        if slot.display:
+            die = slot.query_one(DieFace)
+            if die.has_class("-held") != (die.region.y == slot.region.y):
+                return False
+    return True
+
+
 def settled(screen: GameScreen) -> bool:
     """Nothing in flight: no animation, no worker, and a person to move, the game over, or
     the computer pausing between steps (a moment a player sees). A screen still mounting
@@ -128,6 +143,8 @@ def settled(screen: GameScreen) -> bool:
     if not screen.is_mounted or not rows or rows.first().rolling:
         return False
     if any(w.is_running or w.state.name == "PENDING" for w in screen.workers):
+        return False
+    if not laid_out(rows.first()):
         return False
     state = screen.state
     if state is None or state.is_over or state.current not in screen.ais:
