@@ -187,7 +187,12 @@ def report(label: str, figures: dict[str, Any]) -> None:
     for message, seconds in stages(last["marks"], last["total_s"]):
         print(f"      {message[:48]:<48} {seconds:6.1f} s")
     print(
-        f"    passes                     {last['passes']} double + {last['cheap_passes']:.2f} single precision"
+        f"    passes                     {last['passes']}"
+        + (
+            f", after a warm start on {last['cheap_passes']:.2f} of the states"
+            if last["cheap_passes"]
+            else ""
+        )
     )
     print(f"    largest change, last pass  {last['residual']:.1e}")
     print(f"    first player wins          {last['first_player_win']:.9f}")

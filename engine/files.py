@@ -103,6 +103,19 @@ def read_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
     The file is opened without blocking (a FIFO would otherwise wait for a writer forever)
     and checked through the open descriptor, so it cannot be swapped after the check.
     """
+    return _read_regular(path, limit, whole=True)
+
+
+def read_prefix(path: str | os.PathLike[str], count: int) -> bytes:
+    """The first ``count`` bytes (fewer if the file is shorter) of the regular file ``path``.
+
+    Opened and checked as :func:`read_bytes` does; for a header of a file too large to read
+    just to look at it (a strategy cache).
+    """
+    return _read_regular(path, count, whole=False)
+
+
+def _read_regular(path: str | os.PathLike[str], limit: int, whole: bool) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | _O_NONBLOCK | _O_NOCTTY | _O_CLOEXEC)
     except FileNotFoundError:
@@ -113,17 +126,20 @@ def read_bytes(path: str | os.PathLike[str], limit: int) -> bytes:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise FileProblem(f"it is {_kind(info.st_mode)}, not a file")
-        if info.st_size > limit:
+        if whole and info.st_size > limit:
             raise FileProblem(f"it is too large ({info.st_size:,} bytes; the limit is {limit:,})")
         chunks = []
         size = 0
         while True:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            want = limit + 1 - size if whole else limit - size
+            if want <= 0:
+                break
+            chunk = os.read(fd, min(1 << 20, want))
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
-            if size > limit:  # it grew while being read
+            if whole and size > limit:  # it grew while being read
                 raise FileProblem(f"it is too large (over {limit:,} bytes)")
         return b"".join(chunks)
     except OSError as exc:

@@ -36,13 +36,27 @@ from .screens.game import GameExit, GameScreen
 from .screens.setup import SetupScreen
 from .screens.solve import PlayWithout, Solved, SolveResult, SolveScreen
 from .screens.start import StartChoice, StartScreen
-from .services import ROLL_SECONDS, LoadFn, Reporter, Services, SolveFn, SupportsFn
+from .services import (
+    ROLL_SECONDS,
+    ExactCachedFn,
+    LoadExactFn,
+    LoadFn,
+    Reporter,
+    Services,
+    SolveFn,
+    SupportsFn,
+)
 from .storage import Storage
 from .workers import ReportsWorkerErrors
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.players import AIPlayer
     from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.table3 import ExactTableStrategy
+
+#: ``then(strategy, reason, exact)``: go on with the two-player strategy (None: ``reason`` says
+#: why there is none) and the exact solve of the table (None for most tables).
+Then = Callable[["Strategy | None", str, "ExactTableStrategy | None"], None]
 
 CHECKOUT_CSS = Path(__file__).resolve().parent.parent / "assets" / "css" / "farkle.tcss"
 
@@ -173,7 +187,7 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         """A training drill under the remembered rules, once their optimal strategy is there."""
         rules = self.services.default_rules()
 
-        def then(strategy: Strategy | None, reason: str) -> None:
+        def then(strategy: Strategy | None, reason: str, exact: object) -> None:
             if strategy is None:
                 self.notify(f"The drill needs the optimal strategy: {reason}", severity="error")
                 return
@@ -181,7 +195,7 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
 
             self.push_screen(DrillScreen(rules, strategy))
 
-        self._with_strategy(rules, then)
+        self._with_strategy(rules, 2, then)  # a drill is a two-player position
 
     def on_setup_screen_chosen(self, message: SetupScreen.Chosen) -> None:
         self.begin(message.setup)
@@ -196,7 +210,10 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         services = self.services
         optional = not any(services.needs_strategy(p.kind) for p in setup.players)
         self._with_strategy(
-            setup.rules, lambda strategy, reason: self._start_new(setup, strategy, reason), optional
+            setup.rules,
+            len(setup.players),
+            lambda strategy, reason, exact: self._start_new(setup, strategy, reason, exact),
+            optional,
         )
 
     def continue_game(self) -> None:
@@ -208,49 +225,53 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         record = saved.record
         optional = not any(self.services.needs_strategy(p.kind) for p in record.players)
         self._with_strategy(
-            record.rules, lambda strategy, reason: self._resume(record, strategy, reason), optional
+            record.rules,
+            len(record.players),
+            lambda strategy, reason, exact: self._resume(record, strategy, reason, exact),
+            optional,
         )
 
     def _with_strategy(
-        self, rules: Rules, then: Callable[[Strategy | None, str], None], optional: bool = False
+        self, rules: Rules, players: int, then: Then, optional: bool = False
     ) -> None:
-        """Call ``then(strategy, reason)``: from the cache, after a solve screen, or without one.
+        """Call ``then(strategy, reason, exact)``: from the cache, after a solve screen, or without.
 
         ``optional``: no computer player needs the strategy (hot seat), so the solve screen
-        offers to skip it and play without hints.
+        offers to skip it and play without hints. A table of three whose exact solve is
+        cached needs nothing else: it plays and hints from that solve.
         """
-        self._load_strategy(rules, then, optional)
+        self._load_strategy(rules, players, then, optional)
 
     @work(thread=True, exclusive=True, group="strategy", exit_on_error=False)
-    def _load_strategy(
-        self, rules: Rules, then: Callable[[Strategy | None, str], None], optional: bool
-    ) -> None:
-        """Import the solver and read the cached strategy off the UI thread (it takes a moment).
+    def _load_strategy(self, rules: Rules, players: int, then: Then, optional: bool) -> None:
+        """Import the solver and read the cached strategies off the UI thread (it takes a moment).
 
         A failure (a broken solver install) is reported by :class:`ReportsWorkerErrors`.
         """
         reason = self.services.supports(rules)
         strategy = self.services.cached_strategy(rules) if reason is None else None
-        self.call_from_thread(self._strategy_loaded, rules, then, optional, reason, strategy)
+        exact = self.services.cached_exact(rules, players) if reason is None else None
+        self.call_from_thread(self._strategy_loaded, rules, then, optional, reason, strategy, exact)
 
     def _strategy_loaded(
         self,
         rules: Rules,
-        then: Callable[[Strategy | None, str], None],
+        then: Then,
         optional: bool,
         reason: str | None,
         strategy: Strategy | None,
+        exact: ExactTableStrategy | None,
     ) -> None:
-        if strategy is not None:
-            then(strategy, "")
+        if strategy is not None or exact is not None:
+            then(strategy, "", exact)
             return
 
         def done(result: SolveResult | None) -> None:
             if isinstance(result, PlayWithout):
-                then(None, result.reason)
+                then(None, result.reason, None)
             elif isinstance(result, Solved):
                 self.services.remember_strategy(rules, result.strategy)
-                then(result.strategy, "")
+                then(result.strategy, "", None)
             # None: cancelled, stay where the player was
 
         note = self.services.cache_note(rules)
@@ -258,7 +279,13 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
             SolveScreen(rules, unsupported=reason, optional=optional, cache_note=note), done
         )
 
-    def _start_new(self, setup: GameSetup, strategy: Strategy | None, reason: str) -> None:
+    def _start_new(
+        self,
+        setup: GameSetup,
+        strategy: Strategy | None,
+        reason: str,
+        exact: ExactTableStrategy | None = None,
+    ) -> None:
         services = self.services
         dice = services.new_dice() if services.new_dice is not None else None  # None: seeded
         session = GameSession.start(
@@ -268,20 +295,27 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
             dice=dice,
             start_scores=setup.start_scores,
         )
-        self._play(session, strategy, reason)
+        self._play(session, strategy, reason, exact)
 
-    def _resume(self, record: GameRecord, strategy: Strategy | None, reason: str) -> None:
+    def _resume(
+        self,
+        record: GameRecord,
+        strategy: Strategy | None,
+        reason: str,
+        exact: ExactTableStrategy | None = None,
+    ) -> None:
         # With no injected dice the session continues the record's seeded stream exactly.
         services = self.services
         dice = services.new_dice() if services.new_dice is not None else None
         session = GameSession.resume(record, dice=dice)
-        self._play(session, strategy, reason)
+        self._play(session, strategy, reason, exact)
 
     def _play(
         self,
         session: GameSession,
         strategy: Strategy | None,
         reason: str,
+        exact: ExactTableStrategy | None = None,
     ) -> None:
         """Make the computer players, then (only then) replace the saved game and show the game.
 
@@ -291,10 +325,13 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         """
         services = self.services
         ais: dict[int, AIPlayer] = {}
-        for i, player in enumerate(session.state.players):
+        players = session.state.players
+        for i, player in enumerate(players):
             if player.kind != HUMAN:
                 try:
-                    ais[i] = services.make_ai(player.kind, session.state.rules, strategy)
+                    ais[i] = services.make_ai(
+                        player.kind, session.state.rules, strategy, len(players), exact
+                    )
                 except Exception as exc:  # the AI cannot play these rules without a strategy
                     self.notify(
                         f"{player.name} cannot play these rules: {exc}", severity="error", timeout=8
@@ -308,7 +345,7 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         if kept:
             self.notify(kept, severity="warning", timeout=12)
         self.back_to_start()
-        screen = GameScreen(session, strategy, ais, unavailable=reason)
+        screen = GameScreen(session, strategy, ais, unavailable=reason, exact=exact)
         screen.unsaved = unsaved
         self.push_screen(screen, self._game_closed)
 
@@ -345,6 +382,25 @@ def _default_load(cache_dir: Path | None) -> LoadFn:
         return load_strategy(rules, cache_dir=cache_dir, report=report)
 
     return load
+
+
+def _default_load_exact(cache_dir: Path | None) -> LoadExactFn:
+    def load(rules: Rules, players: int) -> ExactTableStrategy | None:
+        from optimal_farkle.solver.table import load_exact_table
+
+        return load_exact_table(rules, players, cache_dir)
+
+    return load
+
+
+def _default_exact_cached(cache_dir: Path | None) -> ExactCachedFn:
+    def cached(rules: Rules, players: int) -> bool:
+        """Whether the exact solve is cached: its file's header only (it is read when a game starts)."""
+        from optimal_farkle.solver.table import exact_table_cached
+
+        return exact_table_cached(rules, players, cache_dir)
+
+    return cached
 
 
 def _default_supports(rules: Rules) -> str | None:
@@ -401,6 +457,8 @@ def make_app(
         pace=pace,
         roll_seconds=roll_seconds,
         farkle_hold=farkle_hold,
+        load_exact=_default_load_exact(cache_dir),
+        exact_cached=_default_exact_cached(cache_dir),
     )
     return FarkleApp(services)
 

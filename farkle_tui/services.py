@@ -26,6 +26,8 @@ from .storage import MAX_PACE, MIN_PACE, Settings, Storage
 if TYPE_CHECKING:
     from optimal_farkle.solver.players import AIPlayer
     from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.table import TableAdvice
+    from optimal_farkle.solver.table3 import ExactTableStrategy
 
 #: ``report(message)``: told why a cached strategy could not be used (it is then rebuilt).
 Reporter = Callable[[str], None]
@@ -37,6 +39,10 @@ SolveFn = Callable[[Rules, Callable[[float, str], None], threading.Event, Report
 LoadFn = Callable[[Rules, Reporter], "Strategy | None"]
 #: ``supports(rules)``: None when the solver handles these rules, else why not.
 SupportsFn = Callable[[Rules], "str | None"]
+#: ``load_exact(rules, players)``: the cached exact solve of a table of ``players`` (3), or None.
+LoadExactFn = Callable[[Rules, int], "ExactTableStrategy | None"]
+#: ``exact_cached(rules, players)``: whether that exact solve is cached (a cheap check, no load).
+ExactCachedFn = Callable[[Rules, int], bool]
 
 #: How long a roll's animation lasts (seconds) unless the app is built with another.
 ROLL_SECONDS = 0.36
@@ -57,6 +63,8 @@ class Services:
         pace: float | None,
         roll_seconds: float,
         farkle_hold: float = FARKLE_HOLD,
+        load_exact: LoadExactFn | None = None,
+        exact_cached: ExactCachedFn | None = None,
     ) -> None:
         self.storage = storage
         self.new_dice = dice
@@ -67,8 +75,11 @@ class Services:
         self.pace_override = pace
         self.roll_seconds = roll_seconds
         self.farkle_hold = farkle_hold
+        self.load_exact = load_exact
+        self.exact_cached = exact_cached
         self.settings: Settings = storage.load_settings()
         self._strategies: dict[str, Strategy] = {}
+        self._exact: dict[tuple[str, int], ExactTableStrategy] = {}
         self._cache_notes: dict[str, str] = {}
         self._lock = threading.Lock()
 
@@ -85,14 +96,18 @@ class Services:
         self.storage.save_settings(self.settings)
 
     # -- the AI roster ---------------------------------------------------------------------
-    def ai_players(self) -> list[tuple[str, str, str]]:
-        """(id, title, description) of every computer player the solver offers."""
+    def ai_players(self, players: int = 2, exact: bool = False) -> list[tuple[str, str, str]]:
+        """(id, title, description) of every computer player for a table of ``players``.
+
+        ``exact``: whether the exact solve of that table is available (the optimal player is
+        then "Perfect" at three seats too; without it, the labelled approximation).
+        """
         from optimal_farkle.solver.players import ai_players
 
-        return list(ai_players())
+        return list(ai_players(players, exact))
 
-    def ai_titles(self) -> dict[str, str]:
-        return {pid: title for pid, title, _ in self.ai_players()}
+    def ai_titles(self, players: int = 2, exact: bool = False) -> dict[str, str]:
+        return {pid: title for pid, title, _ in self.ai_players(players, exact)}
 
     def needs_strategy(self, kind: str) -> bool:
         """Whether this kind of player cannot play without the solved strategy."""
@@ -102,10 +117,37 @@ class Services:
 
         return needs_strategy(kind)
 
-    def make_ai(self, kind: str, rules: Rules, strategy: Strategy | None) -> AIPlayer:
+    def make_ai(
+        self,
+        kind: str,
+        rules: Rules,
+        strategy: Strategy | None,
+        players: int = 2,
+        exact: ExactTableStrategy | None = None,
+    ) -> AIPlayer:
+        """A computer player for a table of ``players`` (see :func:`solver.players.make_player`)."""
         from optimal_farkle.solver.players import make_player
 
-        return make_player(kind, rules, strategy)
+        return make_player(kind, rules, strategy, players=players, exact=exact)
+
+    def advice(
+        self,
+        rules: Rules,
+        players: int,
+        strategy: Strategy | None,
+        exact: ExactTableStrategy | None = None,
+    ) -> TableAdvice | None:
+        """What the hints and the analysis of a table read: the best strategy there is for it.
+
+        None when none is available (nothing solved), or when the solver cannot build one
+        (rules it does not handle): the screens then say there are no hints.
+        """
+        from optimal_farkle.solver.table import table_advice
+
+        try:
+            return table_advice(rules, players, strategy, exact)
+        except ValueError:
+            return None
 
     # -- strategies ------------------------------------------------------------------------
     def cached_strategy(self, rules: Rules) -> Strategy | None:
@@ -125,6 +167,33 @@ class Services:
             if strategy is None:
                 return None
             return self._strategies.setdefault(key, strategy)
+
+    def cached_exact(self, rules: Rules, players: int) -> ExactTableStrategy | None:
+        """The exact solve of a table of ``players`` under ``rules`` when it is cached (any thread).
+
+        Only three seats can have one (:mod:`solver.table3`); two seats use the strategy,
+        and larger tables the approximation.
+        """
+        if players != 3 or self.load_exact is None:
+            return None
+        key = (rules.digest, players)
+        with self._lock:
+            if key in self._exact:
+                return self._exact[key]
+        exact = self.load_exact(rules, players)
+        if exact is None:
+            return None  # not solved yet: looked for again next time (a solve may come)
+        with self._lock:
+            return self._exact.setdefault(key, exact)
+
+    def has_exact(self, rules: Rules, players: int) -> bool:
+        """Whether a table of ``players`` under ``rules`` has its exact solve (loaded or cached)."""
+        if players != 3:
+            return False
+        with self._lock:
+            if (rules.digest, players) in self._exact:
+                return True
+        return self.exact_cached is not None and self.exact_cached(rules, players)
 
     def cache_note(self, rules: Rules) -> str:
         """Why the cached strategy of ``rules`` was not used ("" when there was no problem)."""

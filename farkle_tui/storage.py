@@ -33,7 +33,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from optimal_farkle.engine import DEFAULT_PRESET, FarkleError, RecordError
 from optimal_farkle.engine.files import (
@@ -50,11 +50,22 @@ from optimal_farkle.engine.game import GameState
 from optimal_farkle.engine.record import GameRecord, load_record, replay, save_record
 from optimal_farkle.engine.text import name_problem, text_problem
 
+from .game_setup import HUMAN, MAX_SEATS, MIN_SEATS
+
 APP_NAME = "farkle"
 SETTINGS_FILE = "settings.json"
 CURRENT_FILE = "current-game.json"
 GAMES_DIR = "games"
-FIRST_CHOICES = ("random", "me", "opponent")
+#: Who plays first: a random seat (the seats keep their order), the seats shuffled into a
+#: random order, or seat "1" to "6" (seats are numbered from 1 on the setup screen).
+ORDER_CHOICES = ("random", "shuffle", *(str(n) for n in range(1, MAX_SEATS + 1)))
+#: What settings files written before the table of 2-6 seats said for "first".
+OLD_FIRST = {"me": "1", "opponent": "2"}
+#: The longest name the setup form takes (the engine accepts longer ones from files).
+NAME_FIELD = 24
+#: Who sits at seats 2 to 6 until the player chooses otherwise: the strongest computer
+#: opposite you, then a mix of the easier ones (t_games seats you and three bots).
+DEFAULT_SEAT_KINDS = ("optimal", "coach", "max-score", "cautious", "coach")
 DEFAULT_PACE = 0.6
 MIN_PACE = 0.0
 MAX_PACE = 5.0
@@ -86,22 +97,66 @@ def default_player_name() -> str:
 
 
 @dataclass
+class SeatChoice:
+    """One seat of the setup form as it was last left: who plays it, its name, its head start.
+
+    ``kind`` is ``"human"`` or a computer player's id; ``name`` "" means the seat's default
+    name (the computer's title, "Player 3", ...); ``head_start`` is the start score typed.
+    """
+
+    kind: str = HUMAN
+    name: str = ""
+    head_start: int = 0
+
+    @classmethod
+    def from_dict(cls, data: Any, default: SeatChoice) -> SeatChoice:
+        """A seat from parsed JSON; each value that is missing or unusable keeps ``default``'s."""
+        if not isinstance(data, dict):
+            return default
+        kind, name, head = data.get("kind"), data.get("name"), data.get("head_start")
+        name = name.strip()[:NAME_FIELD] if _usable(name) else ""
+        return cls(
+            kind=kind if _usable(kind) and len(kind) <= 40 and kind.strip() else default.kind,
+            name=name if name_problem(name) is None else "",
+            head_start=(
+                head
+                if isinstance(head, int) and not isinstance(head, bool) and 0 <= head < 10**6
+                else default.head_start
+            ),
+        )
+
+
+def default_seats() -> list[SeatChoice]:
+    """The six seats before the player has chosen: you, then computers."""
+    return [SeatChoice(HUMAN)] + [SeatChoice(kind) for kind in DEFAULT_SEAT_KINDS]
+
+
+@dataclass
 class Settings:
-    """The setup choices and preferences remembered between runs (lenient: bad values fall back)."""
+    """The setup choices and preferences remembered between runs (lenient: bad values fall back).
+
+    ``seats`` always holds all six seats, so seats hidden by a smaller ``players`` count come
+    back as they were; ``player_name`` is the name you play under (seat 1's when you sit
+    there), which the statistics count as you.
+    """
 
     player_name: str = field(default_factory=default_player_name)
-    seat: str = "human"  # who plays seat 1: "human" (you) or an AI id (watch two computers)
-    opponent: str = "optimal"  # an AI id from solver.players.ai_players(), or "human"
-    opponent_name: str = "Player 2"  # the second person's name in a hot-seat game
+    players: int = MIN_SEATS  # how many seats the table has, 2 to 6
+    seats: list[SeatChoice] = field(default_factory=default_seats)
     rules: str = DEFAULT_PRESET  # a preset name or a rules file path
-    first: str = "random"  # one of FIRST_CHOICES
+    first: str = "random"  # one of ORDER_CHOICES
     ai_pace: float = DEFAULT_PACE  # seconds between the computer's steps
     theme: str = ""  # Textual theme name; "" = Textual's default
     coach: bool = False  # the live coach in games (off until the player turns it on)
 
     @classmethod
     def from_dict(cls, data: Any) -> Settings:
-        """Settings from parsed JSON, keeping defaults for anything missing or of the wrong type."""
+        """Settings from parsed JSON, keeping defaults for anything missing or of the wrong type.
+
+        A file written before the table of 2-6 seats (``seat``, ``opponent``,
+        ``opponent_name``, ``first`` = ``me``/``opponent``) is read as the two seats it
+        describes.
+        """
         settings = cls()
         if not isinstance(data, dict):
             return settings
@@ -117,24 +172,40 @@ class Settings:
                 and not isinstance(value, bool)
             ):
                 setattr(settings, f.name, float(value))
-            elif (
-                isinstance(default, str)
-                and isinstance(value, str)
-                and len(value) <= 4096
-                and text_problem(value) is None
-            ):
+            elif isinstance(default, str) and _usable(value) and len(value) <= 4096:
                 setattr(settings, f.name, value)
-        name = settings.player_name.strip()[:24]
+        name = settings.player_name.strip()[:NAME_FIELD]
         settings.player_name = name if name_problem(name) is None else default_player_name()
-        other = settings.opponent_name.strip()[:24]
-        settings.opponent_name = other if name_problem(other) is None else "Player 2"
-        if settings.first not in FIRST_CHOICES:
+        count = data.get("players")
+        if isinstance(count, int) and not isinstance(count, bool):
+            settings.players = min(MAX_SEATS, max(MIN_SEATS, count))
+        raw = data.get("seats")
+        if isinstance(raw, list):
+            settings.seats = [
+                SeatChoice.from_dict(item, default)
+                for item, default in zip([*raw[:MAX_SEATS], *[None] * MAX_SEATS], default_seats())
+            ]
+        else:  # written before seats existed: seat 1 (you or a computer) and the opponent
+            old = {key: data.get(key) for key in ("seat", "opponent", "opponent_name")}
+            seats = settings.seats
+            if _usable(old["seat"]):
+                seats[0] = SeatChoice.from_dict({"kind": old["seat"]}, seats[0])
+            if _usable(old["opponent"]):
+                other = old["opponent_name"] if old["opponent"] == HUMAN else ""
+                seats[1] = SeatChoice.from_dict({"kind": old["opponent"], "name": other}, seats[1])
+        settings.first = OLD_FIRST.get(settings.first, settings.first)
+        if settings.first not in ORDER_CHOICES:
             settings.first = "random"
         settings.ai_pace = min(MAX_PACE, max(MIN_PACE, settings.ai_pace))
         return settings
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _usable(value: Any) -> TypeGuard[str]:
+    """A string from a settings file that may be shown and saved (no control characters)."""
+    return isinstance(value, str) and text_problem(value) is None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 Plays a real seeded game headless (``App.run_test``) against the optimal AI, choosing the
 human's moves with the decision API through the same keys a player presses, and saves:
 ``start.svg``, ``setup.svg``, ``game.svg`` (a selection with its live score), ``hints.svg``
-(the hints panel on the same position), ``rules.svg`` and ``game_over.svg``; then the strategy
+(the hints panel on the same position), ``rules.svg`` and ``game_over.svg``; ``table.svg``, a
+table of six (two people, four computers) with the hints open, in its second round; then the strategy
 explorer on the article's second example position (6,000 to 8,000): ``explorer.svg`` (its
 table), ``explorer_map.svg`` (the bank-threshold map) and ``explorer_compare.svg`` (optimal
 against max-score); ``coach.svg`` (the live coach after a weaker move), ``drill.svg`` (a
@@ -13,7 +14,8 @@ Farkle" picture).
 
 The strategy for the rules must be solved; this script solves and caches it when it is not.
 
-Usage: ``python scripts/screenshots.py [--rules facebook] [--seed 7] [--out docs/screenshots]``.
+Usage: ``python scripts/screenshots.py [--rules facebook] [--seed 7] [--out docs/screenshots]
+[--only setup,table]`` (``--only``: just those pictures; ``game`` stands for the game's five).
 """
 
 from __future__ import annotations
@@ -51,17 +53,21 @@ async def wait_for(pilot: Any, condition: Any, timeout: float = 60.0) -> None:
 
 
 def best_keys(strategy: Any, state: GameState) -> tuple[list[str], str]:
-    """The keys that select the optimal set-aside, and the key that follows (r or b)."""
-    from optimal_farkle.solver.decisions import decide, rank_options
+    """The keys that select the best set-aside, and the key that follows (r or b).
 
+    ``strategy``: the two-player strategy, or a table advice (:mod:`solver.table`).
+    """
+    from optimal_farkle.solver.table import TwoPlayerAdvice
+
+    advice = TwoPlayerAdvice(strategy) if len(state.players) == 2 else strategy
     if state.phase is Phase.DECIDE:
-        return [], "b" if decide(strategy, state).best == "bank" else "r"
+        return [], "b" if advice.decide(state).best == "bank" else "r"
     from optimal_farkle.engine.game import SetAside, apply
 
-    best = rank_options(strategy, state)[0]
+    best = advice.rank_options(state)[0]
     after, _ = apply(state, SetAside(best.option.dice))
     then = "r"
-    if not after.is_over and decide(strategy, after).best == "bank":
+    if not after.is_over and advice.decide(after).best == "bank":
         then = "b"
     return [str(i + 1) for i in sorted(indices_of(state.roll, best.option.dice))], then
 
@@ -76,6 +82,63 @@ async def begin_against(app: FarkleApp, pilot: Any, opponent_id: str) -> GameScr
     game = app.screen
     assert isinstance(game, GameScreen)
     return game
+
+
+async def shoot_setup(app: FarkleApp, out: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+        app.services.settings.player_name = "Ann"  # the same picture whoever runs the script
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+        await pilot.pause(0.3)
+        app.save_screenshot("setup.svg", str(out))
+
+
+#: The table of ``table.svg``: two people and four computers.
+TABLE = (
+    ("Ann", HUMAN),
+    ("Bob", HUMAN),
+    ("Strong", "optimal"),
+    ("Max Score", "max-score"),
+    ("Cautious", "cautious"),
+    ("Coach", "coach"),
+)
+
+
+async def shoot_table(app: FarkleApp, out: Path, strategy: Any) -> None:
+    """Six players in the second round, Ann choosing among three set-asides, hints open."""
+    from optimal_farkle.solver.table import table_advice
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+        rules = app.services.rules_override
+        assert rules is not None
+        players = tuple(Player(name, kind) for name, kind in TABLE)
+        app.begin(GameSetup(rules, players, 0, (0, 0, 0, 0, 250, 250)))
+        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+        game = app.screen
+        assert isinstance(game, GameScreen)
+        advice = table_advice(rules, len(players), strategy)
+        while True:
+            state = game.state
+            assert state is not None
+            if state.is_over:
+                print("warning: no position qualified for table.svg; try another --seed")
+                return
+            if state.current in game.ais:
+                await pilot.pause(0.01)
+                continue
+            keys, then = best_keys(advice, state)
+            if state.current == 0 and state.turn > 6 and len(state.options()) >= 3:
+                await pilot.press("h")
+                await wait_for(pilot, lambda: game.query_one("#hints").hints is not None)  # type: ignore[attr-defined]
+                await pilot.pause(0.3)
+                app.save_screenshot("table.svg", str(out))
+                return
+            for key in keys:
+                await pilot.press(key)
+            await pilot.press(then)
+            await pilot.pause()
 
 
 async def shoot(app: FarkleApp, out: Path, strategy: Any) -> None:
@@ -253,30 +316,33 @@ def shoot_distribution(out: Path) -> None:
     console.save_svg(str(out / "distribution.svg"), title="farkle distribution --rules patch")
 
 
-def seeded_app(args: argparse.Namespace, rules: Any, data: Path) -> FarkleApp:
-    """The app that plays a seeded game without pauses, its data in ``data``."""
-    return make_app(
-        dice=SeededDice(args.seed),
-        rules=rules,
-        data_dir=data,
-        cache_dir=args.cache_dir,
-        pace=0.0,
-        animate=False,
-    )
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description="Regenerate docs/screenshots/*.svg")
     parser.add_argument("--rules", default="facebook")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
     parser.add_argument("--cache-dir", type=Path, default=None)
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma-separated: setup, game (with start), table, explorer, distribution, learning "
+        "(the coach, a drill and the card)",
+    )
     args = parser.parse_args()
+    wanted = set(filter(None, args.only.split(","))) or {
+        "game",
+        "table",
+        "explorer",
+        "distribution",
+        "learning",
+    }
     from optimal_farkle.solver.cache import load_strategy, solve_strategy
 
     rules = load_rules(args.rules)
-    strategy = load_strategy(rules, cache_dir=args.cache_dir)
-    if strategy is None:
+    strategy = None
+    if wanted & {"game", "table", "learning"}:
+        strategy = load_strategy(rules, cache_dir=args.cache_dir)
+    if strategy is None and wanted & {"game", "table", "learning"}:
         print(f"solving {rules.name} once (cached afterwards)...", flush=True)
         strategy = solve_strategy(
             rules,
@@ -284,14 +350,37 @@ def main() -> int:
             progress=lambda f, note: print(f"  {100 * f:5.1f}% {note}", flush=True),
         )
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as data:
-        asyncio.run(shoot(seeded_app(args, rules, Path(data)), args.out, strategy))
-    with tempfile.TemporaryDirectory() as data:
-        app = make_app(rules=rules, data_dir=Path(data), cache_dir=args.cache_dir, animate=False)
-        asyncio.run(shoot_explorer(app, args.out))
-    with tempfile.TemporaryDirectory() as data:
-        asyncio.run(shoot_learning(seeded_app(args, rules, Path(data)), args.out, strategy))
-    shoot_distribution(args.out)
+
+    def app(data: str) -> FarkleApp:
+        return make_app(
+            dice=SeededDice(args.seed),
+            rules=rules,
+            data_dir=Path(data),
+            cache_dir=args.cache_dir,
+            pace=0.0,
+            animate=False,
+        )
+
+    if "game" in wanted:  # start, setup, game, hints, rules and game over
+        with tempfile.TemporaryDirectory() as data:
+            asyncio.run(shoot(app(data), args.out, strategy))
+    elif "setup" in wanted:
+        with tempfile.TemporaryDirectory() as data:
+            asyncio.run(shoot_setup(app(data), args.out))
+    if "table" in wanted:
+        with tempfile.TemporaryDirectory() as data:
+            asyncio.run(shoot_table(app(data), args.out, strategy))
+    if "explorer" in wanted:
+        with tempfile.TemporaryDirectory() as data:
+            explorer = make_app(
+                rules=rules, data_dir=Path(data), cache_dir=args.cache_dir, animate=False
+            )
+            asyncio.run(shoot_explorer(explorer, args.out))
+    if "distribution" in wanted:
+        shoot_distribution(args.out)
+    if "learning" in wanted:  # the coach, a drill and the card
+        with tempfile.TemporaryDirectory() as data:
+            asyncio.run(shoot_learning(app(data), args.out, strategy))
     for name in sorted(args.out.glob("*.svg")):
         print(name.relative_to(ROOT) if name.is_relative_to(ROOT) else name)
     return 0

@@ -1,11 +1,17 @@
 """Move-by-move analysis of a recorded game against the optimal strategy, and game history.
 
-A record is replayed with :func:`engine.record.replay_steps`; at every *decision* of either
+A record is replayed with :func:`engine.record.replay_steps`; at every *decision* of any
 player -- a set-aside chosen among two or more legal ones, or a bank-or-roll choice where
-both are legal -- the decision API (:mod:`solver.decisions`) gives the win probability of
+both are legal -- the table decision API (:mod:`solver.table`) gives the win probability of
 the player to move before deciding, after the choice made and after the best choice. The
 difference is the *loss*: win probability given away by that one decision, assuming optimal
 play afterwards (the standard measure of chess engines' "centipawn loss", in probability).
+
+Games of any size are analysed: two players by the solved two-player optimum, three by the
+exact three-player optimum where it has been solved, and larger tables (or three without the
+exact solve) by the approximation built on the two-player solve. Which one judged the game is
+part of the analysis (:attr:`GameAnalysis.label`, :attr:`GameAnalysis.exact`), and every
+screen and ``farkle replay`` says it.
 
 Forced moves (the first roll of a turn, a roll when banking is not allowed, a roll with a
 single way to score) are not decisions and are not counted, so accuracy is not inflated.
@@ -24,16 +30,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from optimal_farkle.engine import FarkleError, RecordError
-from optimal_farkle.engine.events import Banked, Event
+from optimal_farkle.engine.events import Banked, Event, GameOver
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, replay_steps
 
-from .decisions import decide, rank_options, win_probability
 from .model import unsupported
 from .strategy import Strategy
+from .table import TableAdvice, TwoPlayerAdvice, table_advice
+
+if TYPE_CHECKING:
+    from .table3 import ExactTableStrategy
 
 #: Loss thresholds (win probability) of the marks, worst first: the one place they live.
 THRESHOLDS: tuple[tuple[str, float], ...] = (
@@ -179,6 +188,10 @@ class GameAnalysis:
     summary: tuple[PlayerSummary, ...]
     win_curve: tuple[CurvePoint, ...]
     winner: int | None
+    #: The strategy that judged the game (:attr:`solver.table.TableAdvice.label`).
+    label: str = "exact two-player optimum"
+    #: Whether that strategy is provably optimal (False: an approximation).
+    exact: bool = True
 
     def decision_at(self, step: int) -> DecisionAnalysis | None:
         """The decision taken at ``step`` (None for a forced move)."""
@@ -196,6 +209,8 @@ class GameAnalysis:
             "first": record.first,
             "start_scores": list(record.start_scores or (0,) * len(record.players)),
             "winner": self.winner,
+            "strategy": self.label,
+            "exact": self.exact,
             "decisions": [d.to_json() for d in self.decisions],
             "summary": [s.to_json() for s in self.summary],
             "win_curve": [p.to_json() for p in self.win_curve],
@@ -213,28 +228,60 @@ def replay_record(record: GameRecord) -> tuple[Step, ...]:
         raise AnalysisError(f"the record does not replay: {exc}") from None
 
 
-def check_analysable(record: GameRecord, strategy: Strategy) -> None:
-    """AnalysisError unless the optimal strategy of the record's rules can judge this game."""
-    if len(record.players) != 2:
-        raise AnalysisError(
-            f"only two-player games can be analysed, this one has {len(record.players)}"
-        )
+def advice_for(
+    record: GameRecord,
+    strategy: Strategy | TableAdvice,
+    exact: ExactTableStrategy | None = None,
+) -> TableAdvice:
+    """The advice that judges ``record``; AnalysisError when none can.
+
+    ``strategy``: the two-player solve of the record's rules (the table advice is built from
+    it and from ``exact``, the exact table solve, for the record's number of players), or a
+    ready :class:`solver.table.TableAdvice`.
+    """
+    players = len(record.players)
     reason = unsupported(record.rules)
     if reason is not None:
         raise AnalysisError(f"this game cannot be analysed: {reason}")
+    if isinstance(strategy, Strategy):
+        if record.rules.digest != strategy.rules.digest:
+            raise AnalysisError(
+                f"the strategy is for the rules {strategy.rules.name!r}, "
+                f"the game uses {record.rules.name!r}"
+            )
+        if players == 2:
+            return TwoPlayerAdvice(strategy)
+        try:
+            advice = table_advice(record.rules, players, strategy, exact)
+        except ValueError as exc:
+            raise AnalysisError(f"this game cannot be analysed: {exc}") from None
+        assert advice is not None
+        return advice
     if record.rules.digest != strategy.rules.digest:
         raise AnalysisError(
-            f"the strategy is for the rules {strategy.rules.name!r}, the game uses {record.rules.name!r}"
+            f"the strategy is for the rules {strategy.rules.name!r}, "
+            f"the game uses {record.rules.name!r}"
         )
+    if strategy.players != players:
+        raise AnalysisError(
+            f"the strategy is for {strategy.players} players, this game has {players}"
+        )
+    return strategy
 
 
-def analyse_step(strategy: Strategy, step: Step) -> DecisionAnalysis | None:
+def check_analysable(record: GameRecord, strategy: Strategy | TableAdvice) -> None:
+    """AnalysisError unless the strategy of the record's rules can judge this game."""
+    advice_for(record, strategy)
+
+
+def analyse_step(strategy: Strategy | TableAdvice, step: Step) -> DecisionAnalysis | None:
     """The analysis of one action, or None when it was forced (no real choice)."""
+    advice = TwoPlayerAdvice(strategy) if isinstance(strategy, Strategy) else strategy
     state, action = step.before, step.action
     if state.is_over:
         return None
     if state.phase is Phase.CHOOSE:
-        ranked = rank_options(strategy, state)
+        ranked = advice.rank_options(state)
         if len(ranked) < 2:
             return None
         chosen = tuple(sorted(action.dice)) if isinstance(action, SetAside) else ()
@@ -245,7 +292,7 @@ def analyse_step(strategy: Strategy, step: Step) -> DecisionAnalysis | None:
     else:
         if not state.can_bank():
             return None
-        decision = decide(strategy, state)
+        decision = advice.decide(state)
         assert decision.bank is not None
         after_choice = decision.bank if isinstance(action, Bank) else decision.roll
         after_best = max(decision.bank, decision.roll)
@@ -291,9 +338,10 @@ def summarise(
 
 
 def win_curve(
-    record: GameRecord, strategy: Strategy, steps: Sequence[Step]
+    record: GameRecord, strategy: Strategy | TableAdvice, steps: Sequence[Step]
 ) -> tuple[CurvePoint, ...]:
     """P(the first player wins) at the start of every turn, then the result."""
+    advice = TwoPlayerAdvice(strategy) if isinstance(strategy, Strategy) else strategy
     first = record.first
     points: list[CurvePoint] = []
     initial = steps[0].before if steps else record.initial_state()
@@ -302,42 +350,81 @@ def win_curve(
     for index, state in states:
         starts_turn = state.phase is Phase.DECIDE and state.turn_total == 0 and not state.set_aside
         if state.is_over or (starts_turn and state.turn != seen_turn):
-            mover = win_probability(strategy, state)
-            mine = mover if state.current == first else 1.0 - mover
             if state.is_over:
                 mine = 1.0 if state.winner == first else 0.0
+            else:
+                mine = advice.win_chances(state)[first]
             points.append(CurvePoint(state.turn, index, mine))
             seen_turn = state.turn
     return tuple(points)
 
 
-def analyse(record: GameRecord, strategy: Strategy) -> GameAnalysis:
-    """The whole analysis of a recorded game (a finished or an unfinished one)."""
-    check_analysable(record, strategy)
+def analyse(
+    record: GameRecord,
+    strategy: Strategy | TableAdvice,
+    exact: ExactTableStrategy | None = None,
+) -> GameAnalysis:
+    """The whole analysis of a recorded game (a finished or an unfinished one), of any size.
+
+    ``strategy``: the two-player solve of the record's rules, or a ready table advice;
+    ``exact``: the exact table solve, used for a game of the size it covers (see
+    :func:`advice_for`). The analysis names the strategy that judged it.
+    """
+    advice = advice_for(record, strategy, exact)
     steps = replay_record(record)
-    decisions = tuple(d for d in (analyse_step(strategy, s) for s in steps) if d is not None)
+    decisions = tuple(d for d in (analyse_step(advice, s) for s in steps) if d is not None)
     final = steps[-1].after if steps else record.initial_state()
     return GameAnalysis(
         record=record,
         steps=steps,
         decisions=decisions,
         summary=summarise(record, decisions),
-        win_curve=win_curve(record, strategy, steps),
+        win_curve=win_curve(record, advice, steps),
         winner=final.winner,
+        label=advice.label,
+        exact=advice.exact,
     )
 
 
 # -- history ------------------------------------------------------------------------------------
 @dataclass
 class Tally:
-    """Games and wins of the player against one opponent or under one rule set."""
+    """Games and wins of the player against one set of opponents, under one rule set, or at
+    one table size; with the finishing places, which say more than wins at a bigger table."""
 
     games: int = 0
     wins: int = 0
+    places: int = 0  # the sum of the player's finishing places (1 = won)
+    even: float = 0.0  # the sum over games of 1/N: the wins expected of an equal player
 
     @property
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
+
+    @property
+    def mean_place(self) -> float:
+        """The player's average finishing place (1.0: won every game)."""
+        return self.places / self.games if self.games else 0.0
+
+    @property
+    def even_rate(self) -> float:
+        """The win rate of a player as good as everyone else at these tables (1/N on average)."""
+        return self.even / self.games if self.games else 0.0
+
+    def add(self, won: bool, place: int, players: int) -> None:
+        self.games += 1
+        self.wins += won
+        self.places += place
+        self.even += 1.0 / players
+
+
+def finishing_place(seat: int, winner: int, scores: Sequence[int]) -> int:
+    """``seat``'s place at the end: 1 for the winner, else one behind everyone who scored more
+    (and behind the winner, who wins a tie)."""
+    if seat == winner:
+        return 1
+    mine = scores[seat]
+    return 1 + sum(1 for j, s in enumerate(scores) if j != seat and (s > mine or j == winner))
 
 
 @dataclass(frozen=True)
@@ -368,6 +455,7 @@ class History:
     watched: int = 0  # computer-against-computer games: no human to count
     by_opponent: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     by_rules: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    by_table: dict[int, Tally] = field(default_factory=lambda: defaultdict(Tally))  # by seats
     best_turns: list[BestTurn] = field(default_factory=list)
     losses: list[LossPoint] = field(default_factory=list)
 
@@ -394,7 +482,12 @@ def history(
     analyses: dict[int, GameAnalysis] | None = None,
     best: int = 10,
 ) -> History:
-    """Win rates per opponent and rule set, the best banked turns, and the loss trend.
+    """Win rates per set of opponents, rule set and table size, the best banked turns, and the
+    loss trend.
+
+    A set of opponents is the same whatever the seats they sat in (``coach & optimal``);
+    every tally also keeps the finishing places and the win rate an equal player would have,
+    which tell more than wins at a table of three or more.
 
     ``analyses`` maps ``id(record)`` to its analysis where one is available (the strategy
     of its rules is cached); games without one are left out of the loss trend only.
@@ -415,17 +508,23 @@ def history(
         if seat is None:
             out.watched += 1
             continue
-        over = [e for e in record.events if e.kind == "game-over"]
+        over = [e for e in record.events if isinstance(e, GameOver)]
         if not over:
             out.unfinished += 1
             continue
         out.games += 1
-        won = over[-1].player == seat
-        others = [p for i, p in enumerate(record.players) if i != seat]
-        opponent = " & ".join("human (hot seat)" if p.kind == "human" else p.kind for p in others)
-        for tally in (out.by_opponent[opponent], out.by_rules[record.rules.name]):
-            tally.games += 1
-            tally.wins += won
+        end = over[-1]
+        won = end.winner == seat
+        place = finishing_place(seat, end.winner, end.scores)
+        others = sorted(
+            "human (hot seat)" if p.kind == "human" else p.kind
+            for i, p in enumerate(record.players)
+            if i != seat
+        )
+        n = len(record.players)
+        tallies = (out.by_opponent[" & ".join(others)], out.by_rules[record.rules.name])
+        for tally in (*tallies, out.by_table[n]):
+            tally.add(won, place, n)
         analysis = (analyses or {}).get(id(record))
         if analysis is not None:
             mine = analysis.summary[seat]
@@ -434,6 +533,7 @@ def history(
     out.best_turns = sorted(turns, key=lambda t: -t.points)[:best]
     out.by_opponent = dict(out.by_opponent)
     out.by_rules = dict(out.by_rules)
+    out.by_table = dict(out.by_table)
     return out
 
 
@@ -451,8 +551,10 @@ __all__ = [
     "PlayerSummary",
     "Step",
     "Tally",
+    "advice_for",
     "analyse",
     "analyse_step",
+    "finishing_place",
     "history",
     "mark_of",
     "my_seat",

@@ -122,33 +122,38 @@ def write_cache(path: Path, strategy: Strategy) -> None:
         "rules": strategy.rules.to_toml_dict(),
         "floor": strategy.floor,
         "shape": list(strategy.w0.shape),
-        "sha256": hashlib.sha256(payload).hexdigest(),
         "passes": info.passes,
         "cheap_passes": info.cheap_passes,
         "residual": info.residual,
         "seconds": info.seconds,
+    }
+    write_framed(path, MAGIC, header, payload)
+
+
+def write_framed(path: Path, magic: bytes, header: dict[str, object], payload: bytes) -> None:
+    """``magic``, the header's length, the header (JSON, with the payload's sha256 and the
+    time), the payload: written atomically. The one layout of every strategy cache file."""
+    header = {
+        **header,
+        "sha256": hashlib.sha256(payload).hexdigest(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     head = json.dumps(header, sort_keys=True).encode()
     try:
-        atomic_write(path, MAGIC + struct.pack("<I", len(head)) + head + payload)
+        atomic_write(path, magic + struct.pack("<I", len(head)) + head + payload)
     except FileProblem as exc:
         raise CacheError(f"cannot write {path}: {exc}") from None
 
 
-def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
-    """Load and check a cache file; :class:`CacheError` says what is wrong with it."""
-    model = build_model(rules, floor)
-    expected = int(np.prod(model.shape)) * 8
-    try:
-        data = read_bytes(path, len(MAGIC) + 4 + MAX_HEADER + expected)
-    except FileMissing:
-        raise CacheError("no cache file") from None
-    except FileProblem as exc:
-        raise CacheError(str(exc)) from None
-    if not data.startswith(MAGIC):
-        raise CacheError("not a farkle strategy file (bad magic)")
-    at = len(MAGIC)
+def read_framed(data: bytes, magic: bytes, what: str) -> tuple[dict[str, object], int]:
+    """The header of a file of :func:`write_framed`'s layout and where its payload starts.
+
+    Checks the magic, the lengths and the JSON (CacheError says what is wrong); ``what`` names
+    the kind of file in the messages.
+    """
+    if not data.startswith(magic):
+        raise CacheError(f"not a farkle {what} file (bad magic)")
+    at = len(magic)
     if len(data) < at + 4:
         raise CacheError("truncated header")
     (head_len,) = struct.unpack_from("<I", data, at)
@@ -161,8 +166,31 @@ def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
         header = parse_json(decode_text(data[at : at + head_len]))
     except FileProblem as exc:
         raise CacheError(f"corrupt header: {exc}") from None
-    at += head_len
-    if not isinstance(header, dict) or header.get("format") != FORMAT:
+    if not isinstance(header, dict):
+        raise CacheError("corrupt header: not an object")
+    return header, at + head_len
+
+
+def check_payload(header: dict[str, object], payload: bytes, expected: int) -> None:
+    """CacheError unless the payload has ``expected`` bytes and the header's checksum."""
+    if len(payload) != expected:
+        raise CacheError(f"truncated: {len(payload)} of {expected} data bytes")
+    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+        raise CacheError("checksum mismatch: the data is corrupt")
+
+
+def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
+    """Load and check a cache file; :class:`CacheError` says what is wrong with it."""
+    model = build_model(rules, floor)
+    expected = int(np.prod(model.shape)) * 8
+    try:
+        data = read_bytes(path, len(MAGIC) + 4 + MAX_HEADER + expected)
+    except FileMissing:
+        raise CacheError("no cache file") from None
+    except FileProblem as exc:
+        raise CacheError(str(exc)) from None
+    header, at = read_framed(data, MAGIC, "strategy")
+    if header.get("format") != FORMAT:
         raise CacheError("corrupt header: not a W0 table")
     if header.get("format_version") != FORMAT_VERSION:
         raise CacheError(
@@ -179,10 +207,7 @@ def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
     if header.get("shape") != list(model.shape):
         raise CacheError(f"shape {header.get('shape')!r}, expected {list(model.shape)}")
     payload = data[at:]
-    if len(payload) != expected:
-        raise CacheError(f"truncated: {len(payload)} of {expected} data bytes")
-    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
-        raise CacheError("checksum mismatch: the data is corrupt")
+    check_payload(header, payload, expected)
     w0 = np.frombuffer(payload, dtype="<f8").reshape(model.shape).astype(np.float64)
     if not np.all((w0 >= 0.0) & (w0 <= 1.0)):
         raise CacheError("values outside [0, 1]")

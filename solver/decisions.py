@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from optimal_farkle.engine import STEP, ScoringOption
+from optimal_farkle.engine import STEP, Rules, ScoringOption
 from optimal_farkle.engine.game import GameState, Phase
 
 from .strategy import StartState, Strategy, Turn
@@ -41,18 +41,37 @@ class Decision:
     best: str  # "bank" or "roll"
 
 
-def start_state(state: GameState) -> StartState:
-    """The start state of the turn in progress, from the mover's point of view."""
-    me, other = state.standing, state.opponent
+def start_state(state: GameState, mover: int | None = None, other: int | None = None) -> StartState:
+    """The start state of the turn in progress, from the mover's point of view.
+
+    ``mover``/``other`` (seats): a heads-up position of two seats of a larger table instead
+    (the table approximation, :mod:`solver.approx`); by default the player to move and the
+    next one.
+    """
+    mover = state.current if mover is None else mover
+    other = state.opponent_index if other is None else other
+    me, them = state.standings[mover], state.standings[other]
     return StartState(
         score=me.score,
-        opponent=other.score,
+        opponent=them.score,
         farkles=me.farkles,
-        opponent_farkles=other.farkles,
+        opponent_farkles=them.farkles,
         entered=me.entered,
-        opponent_entered=other.entered,
-        starter=state.mover_started(),
+        opponent_entered=them.entered,
+        starter=mover == state.first,
     )
+
+
+def check_game(state: GameState, rules: Rules, players: int) -> None:
+    """ValueError unless ``state`` is a game of ``rules`` with ``players`` seats (a strategy's)."""
+    if state.rules.digest != rules.digest:
+        raise ValueError(
+            f"this strategy is for the rules {rules.name!r}, the game uses {state.rules.name!r}"
+        )
+    if len(state.players) != players:
+        raise ValueError(
+            f"this strategy is for {players} players, the game has {len(state.players)}"
+        )
 
 
 def final_target(state: GameState) -> int:
@@ -80,7 +99,15 @@ def decide(strategy: Strategy, state: GameState) -> Decision:
     """The bank-or-roll decision in phase ``DECIDE``."""
     if state.phase is not Phase.DECIDE:
         raise ValueError(f"decide() needs a state before a roll, not phase {state.phase.value!r}")
-    turn = turn_of(strategy, state)
+    return decide_turn(turn_of(strategy, state), state)
+
+
+def decide_turn(turn: Turn, state: GameState) -> Decision:
+    """The bank-or-roll decision in phase ``DECIDE``, read from the values of the turn in progress.
+
+    Ties bank (the kernel's rule). ``turn`` is any :data:`solver.strategy.Turn`: the two-player
+    strategy's, or the one a table strategy (:mod:`solver.table`) built for this position.
+    """
     t, n = state.turn_total, state.dice_left
     roll = turn.roll_value(t, n)
     bank = turn.bank_value(t) if state.can_bank() else None
@@ -96,7 +123,11 @@ def rank_options(strategy: Strategy, state: GameState) -> list[OptionValue]:
     """
     if state.phase is not Phase.CHOOSE:
         raise ValueError(f"rank_options() needs dice showing, not phase {state.phase.value!r}")
-    turn = turn_of(strategy, state)
+    return rank_turn(turn_of(strategy, state), state)
+
+
+def rank_turn(turn: Turn, state: GameState) -> list[OptionValue]:
+    """:func:`rank_options` read from the values of the turn in progress (any :data:`Turn`)."""
     t, n = state.turn_total, state.dice_left
     ranked = []
     for option in state.options():

@@ -7,16 +7,21 @@ full facebook game (goal 10,000, floor -2,500) takes about a minute; goal 100,00
 -20,000 would take most of a day and tens of GB. So the command line and the app estimate
 first and refuse (or ask) above a limit, saying what the estimate is.
 
-The model is linear in the work of :func:`solve_work` (the in-turn rows one pass computes,
-counting the rows past the goal that the final-turn endgames of ``patch`` and ``zilch`` add
-and the padding of the lane blocks) and in the start states of :class:`solver.model.Model`::
+The model is linear in the work of :func:`solve_work` (the in-turn rows one full pass
+computes, counting the rows past the goal that the final-turn endgames of ``patch`` and
+``zilch`` add and the padding of the lane blocks) and in the start states of
+:class:`solver.model.Model`::
 
-    seconds ≈ SOLVE_SECONDS_PER_ROW x solve_work(model) x (NO_PENALTY_PASSES without a penalty)
+    seconds ≈ PASS_SECONDS_PER_ROW x solve_work(model) x pass_units(model)
     bytes   ≈ BASE_BYTES + SOLVE_BYTES_PER_START_STATE x start_states
 
-and likewise for the exact match evaluation. The constants are measured by
-``bench/estimate.py`` on the reference machine (2 cores), which prints fresh values and
-how far each estimate was from the measured figure; update them when the solver changes.
+where :func:`pass_units` is the whole solve in full passes: its passes weighted by what each
+costs (certificates skip most of the later ones), the warm start, the layer iterations of rules
+without a penalty. The solver's progress bar uses the same model, pass by pass
+(:mod:`solver.valueiter`), so its estimate of the time left holds steady. The exact match
+evaluation is modelled likewise. The constants are measured by ``bench/estimate.py`` and
+``bench/solve.py`` on the reference machine (2 cores), which print fresh values and how far each
+estimate was from the measured figure; update them when the solver changes.
 """
 
 from __future__ import annotations
@@ -29,23 +34,34 @@ import numpy as np
 from .endgame import needs_final_turn
 from .model import LANES, Model, mirror_first
 
-# Measured with bench/estimate.py. Before the final-turn endgames (goals 2,000-4,000, facebook,
-# a busy 2-core machine): 2.6e-7 to 3.7e-7 s per row; the full game's figures in the README
-# (54-73 s: 1.5e-7 s per row). After them (goal 2,500, the machine loaded about 9 times over):
-# 1.3e-7 to 1.8e-7 s per row and pass for all four presets, 8 + 3.6 float32 passes (facebook),
-# 7 + 3.6 (zilch), 13 + 10 (neller-busche) and 19 + 10 (patch). Rules without a farkle penalty
-# take about twice the passes (a farkle leads to the mirror state in the same layer), hence
-# NO_PENALTY_PASSES. The time constant sits above the unloaded full solve, so a full facebook
-# solve is estimated at about 2 minutes.
-#: Whole solve (every pass, both precisions, two threads), per row of one pass (solve_work).
-SOLVE_SECONDS_PER_ROW = 2.5e-7
-#: How many times the passes of rules with a farkle penalty those without one take.
-NO_PENALTY_PASSES = 2.0
+# Measured with bench/solve.py on the reference machine (the full facebook game: a pass that
+# computes every cell takes 6.2 s of CPU on two threads, solve_work 4.34e8 rows).
+#: One full pass (every cell computed, two threads), per row of solve_work.
+PASS_SECONDS_PER_ROW = 7e-9
+#: Compiling the solver's kernel (once per machine: numba caches it), on one core.
+COMPILE_SECONDS = 4.5
+#: Rules with a farkle penalty: what each pass costs relative to a full pass, in order (the
+#: first ones compute nearly everything; the fourth certifies keep choices; from then on the
+#: certificates skip most cells), then LATE_PASS_COST for every further pass.
+PENALTY_PASS_COSTS = (1.0, 1.1, 0.95, 1.15, 0.45, 0.38, 0.36)
+LATE_PASS_COST = 0.36
+#: Rules with a farkle penalty: the passes a solve takes (facebook 10, zilch 8).
+PENALTY_PASSES = 10
+#: Rules without a penalty: the first pass iterates each layer group to 1e-14, which costs
+#: about this many full passes (neller-busche 6.4, patch 8.1: a group's halves are single
+#: blocks, so the two threads rarely share one), then one plain pass confirms.
+LAYER_ITERATIONS = 7.0
+#: The warm start of rules with a penalty: such a first pass of the game without the penalty
+#: to 1e-3, in full passes of that game (3.8 measured under facebook).
+WARM_ITERATIONS = 4.0
 #: Peak memory above the interpreter's own, per start-of-turn state, during a solve (565 to
 #: 682 bytes measured at goal 2,500 with the 7-field start states; 310 before them).
 SOLVE_BYTES_PER_START_STATE = 650
 #: The exact match evaluation with the optimal player, per row of solve_work (it solves each turn).
 MATCH_SECONDS_PER_ROW = 6e-7
+#: How many times the match evaluation's sweeps of rules with a farkle penalty those without
+#: one take.
+MATCH_NO_PENALTY_SWEEPS = 2.0
 #: Peak memory of the exact match evaluation, per start-of-turn state.
 MATCH_BYTES_PER_START_STATE = 1200
 #: The exact match evaluation between the simpler players, per start state (no turn solves).
@@ -93,12 +109,33 @@ class Estimate:
 
 
 def solve_estimate(model: Model) -> Estimate:
-    """The cost of solving ``model`` (see :func:`solver.model.build_model`)."""
+    """The cost of solving ``model`` (see :func:`solver.model.build_model`), compile aside."""
     return Estimate(
         what=f"solving {_describe(model)}",
-        seconds=SOLVE_SECONDS_PER_ROW * solve_work(model) * _passes(model),
+        seconds=PASS_SECONDS_PER_ROW * solve_work(model) * pass_units(model),
         bytes=BASE_BYTES + SOLVE_BYTES_PER_START_STATE * model.start_states,
     )
+
+
+def warm_units(model: Model) -> float:
+    """The warm start of rules with a penalty, in full passes: the game without the penalty
+    (one farkle count), its layers iterated, at its size."""
+    return WARM_ITERATIONS / (model.nf * model.nf)
+
+
+def pass_costs(model: Model, passes: int | None = None) -> list[float]:
+    """What each of a solve's passes costs, in full passes (``passes``: how many to expect)."""
+    if not model.rules.has_penalty:
+        return [LAYER_ITERATIONS, 1.0]
+    count = PENALTY_PASSES if passes is None else passes
+    costs = list(PENALTY_PASS_COSTS[:count])
+    return costs + [LATE_PASS_COST] * (count - len(costs))
+
+
+def pass_units(model: Model) -> float:
+    """The whole solve in full passes: the warm start and every pass by its cost."""
+    warm = warm_units(model) if model.rules.has_penalty else 0.0
+    return warm + sum(pass_costs(model))
 
 
 def solve_work(model: Model) -> int:
@@ -127,9 +164,11 @@ def solve_work(model: Model) -> int:
     return round(6 * lane_rows * padded_lanes(model) / model.start_states)
 
 
-def _passes(model: Model) -> float:
-    """The passes of ``model`` relative to rules with a farkle penalty (NO_PENALTY_PASSES)."""
-    return 1.0 if model.rules.has_penalty else NO_PENALTY_PASSES
+def _match_passes(model: Model) -> float:
+    """The match evaluation's sweeps relative to rules with a farkle penalty: without one a
+    farkle leads to the mirror state in the same layer, and the sweeps take about twice as
+    many (MATCH_NO_PENALTY_SWEEPS)."""
+    return 1.0 if model.rules.has_penalty else MATCH_NO_PENALTY_SWEEPS
 
 
 def _k_star(model: Model) -> int:
@@ -176,7 +215,7 @@ def padded_lanes(model: Model) -> int:
 def match_estimate(model: Model, optimal: bool) -> Estimate:
     """The cost of the exact match evaluation on ``model`` (``optimal``: one side is optimal)."""
     if optimal:
-        seconds = MATCH_SECONDS_PER_ROW * solve_work(model) * _passes(model)
+        seconds = MATCH_SECONDS_PER_ROW * solve_work(model) * _match_passes(model)
     else:
         seconds = SIMPLE_MATCH_SECONDS_PER_START_STATE * model.start_states
     return Estimate(

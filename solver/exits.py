@@ -195,7 +195,7 @@ def optimal_exits(
     w0: np.ndarray, model: Model, threads: int = 2, progress: Progress | None = None
 ) -> Exits:
     """The optimal player's exits for every start state (``w0``: the solved table)."""
-    kt = model.kernel_tables(np.float64)
+    kt = model.kernel_tables()
     flat = np.ascontiguousarray(w0, dtype=np.float64).reshape(-1)
     schedule = build_schedule(model)
     states = model.start_states
@@ -408,7 +408,7 @@ def level_exits(player: LevelPlayer, model: Model, threads: int = 2) -> Exits:
     """Tabulate a level's decisions (by its own methods) and run its turns forward."""
     nb = model.nb
     opts = model.options
-    kt = model.kernel_tables(np.float64)
+    kt = model.kernel_tables()
     final = model.endgame is not Endgame.FIRST_TO_GOAL
     reach_len = model.final.length
     width = max(nb, *model.bank_min) + model.max_steps + 2 + (reach_len if final else 0)

@@ -24,10 +24,11 @@ rows above its own cut exactly too, so one row structure serves every lane. Rows
 
 Two extras ride along the values pass, each switched on by its caller:
 
-* *Certificates* (``margin > 0``): per lane and dice count, the lowest row from which
-  banking beats rolling by at least ``margin`` at every row above. A later pass whose inputs
-  have moved by less than ``margin / 2`` since cannot change those decisions, so it skips the
-  rolls there (``cert``): ``max(roll, bank) = bank`` exactly, bit for bit.
+* *Certificates* (a block's ``margin > 0``): per block and dice count, the longest run of
+  rows where banking beats rolling by at least the margin in every lane, and per row and
+  roll group the keep every lane prefers by the margin (the *plan*). A later pass whose
+  inputs have moved by less than ``margin / 2`` since cannot change those choices, so it
+  skips the rolls (``max(roll, bank) = bank`` exactly) and the comparisons there.
 * *Choices* (``record``): the optimal action of every cell (bank or roll) and the first best
   keep of every roll group: what the decision API, the exits of :mod:`solver.exits` and the
   match evaluator read, so the Bellman backup is written once, here. Ties bank, and go to
@@ -36,8 +37,9 @@ Two extras ride along the values pass, each switched on by its caller:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -70,16 +72,16 @@ class TurnScratch(NamedTuple):
     """Buffers a turn solve writes into, owned by the caller (one set per thread).
 
     ``values``/``rolls``: ``W(t, n)`` and the value of rolling, row ``ti * 6 + n - 1``,
-    lane-innermost, in the precision of the pass (only recording solvers write ``rolls``);
+    lane-innermost (only recording solvers write ``rolls``);
     ``info``: per-lane data (goal row, bank minimum, fill kind, lead, first bank target, cut,
     farkle target);
-    ``farkv``: each lane's value of farkling; ``out``: ``W(0, 6)`` (both float64);
+    ``farkv``: each lane's value of farkling; ``out``: ``W(0, 6)``; all float64;
     ``choice``/``banks``: the recorded choices (only the recording solvers write them; others
     may pass 1-element arrays).
     """
 
-    values: np.ndarray  # (rows * lanes,) float
-    rolls: np.ndarray  # (rows * lanes,) float
+    values: np.ndarray  # (rows * lanes,) float64
+    rolls: np.ndarray  # (rows * lanes,) float64
     info: np.ndarray  # (7, lanes) int64
     farkv: np.ndarray  # (lanes,) float64
     out: np.ndarray  # (lanes,) float64
@@ -87,14 +89,12 @@ class TurnScratch(NamedTuple):
     banks: np.ndarray  # (rows * 6, lanes) bool
 
 
-def turn_scratch(
-    model_rows: int, lanes: int, dtype: type = np.float64, record: bool = False, groups: int = 1
-) -> TurnScratch:
+def turn_scratch(model_rows: int, lanes: int, record: bool = False, groups: int = 1) -> TurnScratch:
     """Scratch for turns of ``model_rows`` rows (:meth:`solver.model.Model.scratch_rows`)."""
     rows = model_rows // 6
     return TurnScratch(
-        values=np.empty(model_rows * lanes, dtype=dtype),
-        rolls=np.empty(model_rows * lanes if record else 1, dtype=dtype),
+        values=np.empty(model_rows * lanes),
+        rolls=np.empty(model_rows * lanes if record else 1),
         info=np.empty((7, lanes), dtype=np.int64),
         farkv=np.empty(lanes, dtype=np.float64),
         out=np.empty(lanes, dtype=np.float64),
@@ -224,11 +224,9 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
 
     *Planned* keeps (a group whose best option is certified, and every group with a single
     option) are not compared: their probabilities are first summed per target cell, so a
-    cell costs one vector multiply-add per distinct target instead of one per group. The
-    accumulator is float64 whatever the precision of the stored in-turn values: a float32
-    pass then rounds each stored value once, and its fixed point lies within about 1e-7 of
-    the exact one (with float32 sums it was 6e-6 away, which cost the float64 stage four
-    passes).
+    cell costs one vector multiply-add per distinct target instead of one per group (the
+    sum then runs in another order than a recording solve's, which sums group by group:
+    the two agree to rounding).
     """
 
     @njit(cache=True, nogil=True, boundscheck=False, fastmath=_FAST)
@@ -313,7 +311,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         acc = np.empty(nl, dtype=np.float64)
         best = np.empty(nl, dtype=np.float64)
         offs = np.empty(p[P_MAX_GROUP], dtype=np.uint64)  # (np.diff here costs 3 s of compile)
-        pick = np.empty(nl, dtype=values.dtype)  # the best option's index, as a float
+        pick = np.empty(nl)  # the best option's index, as a float (like the values)
         weight = np.zeros(max_off, dtype=np.float64)  # planned probability per target cell
         touched = np.empty(max_off, dtype=np.int64)
         pending = np.empty(groups, dtype=np.int64)  # groups whose options are compared
@@ -327,7 +325,6 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
             plan_base = plan_start[kb]
             margin = 0.0 if record else margins[kb]
             certify = margin > 0.0
-            vmargin = values.dtype.type(margin)  # compared with values in their precision
             top = lane_setup(kt, w0, lanes, nl, info, farkv)
             if not record:
                 tops[kb] = top
@@ -438,10 +435,10 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 best[lane] = values[s0 + lane]
                                 pick[lane] = 0.0
                             for j in range(1, k):
-                                # Branch-free and in one precision, so the lane loop vectorises:
-                                # the pick is a float like the values; ties keep the first.
+                                # Branch-free and in one type, so the lane loop vectorises: the
+                                # pick is a float like the values; ties keep the first.
                                 sj = np.uint64(base + kt.option_off[o + j]) * nlu
-                                fj = values.dtype.type(j)
+                                fj = float(j)
                                 for lane in range(nlu):
                                     v = values[sj + lane]
                                     pick[lane] = fj if v > best[lane] else pick[lane]
@@ -504,8 +501,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                         # Certifying keeps: lane 0's best option c against the best of the
                         # others, in every lane; the group is planned when c wins by the
                         # margin everywhere. (``unsure`` is an integer reduction of float
-                        # compares in one precision, which LLVM vectorises without
-                        # reordering any sum.) Fixed shapes up to five others, as above.
+                        # compares, which LLVM vectorises without reordering any sum.) Fixed
+                        # shapes up to five others, as above.
                         c = 0
                         for j in range(1, k):
                             if values[offs[j]] > values[offs[c]]:
@@ -519,21 +516,21 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 v = values[sc + lane]
                                 other = values[r0 + lane]
                                 acc[lane] += pg * max(v, other)
-                                unsure |= v - other < vmargin
+                                unsure |= v - other < margin
                         elif k == 3:
                             r1 = offs[1]
                             for lane in range(nlu):
                                 v = values[sc + lane]
                                 other = max(values[r0 + lane], values[r1 + lane])
                                 acc[lane] += pg * max(v, other)
-                                unsure |= v - other < vmargin
+                                unsure |= v - other < margin
                         elif k == 4:
                             r1, r2 = offs[1], offs[2]
                             for lane in range(nlu):
                                 v = values[sc + lane]
                                 other = max(values[r0 + lane], values[r1 + lane], values[r2 + lane])
                                 acc[lane] += pg * max(v, other)
-                                unsure |= v - other < vmargin
+                                unsure |= v - other < margin
                         elif k == 5:
                             r1, r2, r3 = offs[1], offs[2], offs[3]
                             for lane in range(nlu):
@@ -541,7 +538,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 m = max(values[r0 + lane], values[r1 + lane])
                                 other = max(m, values[r2 + lane], values[r3 + lane])
                                 acc[lane] += pg * max(v, other)
-                                unsure |= v - other < vmargin
+                                unsure |= v - other < margin
                         elif k == 6:
                             r1, r2, r3, r4 = offs[1], offs[2], offs[3], offs[4]
                             for lane in range(nlu):
@@ -550,7 +547,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 m2 = max(values[r2 + lane], values[r3 + lane])
                                 other = max(m, m2, values[r4 + lane])
                                 acc[lane] += pg * max(v, other)
-                                unsure |= v - other < vmargin
+                                unsure |= v - other < margin
                         else:
                             for lane in range(nlu):
                                 best[lane] = values[r0 + lane]
@@ -561,7 +558,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                             for lane in range(nlu):
                                 v = values[sc + lane]
                                 acc[lane] += pg * max(v, best[lane])
-                                unsure |= v - best[lane] < vmargin
+                                unsure |= v - best[lane] < margin
                         if ti < room:
                             plan[plan_base + ti * groups + g] = NO_PLAN if unsure else c
                     for lane in range(nlu):
@@ -632,3 +629,17 @@ def _take_block(
         ]
         largest = max(largest, abs(out[lane] - old))
     return largest
+
+
+def compiled_before() -> bool:
+    """Whether numba's disk cache holds the pass solver (then a solve loads it in a moment).
+
+    Best effort, for the words of the progress: numba still checks the cached code against
+    the source and recompiles when they differ.
+    """
+    try:
+        dispatcher: Any = solve_blocks  # numba's Dispatcher: its disk cache is not typed
+        index: str = dispatcher._cache._cache_file._index_path
+        return os.path.exists(index)
+    except (AttributeError, OSError):  # pragma: no cover - numba's internals moved
+        return False

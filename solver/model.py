@@ -59,9 +59,7 @@ ENDGAME_CODES = {Endgame.FIRST_TO_GOAL: 0, Endgame.FINAL_TURN: 1, Endgame.EQUAL_
 class KernelTables(NamedTuple):
     """Everything a turn solve reads that does not change during a solve (numba-friendly).
 
-    ``params`` packs the integers (see :data:`PARAM_NAMES`); the probabilities are float64
-    (the kernel accumulates in float64), the fill values come in the precision of the pass's
-    in-turn values (float32 or float64).
+    ``params`` packs the integers (see :data:`PARAM_NAMES`); every float is float64.
     """
 
     params: np.ndarray  # (len(PARAM_NAMES),) int64
@@ -73,7 +71,7 @@ class KernelTables(NamedTuple):
     farkle_prob: np.ndarray  # (7,) float64
     reach: np.ndarray  # (kinds, K) float64 R per fill kind (solver.endgame)
     single_plan: np.ndarray  # (G,) uint8 the keep plan of a row nothing certified: 0 or NO_PLAN
-    fill: np.ndarray  # (kinds, K, 6) float values past the exact cut
+    fill: np.ndarray  # (kinds, K, 6) float64 values past the exact cut
     p_min: float  # smallest farkle probability of a dice count that can farkle
 
 
@@ -210,8 +208,8 @@ class Model:
         top = max(self.nb + past_goal + self.nb, *self.bank_min)
         return (top + self.max_steps + 2) * 6
 
-    def kernel_tables(self, dtype: type = np.float64) -> KernelTables:
-        """The kernel's read-only inputs for a pass storing its in-turn values as ``dtype``."""
+    def kernel_tables(self) -> KernelTables:
+        """The kernel's read-only inputs."""
         opts = self.options
         params = np.zeros(len(PARAM_NAMES), dtype=np.int64)
         params[P_NB] = self.nb
@@ -236,7 +234,7 @@ class Model:
             # A group with one option is planned by nature (writable: the kernel reads it in
             # place of a row of the plan, which numba must type alike).
             single_plan=np.where(np.diff(opts.option_start) == 1, 0, NO_PLAN).astype(np.uint8),
-            fill=np.ascontiguousarray(self.final.fill, dtype=dtype),
+            fill=np.ascontiguousarray(self.final.fill, dtype=np.float64),
             p_min=float(self.final.p_min),
         )
 
@@ -312,7 +310,8 @@ def mirror_first(model: Model, states: np.ndarray) -> np.ndarray:
     """
     b, d, u, o, r = states[0], states[1], states[4], states[5], states[6]
     r2 = model.ns - 1 - r
-    return (b > d) | ((b == d) & ((u > o) | ((u == o) & (r > r2))))
+    above: np.ndarray = (b > d) | ((b == d) & ((u > o) | ((u == o) & (r > r2))))
+    return above
 
 
 def build_schedule(model: Model) -> Schedule:

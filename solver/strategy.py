@@ -191,7 +191,7 @@ class Strategy:
         self.w0.setflags(write=False)
         self._flat = self.w0.reshape(-1)
         self.info = info or SolveInfo()
-        self._tables: KernelTables = model.kernel_tables(np.float64)
+        self._tables: KernelTables = model.kernel_tables()
         self._turns: OrderedDict[tuple[int, ...], TurnValues] = OrderedDict()
         self._lock = threading.Lock()
 

@@ -15,9 +15,11 @@ its mirror read each other; solving the two halves in turn is a scalar iteration
 piecewise linear and increasing, so once the choices settle the iteration is affine and
 Aitken's extrapolation ``y* = y2 - (y2 - y1)^2 / (y2 - 2 y1 + y0)`` lands on its fixed point.
 A group is iterated (extrapolating every third step) until it changes no value by more than
-:data:`LAYER_TOLERANCE`; one such pass and one plain pass to confirm solve these rules (the
-plain passes of a Gauss-Seidel sweep took about 30, each shrinking the change about
-twofold, since a farkle bounces between a state and its mirror).
+:data:`LAYER_TOLERANCE`; on a cold start each group first takes, state by state, the value
+one step of the opponent's score up (solved in an earlier group where the groups are one
+score step apart), a far better guess than 0.5. One such pass and one plain pass to
+confirm solve these rules (the plain passes of a Gauss-Seidel sweep took about 30, each
+shrinking the change about twofold, since a farkle bounces between a state and its mirror).
 
 **Rules with a penalty** converge by passes, each shrinking the largest change about
 tenfold, because each pass carries the stale value behind one more three-farkle penalty:
@@ -45,9 +47,10 @@ and roll group the keep every lane prefers by ``M`` (:mod:`solver.kernel`); as l
 value the later passes read has moved by ``M / 2`` since, those choices cannot change, and
 the later passes skip the comparisons: the result is what the full computation gives
 (``max(roll, bank) = bank``), up to the order of a sum. Every skipping pass checks this
-afterwards from the largest drift of ``W0`` (values read in a pass are the values before or
-after it); if the check fails the pass is redone without skipping, so a residual is always
-that of a full pass. Once the changes are small every pass certifies for the next with a
+afterwards, block by block, from the drift of the values each block's turns read (values
+read in a pass are the values before or after it); where the check fails the certificates
+are dropped and the pass cannot end the solve, so a residual is always that of a pass whose
+every skip held. Once the changes are small every pass certifies for the next with a
 margin a few times its own change, keeping what still holds, so the margins shrink with the
 changes and ever more is skipped.
 
@@ -68,7 +71,16 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .kernel import CERT_HI, CERT_LO, CERT_ROOM, CERT_WIDTH, solve_blocks, turn_scratch
+from .estimate import COMPILE_SECONDS, PASS_SECONDS_PER_ROW, pass_costs, solve_work, warm_units
+from .kernel import (
+    CERT_HI,
+    CERT_LO,
+    CERT_ROOM,
+    CERT_WIDTH,
+    compiled_before,
+    solve_blocks,
+    turn_scratch,
+)
 from .model import LANES, NO_PLAN, Model, Schedule, build_schedule
 
 Progress = Callable[[float, str], None]
@@ -112,7 +124,7 @@ class SolveCancelled(Exception):
 class SolveResult:
     w0: np.ndarray  # model.shape float64
     passes: int  # full passes of the model
-    cheap_passes: float  # warm-start passes, counted at their size
+    cheap_passes: float  # the warm start's passes, counted at their size (in full passes)
     residual: float  # the largest change of the last full pass
     seconds: float
     history: tuple[float, ...]  # the largest change of every full pass, in order
@@ -151,6 +163,7 @@ class _Runner:
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
         self.work_done = np.cumsum(self.schedule.work) / float(self.schedule.work.sum())
         self.inner = 0  # layer iterations beyond the first, over the passes (a bench figure)
+        self.seed = False  # seed each layer group from the one above (see _layers)
         # What each block's turns read, recorded by every pass (see the kernel).
         self.tops = np.zeros(blocks, dtype=np.int64)
         self.bank_first = np.zeros((blocks, LANES), dtype=np.int64)
@@ -203,7 +216,8 @@ class _Runner:
         above = np.maximum.accumulate(column[:, ::-1], axis=1)[:, ::-1].reshape(-1)
         above = np.append(above, 0.0)  # index -1: no bank target below the goal
         lanes: np.ndarray = np.maximum(above[self.bank_first], delta[self.farkle])
-        return lanes.max(axis=1)
+        drift: np.ndarray = lanes.max(axis=1)
+        return drift
 
     def _requested(self, margin: float) -> np.ndarray:
         """Each block's margin for the certificates this pass makes (``margin`` at most).
@@ -337,7 +351,14 @@ class _Runner:
         k0, k1 = int(sch.group_start[j]), int(sch.group_start[j + 1])
         states = np.unique(sch.block_flat[sch.batch_start[k0] : sch.batch_start[k1]])
         start = w0_flat[states].copy()
-        seen = [start]
+        if self.seed:
+            # A cold start: the state one step of the opponent's score up, in the group
+            # solved just before, is a far better first guess than 0.5.
+            stride = self.model.strides[1]
+            up = states + stride
+            above = (states // stride) % self.model.nb < self.model.nb - 1
+            w0_flat[states[above]] = w0_flat[up[above]]
+        seen = [w0_flat[states].copy()]
         none = np.zeros(sch.blocks)
         for _ in range(LAYER_ITERATIONS):
             for k in range(k0, k1):
@@ -448,68 +469,68 @@ class _Anderson:
 class _Clock:
     """Progress as a share of predicted time, so that the estimated time left holds steady.
 
-    Every pass is one of a few kinds (a warm-start pass, a float32 pass, a certifying one, a
-    float64 one) whose cost is measured the first time it runs and predicted before that from
-    the work it does (the kernel's option checks, in float32 about 0.6 of a float64 pass). The
-    passes still to come are predicted from the convergence so far (each pass shrinks the
-    largest change about tenfold; :func:`_passes_to`). The share shown is
-    ``elapsed / (elapsed + predicted time left)`` and never goes back.
+    Every piece of the solve is predicted before it starts, in *full passes* (a pass that
+    computes every cell): the warm start, then each pass by what it costs
+    (:func:`solver.estimate.pass_costs`: the later passes skip most cells). A full pass takes
+    ``PASS_SECONDS_PER_ROW x solve_work`` seconds on the reference machine; this machine's
+    speed against it is measured on the pieces done so far (before the first, from how long
+    the compile took against COMPILE_SECONDS), and the passes still to come are predicted from
+    the convergence once the first ones are done. The share shown is
+    ``elapsed / (elapsed + speed x predicted seconds left)`` and never goes back.
     """
 
-    #: Cost of a pass kind relative to a full pass, until one is measured.
-    PRIOR = {"warm": 1.0, "full": 1.0}
-
-    def __init__(self, progress: Progress | None, plain_share: float) -> None:
+    def __init__(self, progress: Progress | None, model: Model) -> None:
         self.progress = progress
+        self.model = model
         self.started = time.perf_counter()
-        self.cost: dict[str, float] = {}
+        self.unit = PASS_SECONDS_PER_ROW * solve_work(model)  # a full pass, reference machine
+        self.speed = 1.0
+        self.done_predicted = 0.0
+        self.done_seconds = 0.0
+        self.ahead: list[float] = []  # full passes of each piece still to come, current first
         self.shown = 0.0
-        self.plain_share = plain_share  # warm-start passes do this share of a full pass's work
-        self.remaining: dict[str, float] = {}
+        self.began = self.started
 
-    def unit(self) -> float:
-        """Seconds of a full float64 pass, from whatever has been measured."""
-        for kind, seconds in self.cost.items():
-            scale = self.PRIOR[kind] * (self.plain_share if kind == "warm" else 1.0)
-            return seconds / scale
-        return 1.0
+    def compiled(self, seconds: float) -> None:
+        """The compile took ``seconds``: a first measure of this machine's speed."""
+        if seconds > 0.25 * COMPILE_SECONDS:  # compiled, not loaded from numba's cache
+            self.speed = seconds / COMPILE_SECONDS
 
-    def seconds(self, kind: str) -> float:
-        if kind in self.cost:
-            return self.cost[kind]
-        scale = self.PRIOR[kind] * (self.plain_share if kind == "warm" else 1.0)
-        return scale * self.unit()
+    def plan(self, pieces: list[float]) -> None:
+        """The pieces still to come (the current one first), in full passes."""
+        self.ahead = list(pieces)
+        self.began = time.perf_counter()
 
-    def plan(self, **passes: float) -> None:
-        """Predict the passes still to come, by kind."""
-        self.remaining = dict(passes)
+    def finished(self) -> None:
+        """The current piece is done: measure the speed on everything done so far."""
+        now = time.perf_counter()
+        self.done_predicted += self.ahead.pop(0) * self.unit
+        self.done_seconds += now - self.began
+        self.began = now
+        self.speed = self.done_seconds / self.done_predicted
 
-    def measured(self, kind: str, seconds: float) -> None:
-        self.cost[kind] = seconds if kind not in self.cost else 0.5 * (self.cost[kind] + seconds)
-
-    def report(self, kind: str, within: float, stage: str) -> None:
-        """Report ``within`` (0-1) of the pass of ``kind`` now running."""
+    def report(self, within: float, stage: str) -> None:
+        """Report ``within`` (0-1) of the current piece done."""
         elapsed = time.perf_counter() - self.started
-        left = sum(n * self.seconds(k) for k, n in self.remaining.items())
-        left = max(left - within * self.seconds(kind), 0.0)
+        left = (sum(self.ahead) - within * (self.ahead[0] if self.ahead else 0.0)) * self.unit
+        left = max(left, 0.0) * self.speed
         fraction = elapsed / (elapsed + left) if elapsed + left > 0 else 0.0
         self.shown = max(self.shown, min(0.99, fraction))
         if self.progress is not None:
             self.progress(self.shown, stage)
 
 
-def _passes_to(target: float, history: list[float], first: float, rate: float = 0.1) -> int:
-    """Passes until the largest change is below ``target``, from the changes so far.
-
-    The observed rate of the last two passes when there are two (never faster than 1/30 or
-    slower than 0.9), else ``rate``; ``first``: the expected change of the first pass.
+def _passes_left(tolerance: float, history: list[float]) -> int | None:
+    """Passes still to come once the first ones have settled the choices, from the changes
+    so far (the rate of the last two, never faster than 1/50 or slower than 1/3); None before.
     """
-    last = history[-1] if history else first
-    if len(history) >= 2 and history[-1] > 0 and history[-2] > 0:
-        rate = min(0.9, max(1 / 30, history[-1] / history[-2]))
-    if last <= target:
+    if len(history) < 2 or history[-1] > KEEPS_AT:
+        return None
+    last = history[-1]
+    if last <= tolerance:
         return 1
-    return max(1, math.ceil(math.log(target / last) / math.log(rate)))
+    rate = min(1 / 3, max(1 / 50, history[-1] / history[-2]))
+    return max(1, math.ceil(math.log(tolerance / last) / math.log(rate)))
 
 
 def compile_kernels(model: Model, schedule: Schedule) -> float:
@@ -545,39 +566,50 @@ def value_iteration(
     threads = default_threads() if threads is None else threads
     started = time.perf_counter()
     if progress is not None:
-        progress(0.0, "preparing the solver (compiled once for this machine)")
+        progress(
+            0.0,
+            "loading the solver"
+            if compiled_before()
+            else "compiling the solver (once for this machine)",
+        )
     schedule = build_schedule(model)
-    compile_kernels(model, schedule)
+    clock = _Clock(progress, model)
+    clock.compiled(compile_kernels(model, schedule))
     plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
-    clock = _Clock(progress, plain.start_states / model.start_states)
     history: list[float] = []
     warm: list[float] = []
     mirrored = schedule.mirrored
 
-    def run(runner: _Runner, flat: np.ndarray, kind: str, stage: str, **how: float | bool) -> float:
+    def run(
+        runner: _Runner,
+        flat: np.ndarray,
+        stage: str,
+        certify: float = 0.0,
+        keeps: bool = True,
+        layers: float = 0.0,
+    ) -> float:
         if len(history) + len(warm) >= max_passes:
             raise RuntimeError(f"value iteration did not converge in {max_passes} passes")
-        began = time.perf_counter()
-        change = runner.sweep(flat, lambda x: clock.report(kind, x, stage), cancel, **how)
-        clock.measured(kind, time.perf_counter() - began)
-        clock.remaining[kind] = max(0.0, clock.remaining.get(kind, 1.0) - 1.0)
+        change = runner.sweep(
+            flat, lambda x: clock.report(x, stage), cancel, certify, keeps, layers
+        )
+        clock.finished()
         return change
 
-    def predict(first: float) -> int:
-        return 2 if mirrored else _passes_to(tolerance, history, first) + 1
-
+    passes = pass_costs(model)
     if initial is not None:
+        clock.plan(passes)
         x = np.ascontiguousarray(initial, dtype=np.float64).reshape(-1).copy()
     elif model.nf > 1:
-        clock.plan(warm=1, full=predict(5e-2))
+        clock.plan([warm_units(model), *passes])
         runner = _Runner(plain, threads)
+        runner.seed = True
         try:
             flat = np.full(plain.start_states, 0.5)
             warm.append(
                 run(
                     runner,
                     flat,
-                    "warm",
                     "warm start: the game without the farkle penalty",
                     layers=WARM_TOLERANCE,
                 )
@@ -586,7 +618,7 @@ def value_iteration(
             runner.close()
         x = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()
     else:
-        clock.plan(full=predict(0.5))
+        clock.plan(passes)
         x = np.full(model.start_states, 0.5)
     runner = _Runner(model, threads, schedule)
     mixer = _Anderson()
@@ -597,17 +629,22 @@ def value_iteration(
             gx = x.copy()
             skipped.append(runner.skipped_share())
             if mirrored:
-                run(runner, gx, "full", stage, layers=LAYER_TOLERANCE)
+                runner.seed = initial is None and not history  # a cold first pass
+                run(runner, gx, stage, layers=LAYER_TOLERANCE)
             else:
                 # The first pass records what each turn reads; from the second on every pass
                 # certifies for the next (see _Runner.sweep).
                 last = history[-1] if history else math.inf
                 certify = min(FIRST_MARGIN, CERTIFY_FACTOR * last) if history else 0.0
-                run(runner, gx, "full", stage, certify=certify, keeps=last <= KEEPS_AT)
+                run(runner, gx, stage, certify=certify, keeps=last <= KEEPS_AT)
             history.append(float(np.abs(gx - x).max()))
             if history[-1] <= tolerance and runner.exact:
                 break
-            clock.remaining["full"] = predict(5e-2)
+            left = 1 if mirrored else _passes_left(tolerance, history)
+            if left is not None:
+                clock.plan(pass_costs(model, len(history) + left)[len(history) :])
+            elif not clock.ahead:
+                clock.plan(pass_costs(model, len(history) + 1)[len(history) :])
             x = gx if mirrored or len(history) <= PLAIN_PASSES else mixer.next_point(x, gx)
     finally:
         runner.close()
@@ -616,7 +653,7 @@ def value_iteration(
     return SolveResult(
         w0=gx.reshape(model.shape),
         passes=len(history),
-        cheap_passes=len(warm) * clock.plain_share,
+        cheap_passes=len(warm) * plain.start_states / model.start_states,
         residual=history[-1],
         seconds=time.perf_counter() - started,
         history=tuple(history),

@@ -13,7 +13,6 @@ from optimal_farkle.engine.game import Bank, Player, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, GameSession, save_record
 from optimal_farkle.solver.analysis import (
     THRESHOLDS,
-    AnalysisError,
     analyse,
     history,
     mark_of,
@@ -173,8 +172,7 @@ def test_unreadable_and_tampered_records_are_reported(tmp_path: Path, capsys, st
         err = capsys.readouterr().err
         assert "farkle: error:" in err and words in err, err
     three = GameRecord(SMALL, (Player("A"), Player("B"), Player("C")))
-    with pytest.raises(AnalysisError, match="two-player"):
-        analyse(three, strategy)
+    assert not analyse(three, strategy).exact  # a larger table: judged by the approximation
 
 
 def test_history_counts_games_win_rates_best_turns_and_the_loss_trend(strategy) -> None:  # type: ignore[no-untyped-def]

@@ -39,7 +39,7 @@ def passes(name: str, certify: bool, count: int = 6) -> list[np.ndarray]:
     seen = []
     try:
         change = max(runner.sweep(flat) for _ in range(3))
-        for k in range(count):
+        for _ in range(count):
             margin = min(FIRST_MARGIN, CERTIFY_FACTOR * change) if certify else 0.0
             change = runner.sweep(flat, certify=margin)
             assert runner.exact

@@ -40,7 +40,7 @@ from optimal_farkle.engine.rules import load_rules, load_rules_text, preset_path
 from optimal_farkle.engine.text import text_problem
 from optimal_farkle.solver.players import make_player
 from optimal_farkle.tui.cli import COMMANDS, main
-from optimal_farkle.tui.storage import FIRST_CHOICES, MAX_PACE, MIN_PACE, Settings, Storage
+from optimal_farkle.tui.storage import MAX_PACE, MIN_PACE, ORDER_CHOICES, Settings, Storage
 
 SLOW = bool(os.environ.get("FARKLE_SLOW"))
 EXAMPLES = int(os.environ.get("FARKLE_FUZZ_EXAMPLES", "2000" if SLOW else "100"))
@@ -353,9 +353,12 @@ def test_settings(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None
     storage.settings_path.write_bytes(data)
     settings_ = within(HANG, storage.load_settings)  # lenient: never raises
     assert isinstance(settings_, Settings)
-    for value in (settings_.player_name, settings_.rules, settings_.opponent, settings_.theme):
+    seats = settings_.seats
+    texts = [settings_.player_name, settings_.rules, settings_.theme]
+    for value in texts + [s.kind for s in seats] + [s.name for s in seats]:
         assert text_problem(value) is None
-    assert settings_.player_name.strip() and settings_.first in FIRST_CHOICES
+    assert settings_.player_name.strip() and settings_.first in ORDER_CHOICES
+    assert len(seats) == 6 and 2 <= settings_.players <= 6
     assert MIN_PACE <= settings_.ai_pace <= MAX_PACE
     unreadable = bool(storage.settings_error)
     if unreadable:

@@ -155,7 +155,7 @@ def test_new_game_asks_before_replacing_the_unfinished_game_and_back_keeps_it() 
             await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
             assert app.services.storage.load_current() is not None
             assert app.services.storage.finished_games() == []
-            app.screen.query_one("#opponent", Select).value = HUMAN
+            app.screen.query_one("#seat-2-kind", Select).value = HUMAN
             await pilot.pause()
             await click_when_ready(pilot, "#start")
             await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen | GameScreen))
@@ -379,9 +379,9 @@ def test_the_hot_seat_second_name_is_remembered() -> None:
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
             setup = app.screen
-            setup.query_one("#opponent", Select).value = HUMAN
+            setup.query_one("#seat-2-kind", Select).value = HUMAN
             await pilot.pause()
-            setup.query_one("#opponent-name", Input).value = "Zoe"
+            setup.query_one("#seat-2-name", Input).value = "Zoe"
             setup.action_start()  # type: ignore[attr-defined]
             await wait_for(pilot, lambda: not isinstance(app.screen, SetupScreen))
         again = app_for_tests(supports=no_solver)
@@ -389,7 +389,7 @@ def test_the_hot_seat_second_name_is_remembered() -> None:
             await wait_for(pilot, lambda: isinstance(again.screen, StartScreen))
             await pilot.press("n")
             await wait_for(pilot, lambda: isinstance(again.screen, SetupScreen))
-            assert again.screen.query_one("#opponent-name", Input).value == "Zoe"
+            assert again.screen.query_one("#seat-2-name", Input).value == "Zoe"
 
     run(body())
 

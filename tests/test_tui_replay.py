@@ -82,7 +82,8 @@ def test_replays_list_open_and_step_both_ways_with_the_analysis_panel() -> None:
                 assert screen.query_one(DiceRow).view.faces == state.roll
             await pilot.press("end")
             assert screen.position == screen.last and screen.states[-1].is_over
-            assert "Game summary" in text_of(screen.query_one("#replay-analysis", Static))
+            panel = screen.query_one("#replay-analysis", Static)
+            assert panel.border_title == "Game summary" and "Moves" in text_of(panel)
             await pilot.press("home")
             assert screen.position == 0
             await pilot.press("n")
@@ -142,7 +143,7 @@ def test_a_hot_seat_game_from_the_setup_screen() -> None:
             await pilot.press("n")
             await wait_for(pilot, lambda: type(app.screen).__name__ == "SetupScreen")
             await pilot.pause()
-            app.screen.query_one("#opponent", Select).value = HUMAN
+            app.screen.query_one("#seat-2-kind", Select).value = HUMAN
             await pilot.pause()
             app.screen.action_start()  # type: ignore[attr-defined]
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))

@@ -72,9 +72,9 @@ def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_
             await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
             await pilot.pause()
             setup = app.screen
-            name = setup.query_one("#name", Input)
+            name = setup.query_one("#seat-1-name", Input)
             assert name.value == default_player_name() and name.value.strip()
-            opponents = setup.query_one("#opponent", Select)
+            opponents = setup.query_one("#seat-2-kind", Select)
             assert opponents.value == "optimal"
             # A broken rules file: the reason is shown inline and the game does not start.
             bad = tmp_path / "bad.toml"
@@ -85,19 +85,19 @@ def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_
             # Fix it: the given small-goal rules, a hot-seat opponent, me first.
             setup.query_one("#rules", Select).value = "__given__"
             opponents.value = HUMAN
-            setup.query_one("#first", Select).value = "me"
+            setup.query_one("#order", Select).value = "1"
             name.value = "Zed"
             await pilot.pause()
-            assert setup.query_one("#opponent-name-row").display
+            assert setup.query_one("#seat-2-name", Input).value == "Player 2"
             # A head start that is not a multiple of 50 is refused inline; a good one is used.
-            await refused(pilot, setup, "#head-them", "75", "#head-info", "multiple of 50")
-            await refused(pilot, setup, "#head-me", "-50", "#head-info", "cannot be negative")
-            await refused(pilot, setup, "#head-me", "10000", "#head-info", "strictly between")
-            setup.query_one("#head-me", Input).value = "0"
-            setup.query_one("#head-them", Input).value = "500"
+            await refused(pilot, setup, "#seat-2-head", "75", "#seats-info", "multiple of 50")
+            await refused(pilot, setup, "#seat-1-head", "-50", "#seats-info", "cannot be negative")
+            await refused(pilot, setup, "#seat-1-head", "10000", "#seats-info", "strictly between")
+            setup.query_one("#seat-1-head", Input).value = "0"
+            setup.query_one("#seat-2-head", Input).value = "500"
             await pilot.pause()
-            head = setup.query_one("#head-info", Static)
-            assert not head.has_class("-error") and "the opponent with 500" in text_of(head)
+            head = setup.query_one("#seats-info", Static)
+            assert not head.has_class("-error") and "Head start: Player 2 500" in text_of(head)
             await click_when_ready(pilot, "#start")
             await wait_for(pilot, lambda: isinstance(app.screen, (SolveScreen, GameScreen)))
             if isinstance(app.screen, SolveScreen):
@@ -109,7 +109,11 @@ def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_
             assert [s.score for s in state.standings] == [0, 500]
             assert "Head start: Player 2 500" in app.screen.query_one(MoveLog).lines_written
             settings = app.services.storage.load_settings()
-            assert (settings.player_name, settings.opponent, settings.first) == ("Zed", HUMAN, "me")
+            assert (settings.player_name, settings.seats[1].kind, settings.first) == (
+                "Zed",
+                HUMAN,
+                "1",
+            )
 
     run(body())
 
@@ -270,10 +274,10 @@ def test_setup_can_seat_two_computers_to_watch() -> None:
             await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
             setup = app.screen
             setup.query_one("#rules", Select).value = "__given__"
-            setup.query_one("#me", Select).value = "cautious"
-            setup.query_one("#opponent", Select).value = "coach"
+            setup.query_one("#seat-1-kind", Select).value = "cautious"
+            setup.query_one("#seat-2-kind", Select).value = "coach"
             await pilot.pause()
-            assert not setup.query_one("#name", Input).display
+            assert setup.query_one("#seat-1-name", Input).value == "Cautious"
             await pilot.press("ctrl+s")
             await wait_for(
                 pilot,
@@ -286,6 +290,6 @@ def test_setup_can_seat_two_computers_to_watch() -> None:
             state = app.screen.state  # type: ignore[attr-defined]
             assert [p.kind for p in state.players] == ["cautious", "coach"]
             await wait_for(pilot, lambda: type(app.screen).__name__ == "GameOverScreen", timeout=60)
-            assert app.services.storage.load_settings().seat == "cautious"
+            assert app.services.storage.load_settings().seats[0].kind == "cautious"
 
     run(body())

@@ -52,7 +52,7 @@ def strategy() -> Any:
 
 
 def app(rolls: list[tuple[int, ...]] = ROLLS) -> FarkleApp:
-    Storage().save_settings(Settings(player_name="Ann", opponent="optimal"))
+    Storage().save_settings(Settings(player_name="Ann"))
     return make_app(dice=ScriptedDice(rolls), rules=RULES, pace=0.0, animate=False, farkle_hold=0)
 
 
@@ -136,5 +136,32 @@ def test_replay_screen(snap_compare: Any, strategy: Any) -> None:
         screen = pilot.app.screen
         await wait_for(pilot, lambda: screen.analysis is not None)  # type: ignore[attr-defined]
         await pilot.press("right", "right")
+
+    assert snap_compare(app(), run_before=before)
+
+
+#: A table of six: two people and four computers, two with a head start.
+SIX = (
+    Player("Ann", HUMAN),
+    Player("Bob", HUMAN),
+    Player("Strong", "optimal"),
+    Player("Max Score", "max-score"),
+    Player("Cautious", "cautious"),
+    Player("Coach", "coach"),
+)
+
+
+def test_six_player_game_screen_with_hints(snap_compare: Any, strategy: Any) -> None:
+    """Six players at 80x24: every score, the dice, the tray and the hints in view."""
+
+    async def before(pilot: Pilot[Any]) -> None:
+        farkle: Any = pilot.app
+        await wait_for(pilot, lambda: isinstance(farkle.screen, StartScreen))
+        farkle.begin(GameSetup(RULES, SIX, 0, (0, 100, 0, 0, 0, 50)))
+        await wait_for(pilot, lambda: isinstance(farkle.screen, GameScreen), timeout=120)
+        screen = farkle.screen
+        await pilot.press("r", "1", "h")
+        panel = screen.query_one(HintsPanel)
+        await wait_for(pilot, lambda: panel.hints is not None)
 
     assert snap_compare(app(), run_before=before)

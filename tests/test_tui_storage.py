@@ -10,7 +10,14 @@ from tui_support import RULES
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Bank, Player, Roll, SetAside
 from optimal_farkle.engine.record import GameSession
-from optimal_farkle.tui.storage import Settings, Storage, data_dir, default_player_name
+from optimal_farkle.tui.storage import (
+    SeatChoice,
+    Settings,
+    Storage,
+    data_dir,
+    default_player_name,
+    default_seats,
+)
 
 
 def _session() -> GameSession:
@@ -26,7 +33,11 @@ def test_data_dir_prefers_the_environment(tmp_path: Path, monkeypatch) -> None:
 def test_settings_round_trip_and_fall_back(tmp_path: Path) -> None:
     storage = Storage(tmp_path)
     assert storage.load_settings() == Settings()
-    settings = Settings(player_name="Zoe", opponent="human", rules="zilch", first="me", ai_pace=0.3)
+    seats = default_seats()
+    seats[1] = SeatChoice("human", "Bob", 500)
+    settings = Settings(
+        player_name="Zoe", players=4, seats=seats, rules="zilch", first="shuffle", ai_pace=0.3
+    )
     storage.save_settings(settings)
     assert storage.load_settings() == settings
     storage.settings_path.write_text(
@@ -37,6 +48,28 @@ def test_settings_round_trip_and_fall_back(tmp_path: Path) -> None:
     assert loaded.first == "random" and loaded.ai_pace == Settings().ai_pace
     storage.settings_path.write_text("{not json")
     assert storage.load_settings() == Settings()
+
+
+def test_settings_of_the_two_seat_setup_are_read_as_its_two_seats(tmp_path: Path) -> None:
+    """A settings file from before the table of 2-6 seats keeps the choices it remembered."""
+    storage = Storage(tmp_path)
+    old = {"player_name": "Zoe", "seat": "human", "opponent": "human", "opponent_name": "Bob"}
+    storage.settings_path.write_text(json.dumps({**old, "first": "opponent", "rules": "zilch"}))
+    settings = storage.load_settings()
+    assert settings.players == 2 and settings.first == "2" and settings.rules == "zilch"
+    assert settings.seats[:2] == [SeatChoice("human", ""), SeatChoice("human", "Bob")]
+    assert settings.player_name == "Zoe"
+    storage.settings_path.write_text(json.dumps({"seat": "coach", "first": "me"}))
+    settings = storage.load_settings()
+    assert settings.seats[0].kind == "coach" and settings.first == "1"
+    # Seats that cannot be used fall back one by one; a count outside 2-6 is clamped.
+    bad = [{"kind": "\u001b[2J", "name": "x" * 99, "head_start": -50}, "seat", {"name": "Cy"}]
+    storage.settings_path.write_text(json.dumps({"seats": bad, "players": 9}))
+    settings = storage.load_settings()
+    assert settings.players == 6 and len(settings.seats) == 6
+    assert settings.seats[0] == SeatChoice("human", "x" * 24, 0)
+    assert settings.seats[1] == default_seats()[1]
+    assert settings.seats[2] == SeatChoice(default_seats()[2].kind, "Cy", 0)
 
 
 def test_unfinished_game_is_saved_and_read_back(tmp_path: Path) -> None:

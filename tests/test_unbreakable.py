@@ -105,11 +105,11 @@ def test_markup_names_play_quit_restart_replays_and_statistics(tmp_path: Path) -
         async with app.run_test(size=SIZE) as pilot:
             setup = await open_setup(pilot)
             setup.query_one("#rules", Select).value = "__given__"
-            setup.query_one("#opponent", Select).value = HUMAN
+            setup.query_one("#seat-2-kind", Select).value = HUMAN
             await pilot.pause()
-            setup.query_one("#name", Input).value = me
-            setup.query_one("#opponent-name", Input).value = other
-            setup.query_one("#first", Select).value = "me"
+            setup.query_one("#seat-1-name", Input).value = me
+            setup.query_one("#seat-2-name", Input).value = other
+            setup.query_one("#order", Select).value = "1"
             await pilot.pause()
             await pilot.press("ctrl+s")
             await click_when_ready(pilot, "#play-without")
@@ -212,11 +212,11 @@ def test_names_with_terminal_controls_are_refused_everywhere(
         app = app_for_tests(supports=no_solver)
         async with app.run_test(size=SIZE) as pilot:
             setup = await open_setup(pilot)
-            setup.query_one("#name", Input).value = ESC
+            setup.query_one("#seat-1-name", Input).value = ESC
             await pilot.pause()
             await pilot.press("ctrl+s")
             await pilot.pause()
-            info = setup.query_one("#name-info", Static)
+            info = setup.query_one("#seats-info", Static)
             assert info.display and "control character" in text_of(info)
             assert app.screen is setup
 

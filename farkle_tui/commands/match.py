@@ -1,10 +1,14 @@
-"""``farkle match``: how often one computer player beats another, exactly or by simulation.
+"""``farkle match``: how often computer players beat each other, exactly or by simulation.
 
-``--exact`` (the default) evaluates both players' fixed policies over the solver's state
-space (:mod:`solver.match`): no sampling, exact to 1e-12. For small goals it takes a
-moment; for the full 10,000-point game the optimal player's 562,500 turns take a few
+Two players: ``--exact`` (the default) evaluates both players' fixed policies over the
+solver's state space (:mod:`solver.match`): no sampling, exact to 1e-12. For small goals it
+takes a moment; for the full 10,000-point game the optimal player's 562,500 turns take a few
 minutes, and the command says so before it starts. ``--games N`` plays N real games with the
 engine instead (half with each player first) and reports standard errors.
+
+Three to six players (:mod:`solver.tablematch`): ``--exact`` (the default) for three of
+``optimal`` (the exact 3-player optimum) and ``strong`` (the approximation) where the exact
+3-player solve exists; ``--games N`` for any players, each seat first in turn.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ if TYPE_CHECKING:
     from optimal_farkle.solver.strategy import Strategy
 
 DEFAULT_SEED = 1
+#: The most players at one table.
+MAX_PLAYERS = 6
 #: Above this many start states an exact evaluation with the optimal player takes minutes.
 SLOW_STATES = 100_000
 #: The most games --games simulates: a bound, so a mistyped number cannot start work without end.
@@ -53,8 +59,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--players",
         required=True,
-        metavar="A,B",
-        help="two computer players, e.g. optimal,max-score (see the error for the list)",
+        metavar="A,B[,C...]",
+        help="two to six computer players, e.g. optimal,max-score or optimal,strong,optimal "
+        "(see the error for the list)",
     )
     how = parser.add_mutually_exclusive_group()
     how.add_argument(
@@ -71,11 +78,11 @@ def register(subparsers: Any) -> None:
     add_floor(parser)
     parser.add_argument(
         "--start-scores",
-        default="0,0",
+        default=None,
         metavar="A,B",
-        help="head starts (komi) of A and B, multiples of 50 below the goal and not below the "
-        "model's floor (0 for rules without a farkle penalty); the same range for --exact and "
-        "--games (default 0,0)",
+        help="head starts (komi), one per player, multiples of 50 below the goal and not below "
+        "the model's floor (0 for rules without a farkle penalty); the same range for --exact "
+        "and --games (default 0 for everyone)",
     )
     parser.set_defaults(run=run)
 
@@ -87,8 +94,24 @@ def parse_pair(text: str, what: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
+def parse_players(text: str) -> list[str]:
+    """The ids of ``--players``: two to six, separated by commas."""
+    parts = [p.strip() for p in text.split(",")]
+    if not 2 <= len(parts) <= MAX_PLAYERS or not all(parts):
+        fail(f"--players takes two to {MAX_PLAYERS} players separated by commas, got {text!r}")
+    return parts
+
+
 def run(args: argparse.Namespace) -> int:
     """Validate, get the strategy if the optimal player plays, evaluate, print."""
+    ids = parse_players(args.players)
+    if len(ids) > 2:
+        return run_table(args, ids)
+    return run_pair(args)
+
+
+def run_pair(args: argparse.Namespace) -> int:
+    """Two players (:mod:`solver.match`)."""
     from optimal_farkle.solver.match import OPTIMAL, MatchError, exact_players
     from optimal_farkle.solver.players import ai_players
 
@@ -123,6 +146,18 @@ def run(args: argparse.Namespace) -> int:
             odds = _exact(rules, a, b, strategy, floor, start)
     except (MatchError, FarkleError, ValueError) as exc:
         fail(str(exc))
+    return _report(args, odds, rules, start, simulate, print_odds)
+
+
+def _report(
+    args: argparse.Namespace,
+    odds: Any,
+    rules: Rules,
+    start: tuple[int, ...],
+    simulate: bool,
+    printer: Any,
+) -> int:
+    """``--json``'s object (the odds, the rules, the start scores, the seed) or ``printer``'s table."""
     if args.json:
         data = odds.to_json()
         data["rules"] = rules.name
@@ -131,11 +166,11 @@ def run(args: argparse.Namespace) -> int:
             data["seed"] = args.seed
         emit_json(data)
     else:
-        print_odds(odds, rules, start, args.seed if simulate else None)
+        printer(odds, rules, start, args.seed if simulate else None)
     return 0
 
 
-def check_start(rules: Rules, floor: int, text: str) -> tuple[int, int]:
+def check_start(rules: Rules, floor: int, text: str | None) -> tuple[int, int]:
     """The head starts of ``--start-scores A,B``: one range whatever the method.
 
     Multiples of 50 below the goal, and not below the floor of the solver's model of these
@@ -144,7 +179,7 @@ def check_start(rules: Rules, floor: int, text: str) -> tuple[int, int]:
     """
     from optimal_farkle.solver.model import unsupported
 
-    mine, theirs = parse_pair(text, "--start-scores")
+    mine, theirs = parse_pair(text or "0,0", "--start-scores")
     try:
         start = (int(mine), int(theirs))
     except ValueError:
@@ -261,3 +296,150 @@ def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int 
         pm = "" if exact or se is None else f" ± {100 * se:.2f}"
         table.add_row(label, f"{100 * p:.4f}%{pm}", f"{100 * (1 - p):.4f}%{pm}")
     console.print(table)
+
+
+# -- three to six players ---------------------------------------------------------------------------
+def run_table(args: argparse.Namespace, ids: list[str]) -> int:
+    """Three to six players (:mod:`solver.tablematch`)."""
+    from optimal_farkle.solver.match import MatchError
+    from optimal_farkle.solver.players import needs_strategy, table_player_ids
+    from optimal_farkle.solver.tablematch import TABLE_EXACT
+
+    known = table_player_ids()
+    for pid in ids:
+        if pid not in known:
+            fail(f"unknown player {pid!r}; the players are: {', '.join(known)}")
+    rules = rules_from_args(args)
+    check_floor(args.floor)
+    start = check_table_start(rules, args.floor, args.start_scores, len(ids))
+    simulate = args.games is not None
+    if simulate and not len(ids) <= args.games <= MAX_GAMES:
+        fail(f"--games must be from {len(ids)} to {MAX_GAMES:,}, got {args.games:,}")
+    exact = None
+    if not simulate:
+        if len(ids) != 3:
+            fail(
+                f"the exact odds exist for three players, not {len(ids)}; use --games N to simulate"
+            )
+        for pid in ids:
+            if pid not in TABLE_EXACT:
+                fail(
+                    f"{pid!r} has no exact evaluation at a table of three (the exact one models "
+                    f"{', '.join(TABLE_EXACT)}); use --games N to simulate it"
+                )
+        exact = obtain_exact_table(rules, args.floor, args.cache_dir, args.allow_long)
+    elif len(ids) == 3:
+        from optimal_farkle.solver.table import load_exact_table
+
+        exact = load_exact_table(rules, 3, args.cache_dir)
+    strategy = None
+    if any(needs_strategy(p) for p in ids) and (simulate or "strong" in ids):
+        strategy, _loaded = obtain_strategy(
+            rules, args.floor, args.cache_dir, allow_long=args.allow_long
+        )
+    try:
+        if simulate:
+            odds = _simulate_table(rules, ids, args.games, args.seed, strategy, exact, start)
+        else:
+            from optimal_farkle.solver.tablematch import table_exact_odds
+
+            with ProgressBar("exact odds") as update:
+                odds = table_exact_odds(rules, ids, exact, strategy, start, progress=update)
+    except (MatchError, FarkleError, ValueError) as exc:
+        fail(str(exc))
+    return _report(args, odds, rules, start, simulate, print_table_odds)
+
+
+def check_table_start(rules: Rules, floor: int, text: str | None, players: int) -> tuple[int, ...]:
+    """One head start per player (default 0), in the range of :func:`check_start`."""
+    if text is None:
+        return (0,) * players
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != players:
+        fail(f"--start-scores takes one score per player ({players}), got {text!r}")
+    try:
+        start = tuple(int(p) for p in parts)
+    except ValueError:
+        fail(f"--start-scores takes whole numbers, got {text!r}")
+    names = [f"--start-scores {chr(65 + i)}" for i in range(players)]
+    model = model_of(rules, floor)
+    for name, value in zip(names, start):
+        check_score(name, value, model, low=max(model.floor, STEP - rules.goal))
+    return start
+
+
+def obtain_exact_table(rules: Rules, floor: int, cache_dir: Any, allow_long: bool) -> Any:
+    """The exact 3-player solve: from the cache, or solved here with a progress bar."""
+    from optimal_farkle.solver.table import exact_table_supported, load_exact_table
+    from optimal_farkle.solver.table3 import solve_exact_table, table_estimate
+
+    reason = exact_table_supported(rules, 3)
+    if reason is not None:
+        fail(f"no exact 3-player solve for {rules.name}: {reason}; use --games N to simulate")
+    cached = load_exact_table(rules, 3, cache_dir)
+    if cached is not None:
+        return cached
+    check_work(table_estimate(rules, 3, floor), allow_long)
+    print(
+        f"Computing the exact 3-player strategy for {rules.display_name} once; it is cached "
+        "for every later run.",
+        file=sys.stderr,
+    )
+    with ProgressBar("solving") as update:
+        return solve_exact_table(rules, 3, progress=update, cache_dir=cache_dir, floor=floor)
+
+
+def _simulate_table(
+    rules: Rules,
+    ids: list[str],
+    games: int,
+    seed: int,
+    strategy: Strategy | None,
+    exact: Any,
+    start: tuple[int, ...],
+) -> Any:
+    from optimal_farkle.solver.players import make_player
+    from optimal_farkle.solver.tablematch import table_simulate_odds
+
+    def make(pid: str, r: Rules, n: int) -> Any:
+        return make_player(pid, r, strategy, players=n, exact=exact)
+
+    with ProgressBar("simulating") as update:
+        return table_simulate_odds(
+            rules, ids, games, seed, make, start, update, exact_available=exact is not None
+        )
+
+
+def print_table_odds(odds: Any, rules: Rules, start: tuple[int, ...], seed: int | None) -> None:
+    """Every player's chance with each of them first and with a random first mover."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(highlight=False)
+    names = [f"{chr(65 + i)} ({pid})" for i, pid in enumerate(odds.players)]
+    if odds.method == "exact":
+        how = f"exact (policy evaluation, {odds.seconds:.1f} s)"
+    else:
+        how = f"simulation of {odds.games:,} games, seed {seed} ({odds.seconds:.1f} s)"
+    komi = f", head starts {' / '.join(f'{s:,}' for s in start)}" if any(start) else ""
+    table = Table(
+        title=f"{', '.join(names)}: {rules.name}, goal {rules.goal:,}{komi}",
+        caption=how,
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("P(wins)")
+    for name in names:
+        table.add_column(f"{name.split(' ')[0]} first", justify="right")
+    table.add_column("random", justify="right")
+    for i, name in enumerate(names):
+        pm = "" if odds.stderr is None else f" ± {100 * odds.stderr[i]:.2f}"
+        table.add_row(
+            name,
+            *(f"{100 * row[i]:.4f}%" for row in odds.by_first),
+            f"{100 * odds.overall[i]:.4f}%{pm}",
+        )
+    console.print(table)
+    for pid, label in odds.strategies.items():
+        if label != pid:
+            console.print(f"{pid}: {label}", style="dim")

@@ -1,8 +1,10 @@
 """``farkle replay FILE``: where a saved game was won and lost, decision by decision.
 
-Every decision of either player is compared with optimal play (:mod:`solver.analysis`): the
+Every decision of every player is compared with optimal play (:mod:`solver.analysis`): the
 win probability before, after the choice made and after the best choice, the loss, and a
-mark (inaccuracy, mistake, blunder). The rules come from the record itself; if their
+mark (inaccuracy, mistake, blunder). A game of three or more players is judged by the exact
+three-player optimum when its solve is cached, else by the approximation built on the
+two-player solve; the output names the strategy that judged it. The rules come from the record itself; if their
 strategy is not cached yet it is solved once, with a progress bar on stderr. A record that
 cannot be read or does not replay is an error (exit status 2), never a traceback.
 """
@@ -42,7 +44,8 @@ def register(subparsers: Any) -> None:
         epilog=(
             "Marks (inaccuracy, mistake, blunder) grade the win probability a decision lost; the "
             "output states the thresholds. --json prints one object: rules, players, first, start_scores, "
-            "winner, decisions (turn, player, state, choice, best, win_before, win_after_choice, "
+            "winner, strategy (which strategy judged the game), exact (whether it is provably "
+            "optimal), decisions (turn, player, state, choice, best, win_before, win_after_choice, "
             "win_after_best, loss, mark), summary (per player: decisions, total_loss, "
             "mean_loss, inaccuracies, mistakes, blunders, accuracy) and win_curve (turn, win: "
             "the first player's win probability at the start of each turn, then the result)."
@@ -75,8 +78,13 @@ def run(args: argparse.Namespace) -> int:
     strategy, _loaded = obtain_strategy(
         record.rules, args.floor, args.cache_dir, allow_long=args.allow_long
     )
+    exact = None
+    if len(record.players) > 2:
+        from optimal_farkle.solver.table import load_exact_table
+
+        exact = load_exact_table(record.rules, len(record.players), args.cache_dir)
     try:
-        analysis = analyse(record, strategy)
+        analysis = analyse(record, strategy, exact)
     except AnalysisError as exc:
         fail(f"{args.file}: {exc}")
     if args.json:
@@ -124,6 +132,10 @@ def print_analysis(analysis: GameAnalysis) -> None:
             f" · {record.rules.name} (goal {record.rules.goal:,}){start} · "
             f"{names[record.first]} went first · winner: {winner}",
         )
+    )
+    console.print(
+        f"Judged by the {analysis.label}" + ("" if analysis.exact else " (not provably optimal)"),
+        style="dim",
     )
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
     for column, justify in (

@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         "start_states": model.start_states,
         "in_turn_states": model.in_turn_states,
         "passes": info.passes,
-        "single_precision_passes": round(info.cheap_passes, 3),
+        "warm_start_passes": round(info.cheap_passes, 3),
         "max_residual": info.residual,
         "seconds": 0 if loaded else round(info.seconds, 3),
         "solve_seconds": round(info.seconds, 3),
@@ -73,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
     table.add_row("floor", f"{model.floor:,}")
     table.add_row(
         "passes",
-        f"{info.passes} double precision + {info.cheap_passes:.2f} single-precision equivalents",
+        f"{info.passes}, after a warm start on {info.cheap_passes:.2f} of the states"
+        if info.cheap_passes
+        else f"{info.passes}",
     )
     table.add_row("largest change in the last pass", f"{info.residual:.2e}")
     table.add_row(

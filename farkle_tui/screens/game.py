@@ -54,11 +54,19 @@ from ..widgets.banner import Banner
 from ..widgets.coach_line import CoachLine
 from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot, indices_of
 from ..widgets.header import TitleHeader
-from ..widgets.hints import Hints, HintsPanel, compute_hints
+from ..widgets.hints import Hints, HintsPanel, advice_title, compute_hints
 from ..widgets.log import MoveLog
-from ..widgets.scoreboard import Scoreboard
+from ..widgets.scoreboard import Scoreboard, compact_for
 from ..widgets.tray import Tray
-from ..widgets.words import Line, describe_event, final_turn_line, goal_words, pct, pts
+from ..widgets.words import (
+    Line,
+    describe_event,
+    final_turn_line,
+    goal_words,
+    names_and,
+    pct,
+    pts,
+)
 from ..workers import ReportsWorkerErrors, failure_text
 from .coaching import GROUP as COACH_GROUP
 from .coaching import GameCoach
@@ -68,6 +76,8 @@ from .game_over import GameOverChoice, GameOverScreen
 if TYPE_CHECKING:
     from optimal_farkle.solver.players import AIPlayer
     from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.table import TableAdvice
+    from optimal_farkle.solver.table3 import ExactTableStrategy
 
 TONE_ORDER = ("win", "bad", "hot", "good", "info")
 
@@ -88,18 +98,42 @@ class Leave(StrEnum):
     QUIT = "quit"
 
 
-def opponent_words(players: tuple[Player, ...], titles: dict[str, str]) -> str:
-    """The header's subtitle: who is playing whom (not always the optimal opponent)."""
+#: How much of the header's title and subtitle (``title — subtitle``) shows whole at 80 columns.
+HEADER_TEXT = 62
+SUBTITLE_WIDTH = 36
+
+
+def opponent_words(
+    players: tuple[Player, ...], titles: dict[str, str], width: int = SUBTITLE_WIDTH
+) -> str:
+    """The header's subtitle: who is playing whom (not always the optimal opponent).
+
+    At a table of three or more, names that would not fit ``width`` give way to a count.
+    """
     computers = [p for p in players if p.kind != HUMAN]
+    humans = [p for p in players if p.kind == HUMAN]
     if not computers:
-        return "hot seat: " + " and ".join(p.name for p in players)
-    if len(computers) == len(players):
-        return "watching " + " and ".join(p.name for p in players)
-    kind = computers[0].kind
-    title = titles.get(kind, kind)
-    if kind == "optimal":
-        return f"against {title} (provably optimal)"
-    return f"against {title} (computer)"
+        return "hot seat: " + names_and([p.name for p in players])
+    if not humans:
+        return "watching " + names_and([p.name for p in players])
+    if len(players) == 2:
+        kind = computers[0].kind
+        title = titles.get(kind, kind)
+        if kind == "optimal":
+            return f"against {title} (provably optimal)"
+        return f"against {title} (computer)"
+    who = names_and([p.name for p in humans])
+    them = names_and([p.name for p in computers])
+    count = f"{len(computers)} computer{'s' if len(computers) > 1 else ''}"
+    people = f"{len(humans)} {'people' if len(humans) > 1 else 'person'}"
+    choices = (f"{who} against {them}", f"{who} against {count}", f"{people} against {count}")
+    # The header would cut the names: count the computers, then the people too.
+    return next((words for words in choices if len(words) <= width), choices[-1])
+
+
+def hot_seat(players: tuple[Player, ...]) -> bool:
+    """Whether two or more people share the keyboard (the game then says whose turn it is)."""
+    return sum(1 for p in players if p.kind == HUMAN) >= 2
 
 
 def selection_dice(roll: tuple[int, ...], selected: frozenset[int]) -> tuple[int, ...]:
@@ -158,12 +192,17 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         strategy: Strategy | None,
         ais: dict[int, AIPlayer],
         unavailable: str = "",
+        exact: ExactTableStrategy | None = None,
     ) -> None:
         super().__init__()
         self.session = session
         self.strategy = strategy
+        self.exact = exact
         self.ais = ais
-        self.unavailable = unavailable or ("" if strategy is not None else "No strategy loaded.")
+        self.advice: TableAdvice | None = None  # what the hints read; set on mount
+        self.unavailable = unavailable or (
+            "" if strategy is not None or exact is not None else "No strategy loaded."
+        )
         self.message = ""  # the text of the selection/feedback line (tests read it)
         self.ai_moves: list[tuple[GameState, Action]] = []  # every computer decision, in order
         self.ai_win: float | None = None
@@ -201,7 +240,16 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
+        self._fit_scoreboard()
         self._start_when_ready(tries=START_TRIES)
+
+    def on_resize(self) -> None:
+        self._fit_scoreboard()
+
+    def _fit_scoreboard(self) -> None:
+        """Two players per scoreboard line when one line each would crowd the screen."""
+        for board in self.query(Scoreboard).results(Scoreboard):
+            board.compact = compact_for(len(self.session.state.players), self.size.height)
 
     def _start_when_ready(self, tries: int) -> None:
         """:meth:`_start`, once every widget it fills is there.
@@ -222,10 +270,16 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     def _start(self) -> None:
         """Fill the log, the scoreboard and the first picture of the game."""
         state = self.session.state
-        self.pacer.hold = self.services.farkle_hold
-        self.query_one(Scoreboard).titles = self.services.ai_titles() if self.ais else {}
-        log = self.query_one(MoveLog)
         players = state.players
+        self.pacer.hold = self.services.farkle_hold
+        if self.strategy is not None or self.exact is not None:
+            self.advice = self.services.advice(state.rules, len(players), self.strategy, self.exact)
+        board = self.query_one(Scoreboard)
+        board.titles = {players[i].kind: ai.title for i, ai in self.ais.items()}
+        board.approximations = frozenset(
+            i for i, ai in self.ais.items() if getattr(ai, "exact", True) is False
+        )
+        log = self.query_one(MoveLog)
         log.add(
             Line(
                 f"{' vs '.join(p.name for p in players)} · {state.rules.display_name} · "
@@ -246,8 +300,14 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
                 log.add(describe_event(event, players, before))
             log.add(Line("Game resumed where it was saved."))
             self._farkled = _last_farkle(self.session.record.events)
-        if self.unavailable and self.strategy is None:
+        if self.unavailable and self.advice is None:
             log.add(Line(f"Hints are off: {self.unavailable}"))
+        elif self.advice is not None and len(players) > 2:
+            strength = "provably optimal" if self.advice.exact else "not provably optimal"
+            log.add(Line(f"Hints and win chances: the {self.advice.label} ({strength})"))
+        self.query_one(HintsPanel).label = (
+            "" if self.advice is None or len(players) == 2 else advice_title(self.advice.exact)
+        )
         self._show_saved()
         self.coach = GameCoach(
             self,
@@ -345,9 +405,18 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             )
         elif state.in_final_round:
             parts.append("final round")
+        if state.in_final_round and len(state.players) > 2:
+            after = [state.players[i].name for i in state.final_turns if i != state.current]
+            if after:
+                parts.append(f"then {names_and(after)}")
         if state.current in self.ais and self.ai_win is not None:
-            parts.append(f"{state.player.name}'s win chance {pct(self.ai_win)}")
+            parts.append(f"{state.player.name}'s win chance {self._chance(self.ai_win)}")
         _show(self.query_one("#status", Static), " │ ".join(parts))
+
+    def _chance(self, win: float) -> str:
+        """A win chance as the status shows it: ``≈`` marks the approximation's estimate."""
+        estimate = self.advice is not None and not self.advice.exact
+        return f"≈{pct(win)}" if estimate else pct(win)
 
     def _feedback(self, error: str = "") -> None:
         """The selection line: live points of the selection, why it is illegal, or what to do."""
@@ -373,6 +442,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
                 return
         elif state.turn_total == 0:
             text = f"Press r to roll {state.dice_left} dice."
+            if hot_seat(state.players):
+                text = f"{state.player.name}: press r to roll {state.dice_left} dice."
         else:
             refusal = state.bank_refusal()
             bank = (
@@ -542,7 +613,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if self.unsaved:
             return f"NOT SAVED: {self.unsaved.rsplit(': ', 1)[-1]}"
         state = self.session.state
-        return opponent_words(state.players, self.services.ai_titles())
+        room = HEADER_TEXT - len(f"{self.title} — ")
+        return opponent_words(state.players, self.services.ai_titles(), room)
 
     def _show_saved(self) -> None:
         """Mark a game that is not being saved, in the header, and say why once in the log."""
@@ -577,6 +649,9 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             line = final_turn_line(after, self._final_turn_chance(after))
             log.add(line, turn=None)
             announce.append(line)
+        handed = after.turn != before.turn and not after.is_over and after.player.is_human
+        if handed and hot_seat(after.players):
+            announce.append(Line(f"{after.player.name} to play", "info", True))
         if announce:
             tone = min((line.tone for line in announce), key=TONE_ORDER.index)
             banner.say(Line(" · ".join(line.text for line in announce), tone))
@@ -587,13 +662,22 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             self._banner_tone = ""
 
     def _final_turn_chance(self, state: GameState) -> float | None:
-        """The final player's chance with the best play, from the solved final-turn table."""
-        if self.strategy is None or len(state.players) != 2:
-            return None
-        from optimal_farkle.solver.decisions import final_target
+        """The final player's chance with the best play (the solved final-turn table).
 
-        target = final_target(state)
-        return self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
+        At a table of three or more it is given for the last player owed a turn, whose chance
+        of winning is the chance of beating the best score; earlier ones also need the
+        players after them to fall short.
+        """
+        if len(state.players) == 2:
+            if self.strategy is None:
+                return None
+            from optimal_farkle.solver.decisions import final_target
+
+            target = final_target(state)
+            return self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
+        if self.advice is None or state.final_turns != (state.current,):
+            return None
+        return self.advice.win_chances(state)[state.current]
 
     # -- the computer's turn ---------------------------------------------------------------------
     def _start_ai_timer(self, delay: float) -> None:
@@ -625,10 +709,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         ai = self.ais[state.current]
         action = ai.act(state)
         win = None
-        if self.strategy is not None:
-            from optimal_farkle.solver.decisions import win_probability
-
-            win = win_probability(self.strategy, state)
+        if self.advice is not None:
+            win = self.advice.win_chances(state)[state.current]
         self.post_message(self.AIDecided(state, action, win))
 
     def on_game_screen_aidecided(self, message: AIDecided) -> None:
@@ -640,7 +722,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         self._status(state)
         name = state.player.name
         action = message.action
-        chance = f" · win chance {pct(message.win)}" if message.win is not None else ""
+        chance = f" · win chance {self._chance(message.win)}" if message.win is not None else ""
         if isinstance(action, SetAside):
             option = scorer(state.rules).validate(state.roll, action.dice)
             self._ai_said = f"{name} keeps {option.describe()}{chance}"
@@ -729,7 +811,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     def _compute_hints(self, state: GameState, selection: tuple[int, ...]) -> None:
         """The decision API off the UI thread; the result comes back as a message."""
         self.post_message(
-            self.HintsReady(compute_hints(self.strategy, state, selection, self.unavailable))
+            self.HintsReady(compute_hints(self.advice, state, selection, self.unavailable))
         )
 
     def on_game_screen_hints_ready(self, message: HintsReady) -> None:
@@ -755,6 +837,12 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     def action_explore(self) -> None:
         from .explorer import ExplorerScreen
 
+        if self.state is not None and len(self.state.players) > 2:
+            self.notify(
+                "The explorer shows the two-player strategy: it opens at a two-player position, "
+                "not this table's.",
+                timeout=5,
+            )
         if self.state is not None:
             self.app.push_screen(ExplorerScreen(self.state.rules, self.state, self.strategy))
 

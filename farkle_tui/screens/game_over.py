@@ -26,10 +26,42 @@ class GameOverChoice(StrEnum):
 
 
 def result_text(state: GameState) -> str:
-    """``Ann wins 10,050 to 8,400 after 23 turns``."""
+    """``Ann wins 10,050 to 8,400 after 23 turns`` (three or more: ``Ann wins with 10,050 ...``)."""
     winner = state.players[state.winner].name if state.winner is not None else "Nobody"
+    if len(state.players) > 2 and state.winner is not None:
+        best = pts(state.standings[state.winner].score)
+        return f"{winner} wins with {best} after {state.turn} turns"
     scores = " to ".join(pts(s.score) for s in sorted(state.standings, key=lambda s: -s.score))
     return f"{winner} wins {scores} after {state.turn} turns"
+
+
+def finishing_order(state: GameState) -> list[int]:
+    """The seats from first place to last: the winner, then by score.
+
+    Equal scores are ordered as the engine breaks a tie for the win: whoever reached the
+    goal first, then seat order after them (:func:`engine.game._winner`).
+    """
+    n = len(state.players)
+    start = state.leader if state.leader is not None else state.first
+    seats = [(start + k) % n for k in range(n)]
+    ranked = sorted(seats, key=lambda i: -state.standings[i].score)
+    if state.winner is not None:
+        ranked.remove(state.winner)
+        ranked.insert(0, state.winner)
+    return ranked
+
+
+def standings_lines(state: GameState) -> list[str]:
+    """Every final score against the goal: in seat order for two, as a ranking for more."""
+    goal = pts(state.rules.goal)
+    if len(state.players) == 2:
+        return [
+            f"{p.name}: {pts(s.score)} / {goal}" for p, s in zip(state.players, state.standings)
+        ]
+    return [
+        f"{place}. {state.players[i].name}: {pts(state.standings[i].score)} / {goal}"
+        for place, i in enumerate(finishing_order(state), start=1)
+    ]
 
 
 class GameOverScreen(ModalScreen[GameOverChoice]):
@@ -49,20 +81,16 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
 
     def compose(self) -> ComposeResult:
         state = self.state
-        human_won = state.winner is not None and state.players[state.winner].kind == "human"
+        humans = [i for i, p in enumerate(state.players) if p.kind == "human"]
         with Vertical(id="dialog", classes="game-over"):
             yield Static(
                 "★ You win! ★"
-                if human_won and any(p.kind != "human" for p in state.players)
+                if humans == [state.winner] and len(state.players) > 1
                 else "★ Game over ★",
                 classes="title",
             )
             yield Static(result_text(state), id="result", markup=False)
-            lines = [
-                f"{p.name}: {pts(s.score)} / {pts(state.rules.goal)}"
-                for p, s in zip(state.players, state.standings)
-            ]
-            yield Static("\n".join(lines), classes="detail", markup=False)
+            yield Static("\n".join(standings_lines(state)), classes="detail", markup=False)
             yield Static("The game is kept under Replays.", classes="detail")
             with Horizontal(classes="buttons"):
                 yield Button("New game", id=GameOverChoice.NEW_GAME.value, variant="primary")

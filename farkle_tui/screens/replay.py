@@ -6,7 +6,9 @@ state after ``i`` recorded actions; the panel below judges the action taken *fro
 choice made, the optimal choice, the win probability before and after, the loss and its
 mark (:mod:`solver.analysis`). The analysis runs in a thread worker once the strategy of the
 game's rules is available; if it is not cached yet, ``a`` solves it first (the solve screen
-shows why and how long), and stepping works meanwhile.
+shows why and how long), and stepping works meanwhile. A game of three or more players is
+judged by the exact three-player optimum where it is solved, else by the approximation built
+on the two-player solve, and the panel names which.
 """
 
 from __future__ import annotations
@@ -33,15 +35,17 @@ from ..services import ServicesAccessor
 from ..storage import SavedGame
 from ..widgets.dice import DiceRow, DiceView, indices_of
 from ..widgets.header import TitleHeader
-from ..widgets.scoreboard import Scoreboard
+from ..widgets.hints import advice_title
+from ..widgets.scoreboard import Scoreboard, compact_for
 from ..widgets.tray import Tray
 from ..widgets.wincurve import WinCurve
-from ..widgets.words import MARK_SIGNS, MARK_STYLES, describe_event, dice_text, pct, pts
+from ..widgets.words import MARK_SIGNS, MARK_STYLES, describe_event, dice_text, names_and, pct, pts
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.analysis import DecisionAnalysis, GameAnalysis
     from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.table3 import ExactTableStrategy
 
 
 class ReplayScreen(ReportsWorkerErrors, Screen[None]):
@@ -92,8 +96,12 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
 
     # -- layout ----------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        names = " vs ".join(p.name for p in self.record.players)
-        self.title = f"Replay · {names}"
+        players = self.record.players
+        if len(players) == 2:
+            self.title = f"Replay · {' vs '.join(p.name for p in players)}"
+        else:  # the names would not fit beside the app's subtitle
+            self.title = f"Replay · {len(players)} players"
+            self.sub_title = names_and([p.name for p in players])
         yield TitleHeader()
         yield Scoreboard(id="replay-scores")
         yield Static("", id="replay-status", markup=False)
@@ -119,18 +127,29 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
     """
 
     def on_mount(self) -> None:
-        self.query_one("#replay-analysis", Static).border_title = "Analysis"
+        players = self.record.players
+        if len(players) > 2:  # the computers by their titles at this table (Strong: approximation)
+            rules, n = self.record.rules, len(players)
+            exact = self.services.has_exact(rules, n)
+            board = self.query_one(Scoreboard)
+            board.titles = self.services.ai_titles(n, exact)
+            board.approximations = frozenset(
+                i for i, p in enumerate(players) if p.kind == "optimal" and not exact
+            )
+        self.on_resize()
         self._show()
         self._start_analysis()
+
+    def on_resize(self) -> None:
+        """Two players per scoreboard line when one line each would crowd the screen."""
+        for board in self.query(Scoreboard).results(Scoreboard):
+            board.compact = compact_for(len(self.record.players), self.size.height)
 
     # -- analysis ----------------------------------------------------------------------------
     def _start_analysis(self) -> None:
         reason = self.services.supports(self.record.rules)
         if reason is not None:
             self._no_analysis(f"No analysis: {reason}")
-            return
-        if len(self.record.players) != 2:
-            self._no_analysis("No analysis: only two-player games are analysed.")
             return
         self._load_and_analyse()
 
@@ -140,8 +159,10 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
 
     @work(thread=True, exclusive=True, group="analysis", exit_on_error=False)
     def _load_and_analyse(self) -> None:
-        strategy = self.services.cached_strategy(self.record.rules)
-        if strategy is None:
+        rules, players = self.record.rules, len(self.record.players)
+        exact = self.services.cached_exact(rules, players)
+        strategy = self.services.cached_strategy(rules)
+        if strategy is None and exact is None:
             self.post_message(
                 self.Analysed(
                     None,
@@ -150,19 +171,26 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                 )
             )
             return
-        self._analyse_with(strategy)
+        self._analyse_with(strategy, exact)
 
-    def _analyse_with(self, strategy: Strategy) -> None:
+    def _analyse_with(self, strategy: Strategy | None, exact: ExactTableStrategy | None) -> None:
+        """Judge the game by the best strategy there is for its table (see the docstring)."""
         from optimal_farkle.solver.analysis import AnalysisError, analyse
 
+        record = self.record
+        advice = self.services.advice(record.rules, len(record.players), strategy, exact)
+        if advice is None:
+            self.post_message(self.Analysed(None, "No analysis: no strategy judges this game."))
+            return
         try:
-            self.post_message(self.Analysed(analyse(self.record, strategy)))
+            self.post_message(self.Analysed(analyse(record, advice)))
         except AnalysisError as exc:
             self.post_message(self.Analysed(None, f"No analysis: {exc}"))
 
     @work(thread=True, exclusive=True, group="analysis", exit_on_error=False)
     def _analyse_in_worker(self, strategy: Strategy) -> None:
-        self._analyse_with(strategy)
+        record = self.record
+        self._analyse_with(strategy, self.services.cached_exact(record.rules, len(record.players)))
 
     def on_replay_screen_analysed(self, message: Analysed) -> None:
         self.analysis = message.analysis
@@ -243,9 +271,15 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
         self.query_one(Scoreboard).state = state
         self.query_one(Tray).set_aside = state.set_aside
         self._show_dice(i, state)
+        # At the end the game is over: no dice, nothing set aside. The summary takes their
+        # rows, so that every player's line fits at 80x24 with six players.
+        for widget in (self.query_one(DiceRow), self.query_one(Tray)):
+            widget.display = i < self.last
         self._show_status(i, state)
         self._show_move(i)
-        self.query_one("#replay-analysis", Static).update(self._analysis_text(i))
+        panel = self.query_one("#replay-analysis", Static)
+        panel.border_title = self._panel_title(i)
+        panel.update(self._analysis_text(i))
         curve = self.query_one(WinCurve)
         if self.analysis is not None:
             points = self.analysis.win_curve
@@ -281,6 +315,8 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                 if state.phase is Phase.CHOOSE
                 else f"{state.dice_left} to roll"
             )
+            if state.final_turn():
+                parts.append("final turn")
         parts.append(f"position {i}/{self.last}")
         self.query_one("#replay-status", Static).update(" · ".join(parts))
 
@@ -299,6 +335,15 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
         else:
             lines.append("End of the record.")
         self.query_one("#replay-move", Static).update("\n".join(lines))
+
+    def _panel_title(self, i: int) -> str:
+        """``Analysis`` (``Game summary`` at the end), and which strategy judges a table of 3+."""
+        if self.analysis is None:
+            return "Analysis"
+        title = "Game summary" if i >= self.last else "Analysis"
+        if len(self.record.players) > 2:
+            title += f" · {advice_title(self.analysis.exact)}"
+        return title
 
     def _analysis_text(self, i: int) -> Group | Text:
         if self.analysis is None:
@@ -336,15 +381,18 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                 str(s.mistakes),
                 str(s.blunders),
             )
-        return Group(
-            Text("Game summary", style="bold"),
+        parts: list[Text | Table] = [
             table,
             Text(
                 "Moves: decisions; Best: share played best; Lost: win-chance points "
                 "given away; ?! inaccuracies, ? mistakes, ?? blunders.",
                 style="dim",
             ),
-        )
+        ]
+        if len(self.record.players) > 2:  # an approximation's label starts "approximation:"
+            strength = " (provably optimal)" if self.analysis.exact else ""
+            parts.append(Text(f"Judged by the {self.analysis.label}{strength}.", style="dim"))
+        return Group(*parts)
 
 
 def _verb(action: Any, state: GameState) -> str:

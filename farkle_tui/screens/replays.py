@@ -2,7 +2,8 @@
 
 Kept games are the finished ones and unfinished ones that a new game replaced; the list says
 how many of each. Each row fits 80 columns whole: players in the order they played (so no
-column is needed for who went first), and the result with both scores.
+column is needed for who went first), and the result with both scores; a game of three or
+more gives the number of players before their names (cut to fit) and the winner's score.
 """
 
 from __future__ import annotations
@@ -19,6 +20,14 @@ from ..widgets.header import TitleHeader
 from ..widgets.words import pts
 
 COLUMNS = ("Date", "Players", "Rules", "Result")
+#: For three or more players: the widest list of players a row shows (the rest reads "…"),
+#: after the number of players, and the widest winner's name in the result.
+PLAYERS_WIDTH = 20
+NAME_WIDTH = 12
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
@@ -33,6 +42,14 @@ def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
     players = state.players
     first = game.record.first
     order = [*range(first, len(players)), *range(first)]
+    if len(players) > 2:
+        names = f"{len(players)}: " + ", ".join(players[i].name for i in order)
+        if state.winner is not None:
+            winner = players[state.winner].name
+            result = f"{_cut(winner, NAME_WIDTH)} won, {pts(state.standings[state.winner].score)}"
+        else:
+            result = f"unfinished, best {pts(max(s.score for s in state.standings))}"
+        return (when, _cut(names, PLAYERS_WIDTH), state.rules.display_name, result)
     names = " vs ".join(players[i].name for i in order)
     scores = " to ".join(pts(state.standings[i].score) for i in order)
     if state.winner is not None:

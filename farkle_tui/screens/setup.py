@@ -1,9 +1,15 @@
-"""New game setup: you (or a computer to watch), the opponent, the rules (a preset or a file), who goes first,
-and an optional head start (start score) for either player.
+"""New game setup: a table of 2 to 6 seats, the rules (a preset or a file) and the order of play.
 
-Every choice is remembered in the settings. A rules file that does not load says why right
-here, inline, and the game does not start until the choices make a legal game. Start sends
-the :class:`GameSetup` up to the app (the screen stays, so a cancelled solve comes back here).
+Each seat is a person at this keyboard (hot seat) or any computer player, with a name
+(defaulted: your name, "Player 3", the computer's title) and a head start (a start score).
+Seats are played in the order listed, starting with the seat the Order choice names (or a
+random one), or shuffled into a random order; ``alt+up``/``alt+down`` move a seat.
+
+Every choice is remembered in the settings, all six seats included, so a smaller table
+keeps the seats it hides. Every field is checked as it is typed, by the engine's own rules
+(:func:`engine.text.name_problem`, :func:`engine.game.check_start_scores`): the reason shows
+inline and the game does not start until the choices make a legal game. Start sends the
+:class:`GameSetup` up to the app (the screen stays, so a cancelled solve comes back here).
 """
 
 from __future__ import annotations
@@ -11,27 +17,29 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from optimal_farkle.engine import PRESETS, FarkleError, Rules, load_rules, preset
 from optimal_farkle.engine.game import Player, check_start_scores
 from optimal_farkle.engine.text import name_problem
 
-from ..game_setup import HUMAN, GameSetup
+from ..game_setup import HUMAN, MAX_SEATS, MIN_SEATS, GameSetup
 from ..services import ServicesAccessor
-from ..storage import FIRST_CHOICES, default_player_name
+from ..storage import NAME_FIELD, SeatChoice, default_player_name
 from ..widgets.header import TitleHeader
-from ..widgets.words import goal_words, pts
+from ..widgets.words import goal_words, names_and, pts
 
 FILE = "__file__"
 GIVEN = "__given__"
-HOT_SEAT = "Human (hot seat)"
-FIRST_LABELS = {"random": "Random", "me": "Me", "opponent": "Opponent"}
+HUMAN_LABEL = "Human (hot seat)"
+SEATS = range(1, MAX_SEATS + 1)
 
 
 def rules_summary(rules: Rules) -> str:
@@ -48,6 +56,37 @@ def rules_summary(rules: Rules) -> str:
     return " · ".join(parts)
 
 
+def order_options(seats: int) -> list[tuple[str, str]]:
+    """The Order choices for a table of ``seats``: a random starter, shuffled seats, or seat k."""
+    return [
+        ("A random seat starts", "random"),
+        ("Shuffle the seats", "shuffle"),
+        *((f"Seat {k} starts", str(k)) for k in range(1, seats + 1)),
+    ]
+
+
+def order_words(choice: str) -> str:
+    """How the order choice reads after the list of seats."""
+    if choice == "shuffle":
+        return "the seats are shuffled into a random order"
+    if choice == "random":
+        return "a random seat starts"
+    return f"seat {choice} starts"
+
+
+def play_order(
+    players: list[Player], scores: list[int], choice: str, rng: random.Random | None = None
+) -> tuple[tuple[Player, ...], tuple[int, ...], int]:
+    """The seats as the game gets them: (players, start scores, the seat that starts)."""
+    rng = rng or random.Random()
+    if choice == "shuffle":
+        seats = list(zip(players, scores))
+        rng.shuffle(seats)
+        return tuple(p for p, _ in seats), tuple(s for _, s in seats), 0
+    first = int(choice) - 1 if choice.isdigit() else rng.randrange(len(players))
+    return tuple(players), tuple(scores), min(first, len(players) - 1)
+
+
 class SetupScreen(Screen[None]):
     """Choose the game; Start (or ctrl+s / enter on a field) begins it."""
 
@@ -55,6 +94,8 @@ class SetupScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back"),
         Binding("ctrl+s", "start", "Start"),
         Binding("f1", "rules", "Rules"),
+        Binding("alt+up", "move_seat(-1)", "Seat up", key_display="alt+↑"),
+        Binding("alt+down", "move_seat(1)", "Seat down", key_display="alt+↓"),
     ]
 
     services = ServicesAccessor()
@@ -70,14 +111,20 @@ class SetupScreen(Screen[None]):
         self.title = "New game"  # before mount: no Header watcher race
         settings = self.services.settings
         given = self.services.rules_override
-        ais = self.services.ai_players()
-        self.ai_info = {pid: (title, description) for pid, title, description in ais}
-        opponents = [(title, pid) for pid, title, _ in ais] + [(HOT_SEAT, HUMAN)]
-        opponent = (
-            settings.opponent
-            if settings.opponent in {v for _, v in opponents}
-            else ("optimal" if "optimal" in self.ai_info else opponents[0][1])
-        )
+        self._seat_count = settings.players
+        self.ai_info = self._roster(self._seat_count, self.services.default_rules())
+        kinds = self._kind_options()
+        known = {HUMAN, *self.ai_info}
+        fallback = "optimal" if "optimal" in self.ai_info else HUMAN
+        seats = list(settings.seats)
+        #: Each seat's kind as last handled: a change of kind replaces a default name.
+        self._kinds = [
+            seat.kind if seat.kind in known else (HUMAN if i == 0 else fallback)
+            for i, seat in enumerate(seats)
+        ]
+        #: The name each seat had as a person, kept while it is played by a computer.
+        self._human_names = [seat.name if seat.kind == HUMAN else "" for seat in seats]
+        self._order_for = self._seat_count  # the table size the Order choices were made for
         rule_options: list[tuple[str, str]] = []
         if given is not None:
             rule_options.append((f"{given.display_name} (given)", GIVEN))
@@ -89,124 +136,256 @@ class SetupScreen(Screen[None]):
             rules_value = settings.rules
         else:
             rules_value = FILE
+        order = settings.first
+        if order.isdigit() and int(order) > self._seat_count:
+            order = "random"  # the remembered seat is not at this table
         yield TitleHeader()
-        with VerticalScroll(id="setup-form"):
-            with Horizontal(classes="row"):
-                yield Label("You")
-                seats = [("Me", HUMAN)] + [(f"{title} (watch)", pid) for pid, title, _ in ais]
-                me = settings.seat if settings.seat in {v for _, v in seats} else HUMAN
-                yield Select(seats, value=me, allow_blank=False, id="me")
-                yield Input(
-                    settings.player_name or default_player_name(),
-                    id="name",
-                    max_length=24,
-                    placeholder="your name",
+        with VerticalScroll(id="setup-form", can_focus=False):  # fields scroll into view
+            with Horizontal(classes="row", id="table-row"):
+                yield Label("Players")
+                yield Select(
+                    [(f"{n} players", n) for n in range(MIN_SEATS, MAX_SEATS + 1)],
+                    value=self._seat_count,
+                    allow_blank=False,
+                    compact=True,
+                    id="players",
                 )
-            yield Static("", id="name-info", classes="info -error", markup=False)
-            with Horizontal(classes="row"):
-                yield Label("Opponent")
-                yield Select(opponents, value=opponent, allow_blank=False, id="opponent")
-            yield Static("", id="opponent-info", classes="info", markup=False)
-            with Horizontal(classes="row", id="opponent-name-row"):
-                yield Label("Their name")
-                yield Input(
-                    settings.opponent_name,
-                    id="opponent-name",
-                    max_length=24,
-                    placeholder="second player's name",
+                yield Label("Order", id="order-label")
+                yield Select(
+                    order_options(self._seat_count),
+                    value=order,
+                    allow_blank=False,
+                    compact=True,
+                    id="order",
                 )
+            with Horizontal(classes="row", id="seat-heads"):
+                yield Label("")
+                yield Static("Who plays", classes="kind-head")
+                yield Static("Name", classes="name-head")
+                yield Static("Head start", classes="head-head")
+            for i in SEATS:
+                seat = seats[i - 1]
+                kind = self._kinds[i - 1]
+                with Horizontal(classes="row seat", id=f"seat-{i}"):
+                    yield Label(f"Seat {i}")
+                    yield Select(
+                        kinds, value=kind, allow_blank=False, compact=True, id=f"seat-{i}-kind"
+                    )
+                    yield Input(
+                        seat.name or self.default_name(i, kind),
+                        id=f"seat-{i}-name",
+                        max_length=NAME_FIELD,
+                        compact=True,
+                        placeholder=f"seat {i}'s name",
+                    )
+                    yield Input(
+                        str(seat.head_start),
+                        id=f"seat-{i}-head",
+                        classes="-head",
+                        type="integer",
+                        max_length=6,
+                        compact=True,
+                        tooltip=f"Seat {i}'s start score (a head start)",
+                    )
+            yield Static("", id="seat-info", classes="info", markup=False)
+            yield Static("", id="seats-info", classes="info", markup=False)
             with Horizontal(classes="row"):
                 yield Label("Rules")
-                yield Select(rule_options, value=rules_value, allow_blank=False, id="rules")
+                yield Select(
+                    rule_options, value=rules_value, allow_blank=False, compact=True, id="rules"
+                )
             with Horizontal(classes="row", id="rules-file-row"):
-                yield Label("Rules file")
+                yield Label("File")
                 yield Input(
                     settings.rules if rules_value == FILE else "",
                     id="rules-file",
+                    compact=True,
                     placeholder="path to a rules .toml file",
                 )
             yield Static("", id="rules-info", classes="info", markup=False)
-            with Horizontal(classes="row"):
-                yield Label("Who goes first")
-                yield Select(
-                    [(FIRST_LABELS[c], c) for c in FIRST_CHOICES],
-                    value=settings.first,
-                    allow_blank=False,
-                    id="first",
-                )
-            with Horizontal(classes="row"):
-                yield Label("Head start")
-                yield Input(
-                    "0", id="head-me", type="integer", max_length=6, tooltip="Your start score"
-                )
-                yield Input(
-                    "0",
-                    id="head-them",
-                    type="integer",
-                    max_length=6,
-                    tooltip="The opponent's start score",
-                )
-            yield Static("", id="head-info", classes="info", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Start", id="start", variant="primary")
                 yield Button("Back", id="back")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#name", Input).display = str(self.query_one("#me", Select).value) == HUMAN
-        self._refresh_opponent()
+        self._show_seats()
         self._refresh_rules()
-        self._refresh_head_start()
-        self._refresh_names()
+        self._describe_seat(1)
         self.query_one("#start", Button).focus()
+
+    # -- the seats -------------------------------------------------------------------------
+    def _roster(self, players: int, rules: Rules | None) -> dict[str, tuple[str, str]]:
+        """Every computer player's (title, description) at a table of ``players``.
+
+        The optimal player is "Perfect" where its strategy is provably optimal (two seats, or
+        three with the exact solve cached) and the labelled approximation elsewhere.
+        """
+        exact = rules is not None and self.services.has_exact(rules, players)
+        return {pid: (t, d) for pid, t, d in self.services.ai_players(players, exact)}
+
+    def _kind_options(self) -> list[tuple[str, str]]:
+        return [(HUMAN_LABEL, HUMAN)] + [(title, pid) for pid, (title, _) in self.ai_info.items()]
+
+    def _relabel(self) -> None:
+        """Name the computers as they play at this table size and rules (Perfect, Strong, ...).
+
+        A computer seat that still has its default name takes the new title.
+        """
+        try:
+            rules: Rules | None = self.chosen_rules()
+        except FarkleError:
+            rules = None
+        roster = self._roster(self.seat_count(), rules)
+        if roster == self.ai_info:
+            return
+        defaults = {i: self.default_name(i, self._kind(i)) for i in SEATS}
+        self.ai_info = roster
+        options = self._kind_options()
+        for i in SEATS:
+            select = self.query_one(f"#seat-{i}-kind", Select)
+            kind = select.value
+            select.set_options(options)
+            select.value = kind
+            field = self._name_field(i)
+            if self._kind(i) != HUMAN and field.value.strip() == defaults[i]:
+                field.value = self.default_name(i, self._kind(i))
+
+    def default_name(self, seat: int, kind: str) -> str:
+        """The name a seat gets unless one is typed: yours, "Player 3", or the computer's title.
+
+        A computer's title is numbered when an earlier seat has the same computer ("Coach 2").
+        """
+        if kind == HUMAN:
+            if seat == 1:
+                return self.services.settings.player_name or default_player_name()
+            return f"Player {seat}"
+        title = self.ai_info.get(kind, (kind, ""))[0]
+        same = sum(1 for k in self._kinds[: seat - 1] if k == kind)
+        return title if same == 0 else f"{title} {same + 1}"
+
+    def seat_count(self) -> int:
+        return int(self.query_one("#players", Select).value)  # type: ignore[arg-type]
+
+    def _kind(self, seat: int) -> str:
+        return str(self.query_one(f"#seat-{seat}-kind", Select).value)
+
+    def _name_field(self, seat: int) -> Input:
+        return self.query_one(f"#seat-{seat}-name", Input)
+
+    def _head_field(self, seat: int) -> Input:
+        return self.query_one(f"#seat-{seat}-head", Input)
+
+    def seat_names(self) -> list[str]:
+        """The names the seats in play will have (a blank field: the seat's default name)."""
+        return [
+            self._name_field(i).value.strip() or self.default_name(i, self._kind(i))
+            for i in range(1, self.seat_count() + 1)
+        ]
+
+    def _show_seats(self) -> None:
+        """Show the seats in play, hide the others (they keep their values), fit the order list."""
+        n = self.seat_count()
+        self._seat_count = n
+        for i in SEATS:
+            self.query_one(f"#seat-{i}").display = i <= n
+        order = self.query_one("#order", Select)
+        current = str(order.value)
+        if self._order_for != n:
+            self._order_for = n
+            order.set_options(order_options(n))
+            order.value = current if not current.isdigit() or int(current) <= n else "random"
+        self._refresh_seats()
+
+    def _seat_of(self, widget: Widget | None) -> int | None:
+        """The seat number of a widget inside a seat's row."""
+        while widget is not None:
+            if widget.id is not None and widget.id.startswith("seat-") and widget.has_class("seat"):
+                return int(widget.id.removeprefix("seat-"))
+            parent = widget.parent
+            widget = parent if isinstance(parent, Widget) else None
+        return None
+
+    def _kind_changed(self, seat: int) -> None:
+        """A seat's kind changed: a default (or blank) name becomes the new kind's default."""
+        old, new = self._kinds[seat - 1], self._kind(seat)
+        if old == new:
+            return  # a seat moved (alt+up/down) or the same value again: names stay
+        field = self._name_field(seat)
+        typed = field.value.strip()
+        if old == HUMAN:
+            self._human_names[seat - 1] = typed
+        self._kinds[seat - 1] = new
+        if not typed or typed == self.default_name(seat, old) or (old == HUMAN and new != HUMAN):
+            remembered = self._human_names[seat - 1] if new == HUMAN else ""
+            field.value = remembered or self.default_name(seat, new)
+        self._describe_seat(seat)
+
+    def _describe_seat(self, seat: int) -> None:
+        """Under the seats: who plays the seat being edited."""
+        kind = self._kind(seat)
+        if kind == HUMAN:
+            text = f"Seat {seat}: a person at this keyboard; the game says whose turn it is."
+        else:
+            title, description = self.ai_info.get(kind, (kind, ""))
+            text = f"Seat {seat}, {title}: {description or 'a computer player.'}"
+            self.query_one(f"#seat-{seat}-kind", Select).tooltip = description or None
+        self.query_one("#seat-info", Static).update(text)
+
+    def action_move_seat(self, delta: int) -> None:
+        """Swap the seat being edited with the one above (below) it: who, name and head start."""
+        seat = self._seat_of(self.focused)
+        if seat is None:
+            self.notify("Move a seat from its row: focus its name or who plays it.", timeout=3)
+            return
+        other = seat + delta
+        if not MIN_SEATS - 1 <= other - 1 < self.seat_count():
+            return
+        a, b = seat - 1, other - 1
+        values = [
+            (self._kind(i + 1), self._name_field(i + 1).value, self._head_field(i + 1).value)
+            for i in (a, b)
+        ]
+        self._kinds[a], self._kinds[b] = values[1][0], values[0][0]
+        self._human_names[a], self._human_names[b] = self._human_names[b], self._human_names[a]
+        for i, (kind, name, head) in zip((seat, other), reversed(values)):
+            self.query_one(f"#seat-{i}-kind", Select).value = kind
+            self._name_field(i).value = name
+            self._head_field(i).value = head
+        focused = self.focused
+        column = (focused.id or "").rsplit("-", 1)[-1] if focused is not None else "name"
+        target = self.query(f"#seat-{other}-{column}")
+        (target.first() if target else self._name_field(other)).focus()
+        self._refresh_seats()
 
     # -- live feedback ---------------------------------------------------------------------
     def on_select_changed(self, event: Select.Changed) -> None:
-        if event.select.id == "opponent":
-            self._refresh_opponent()
-            self._refresh_names()
-        elif event.select.id == "me":
-            self.query_one("#name", Input).display = str(event.value) == HUMAN
-            self._refresh_names()
-        elif event.select.id == "rules":
+        select_id = event.select.id or ""
+        if select_id == "players":
+            self._relabel()
+            self._show_seats()
+        elif select_id.startswith("seat-"):
+            self._kind_changed(int(select_id.split("-")[1]))
+            self._refresh_seats()
+        elif select_id == "rules":
             self._refresh_rules()
-            self._refresh_head_start()
+            self._relabel()
+            self._refresh_seats()
+        elif select_id == "order":
+            self._refresh_seats()
 
     def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id in ("name", "opponent-name"):
-            self._refresh_names()
         if event.input.id == "rules-file":
             self._refresh_rules()
-        if event.input.id in ("rules-file", "head-me", "head-them"):
-            self._refresh_head_start()
+        self._refresh_seats()
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        seat = self._seat_of(event.widget)
+        if seat is not None:
+            self._describe_seat(seat)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.action_start()
-
-    def _refresh_names(self) -> bool:
-        """Say under the names why one cannot be used (control characters); whether both can."""
-        info = self.query_one("#name-info", Static)
-        for field_id, who in (("#name", "Your name"), ("#opponent-name", "Their name")):
-            field = self.query_one(field_id, Input)
-            problem = name_problem(field.value.strip() or "Player")
-            shown = field.display and (field.parent is None or field.parent.display)
-            if problem is not None and shown:
-                info.update(f"✗ {who} cannot be used: {problem}.")
-                info.display = True
-                return False
-        info.display = False
-        return True
-
-    def _refresh_opponent(self) -> None:
-        kind = str(self.query_one("#opponent", Select).value)
-        info = self.query_one("#opponent-info", Static)
-        self.query_one("#opponent-name-row").display = kind == HUMAN
-        if kind == HUMAN:
-            info.update("Two people take turns at this keyboard.")
-        else:
-            title, description = self.ai_info.get(kind, (kind, ""))
-            info.update(description or title)
-            self.query_one("#opponent", Select).tooltip = description or None
 
     def chosen_rules(self) -> Rules:
         """The rules the form describes; raises FarkleError with a readable reason."""
@@ -239,12 +418,29 @@ class SetupScreen(Screen[None]):
         self.query_one("#rules-file-row").display = value == FILE
         return self._verdict("#rules-info", lambda: rules_summary(self.chosen_rules()))
 
-    def chosen_start_scores(self) -> tuple[int, int] | None:
-        """The head starts as start scores (None when both are 0); FarkleError says what is wrong."""
-        names = ("Your head start", "The opponent's head start")
+    def chosen_players(self) -> list[Player]:
+        """The seats in play as players; FarkleError names a seat whose name cannot be used."""
+        players = []
+        seen: dict[str, int] = {}
+        for i, name in enumerate(self.seat_names(), start=1):
+            problem = name_problem(name)
+            if problem is not None:
+                raise FarkleError(f"Seat {i}'s name cannot be used: {problem}.")
+            key = name.casefold()
+            if key in seen:
+                raise FarkleError(
+                    f"Seats {seen[key]} and {i} are both called {name}: give each seat its own name."
+                )
+            seen[key] = i
+            players.append(Player(name, self._kind(i)))
+        return players
+
+    def chosen_start_scores(self) -> tuple[int, ...] | None:
+        """The head starts as start scores (None when all are 0); FarkleError says what is wrong."""
+        names = [f"{name}'s head start" for name in self.seat_names()]
         scores = []
-        for field_id, name in zip(("#head-me", "#head-them"), names):
-            text = self.query_one(field_id, Input).value.strip() or "0"
+        for i, name in enumerate(names, start=1):
+            text = self._head_field(i).value.strip() or "0"
             try:
                 points = int(text)
             except ValueError:
@@ -260,17 +456,22 @@ class SetupScreen(Screen[None]):
             rules = self.chosen_rules()
         except FarkleError:
             return None  # the rules' own error is shown under the rules choice
-        check_start_scores(rules, 2, scores, names)
-        return scores[0], scores[1]
+        return check_start_scores(rules, len(scores), scores, names)
 
-    def _refresh_head_start(self) -> bool:
+    def _refresh_seats(self) -> bool:
+        """Under the seats: the order of play and the head starts, or why the seats cannot play."""
+
         def describe() -> str:
+            players = self.chosen_players()
             scores = self.chosen_start_scores()
-            if scores is None:
-                return "Yours on the left, the opponent's on the right: both start from 0."
-            return f"You start with {pts(scores[0])}, the opponent with {pts(scores[1])}."
+            order = str(self.query_one("#order", Select).value)
+            text = f"Play order: {' → '.join(p.name for p in players)}; {order_words(order)}."
+            if scores is not None:
+                heads = [f"{p.name} {pts(s)}" for p, s in zip(players, scores) if s]
+                text += f" Head start: {names_and(heads)}."
+            return text
 
-        return self._verdict("#head-info", describe)
+        return self._verdict("#seats-info", describe)
 
     def action_rules(self) -> None:
         """Show the rules the form currently describes (F1: "?" would type into a field)."""
@@ -292,41 +493,43 @@ class SetupScreen(Screen[None]):
 
     def action_start(self) -> None:
         """Validate, remember the choices, and hand the game to the app."""
-        if not self._refresh_rules() or not self._refresh_head_start() or not self._refresh_names():
+        if not self._refresh_rules() or not self._refresh_seats():
             return  # the reason is already shown under the choice
         rules = self.chosen_rules()
+        players = self.chosen_players()
         start_scores = self.chosen_start_scores()
-        settings = self.services.settings
-        name = self.query_one("#name", Input).value.strip() or default_player_name()
-        seat = str(self.query_one("#me", Select).value)
-        me = (
-            Player(name, HUMAN)
-            if seat == HUMAN
-            else Player(self.ai_info.get(seat, (seat, ""))[0], seat)
+        order = str(self.query_one("#order", Select).value)
+        self._remember(order)
+        seated, scores, first = play_order(
+            players, list(start_scores or (0,) * len(players)), order
         )
-        kind = str(self.query_one("#opponent", Select).value)
-        if kind == HUMAN:
-            other = self.query_one("#opponent-name", Input).value.strip() or "Player 2"
-            settings.opponent_name = other
-            if other == name:
-                other = f"{other} 2"
-        else:
-            other = self.ai_info.get(kind, (kind, ""))[0]
-        if other == me.name:
-            other = f"{other} 2"
-        first_choice = str(self.query_one("#first", Select).value)
-        first = {"me": 0, "opponent": 1}.get(first_choice, random.randrange(2))
-        settings.player_name = name
-        settings.seat = seat
-        settings.opponent = kind
-        settings.first = first_choice
+        setup = GameSetup(
+            rules=rules,
+            players=seated,
+            first=first,
+            start_scores=scores if any(scores) else None,
+        )
+        self.post_message(self.Chosen(setup))
+
+    def _remember(self, order: str) -> None:
+        """Save every seat (hidden ones too), the count, the rules and the order."""
+        settings = self.services.settings
+        seats = []
+        for i in SEATS:
+            kind = self._kind(i)
+            name = self._name_field(i).value.strip()
+            if kind != HUMAN and name == self.default_name(i, kind):
+                name = ""  # a computer's default name follows its title
+            head = self._head_field(i).value.strip()
+            seats.append(SeatChoice(kind, name, int(head) if head.isdigit() else 0))
+        if seats[0].kind == HUMAN and seats[0].name:
+            settings.player_name = seats[0].name
+        settings.seats = seats
+        settings.players = self.seat_count()
+        settings.first = order
         rules_value = str(self.query_one("#rules", Select).value)
         if rules_value in PRESETS:
             settings.rules = rules_value
         elif rules_value == FILE:
             settings.rules = self.query_one("#rules-file", Input).value.strip()
         self.services.storage.save_settings(settings)
-        setup = GameSetup(
-            rules=rules, players=(me, Player(other, kind)), first=first, start_scores=start_scores
-        )
-        self.post_message(self.Chosen(setup))

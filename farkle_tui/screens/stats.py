@@ -1,10 +1,14 @@
 """Statistics over the saved games and drills: win rates, best turns, whether the player improves.
 
 Counts come straight from the game records (:func:`solver.analysis.history`), from the point
-of view of the player named in the settings (else the first human seat). The trend of the
-average win probability lost per decision needs each game analysed against optimal play, so
-it is computed in a thread worker for the games whose rules have a cached strategy; games
-whose strategy is not solved are left out of the trend only, and the screen says how many.
+of view of the player named in the settings (else the first human seat). Once you have played
+at a table of three or more, every tally also shows your average finishing place and the win
+rate of a player as good as the others ("Even": 1/N), and a table per table size: a 30% win
+rate is poor heads-up and strong at a table of six. The trend of the average win probability
+lost per decision needs each game analysed against optimal play, so it is computed in a thread
+worker for the games whose rules have a cached strategy; games whose strategy is not solved,
+and games at a table only an approximation judges, are left out of the trend only, and the
+screen says how many.
 Below, the drills (:mod:`..drill_log`): per day, how many positions and how many answered best.
 """
 
@@ -53,9 +57,20 @@ def trend_words(losses: list[float]) -> str:
     )
 
 
+#: The prefix of the names of computer players as they are titled at a table of three or more.
+AT_TABLE = "table:"
+
+
 def display_names(keys: str, names: dict[str, str]) -> str:
-    """``Perfect & Coach`` for ``optimal & coach``: ids in a tally key shown by their names."""
-    return " & ".join(names.get(key, key) for key in keys.split(" & "))
+    """``Strong & Coach`` for ``optimal & coach``: ids in a tally key shown by their names.
+
+    A key of two or more opponents is a table of three or more, where a computer player may
+    go by another title (the optimal player's approximation is "Strong", never "Perfect"):
+    ``names`` holds those under ``table:<id>``.
+    """
+    parts = keys.split(" & ")
+    prefix = AT_TABLE if len(parts) > 1 else ""
+    return " & ".join(names.get(prefix + key, names.get(key, key)) for key in parts)
 
 
 def history_view(
@@ -65,10 +80,12 @@ def history_view(
     names: dict[str, str] | None = None,
     problem: str = "",
     unreadable: int = 0,
+    approximate: int = 0,
 ) -> Group:
     """Tables of the history, as rich renderables; ``names`` turns player and rules ids into names.
 
-    ``unreadable``: kept game files that could not be read (Replays lists them with the reason).
+    ``unreadable``: kept game files that could not be read (Replays lists them with the reason);
+    ``approximate``: games only an approximation could judge (left out of the trend).
     """
     names = names or {}
     parts: list[Table | Text] = []
@@ -81,7 +98,10 @@ def history_view(
             style="bold",
         )
     )
-    for title, tallies in (("By opponent", h.by_opponent), ("By rules", h.by_rules)):
+    bigger = any(n > 2 for n in h.by_table)  # places and fair shares only matter then
+    by_table = {f"{n} players": t for n, t in sorted(h.by_table.items())} if bigger else {}
+    sections = [("By opponent", h.by_opponent), ("By rules", h.by_rules)]
+    for title, tallies in sections + ([("By table", by_table)] if bigger else []):
         table = Table(
             title=title, title_justify="left", box=None, padding=(0, 2), header_style="bold"
         )
@@ -89,16 +109,30 @@ def history_view(
         table.add_column("Games", justify="right")
         table.add_column("Won", justify="right")
         table.add_column("Win rate", justify="right")
+        if bigger:
+            table.add_column("Even", justify="right")
+            table.add_column("Avg place", justify="right")
         for key, tally in sorted(tallies.items(), key=lambda kv: -kv[1].games):
-            table.add_row(
+            row: list[Text | str] = [
                 Text(display_names(key, names)),
                 str(tally.games),
                 str(tally.wins),
                 f"{100 * tally.win_rate:.0f}%",
-            )
+            ]
+            if bigger:
+                row += [f"{100 * tally.even_rate:.0f}%", f"{tally.mean_place:.1f}"]
+            table.add_row(*row)
         if not tallies:
-            table.add_row("—", "0", "0", "—")
+            table.add_row("—", "0", "0", "—", *(["—", "—"] if bigger else []))
         parts += [Text(""), table]
+    if bigger:
+        parts.append(
+            Text(
+                "Even: the win rate of a player as good as the others (1 in N); "
+                "Avg place: 1.0 is winning every game.",
+                style="dim",
+            )
+        )
     best = Table(
         title="Best banked turns",
         title_justify="left",
@@ -122,6 +156,11 @@ def history_view(
     note = f"Analysed {analysed} game{'s' if analysed != 1 else ''} against optimal play"
     if pending:
         note += f" ({pending} more need their rules' strategy solved)"
+    if approximate:
+        note += (
+            f"; {approximate} game{'s' if approximate != 1 else ''} at bigger tables, judged only "
+            f"by an approximation, {'are' if approximate != 1 else 'is'} left out of the trend"
+        )
     parts.append(Text(note + ".", style="dim"))
     parts.append(Text(problem or trend_words(losses)))
     return Group(*parts)
@@ -140,12 +179,18 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
     """
 
     class Analysed(Message):
-        """Analyses of the games whose strategy is cached: ``{id(record): analysis}``."""
+        """Analyses of the games whose strategy is cached: ``{id(record): analysis}``.
 
-        def __init__(self, analyses: dict[int, GameAnalysis], pending: int) -> None:
+        Only games judged by a provably optimal strategy; ``approximate`` counts the others.
+        """
+
+        def __init__(
+            self, analyses: dict[int, GameAnalysis], pending: int, approximate: int = 0
+        ) -> None:
             super().__init__()
             self.analyses = analyses
             self.pending = pending
+            self.approximate = approximate
 
     def __init__(self) -> None:
         super().__init__()
@@ -182,13 +227,24 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
     def names(self) -> dict[str, str]:
         """Names for the ids in the tallies: computer players, hot seat, and rule sets."""
         names = {"human (hot seat)": "Hot seat", **self.services.ai_titles()}
+        names.update({AT_TABLE + pid: title for pid, title in self.services.ai_titles(3).items()})
         for record in self.records:
             names[record.rules.name] = record.rules.display_name
         return names
 
-    def _update_view(self, analysed: int, pending: int, problem: str = "") -> None:
+    def _update_view(
+        self, analysed: int, pending: int, problem: str = "", approximate: int = 0
+    ) -> None:
         self.query_one("#stats-body", Static).update(
-            history_view(self.history, analysed, pending, self.names(), problem, self.unreadable)
+            history_view(
+                self.history,
+                analysed,
+                pending,
+                self.names(),
+                problem,
+                self.unreadable,
+                approximate,
+            )
         )
         trend = self.query_one(WinCurve)
         losses = tuple(p.mean_loss for p in self.history.losses)
@@ -200,24 +256,28 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
         from optimal_farkle.solver.analysis import AnalysisError, analyse, my_seat
 
         analyses: dict[int, GameAnalysis] = {}
-        pending = 0
+        pending = approximate = 0
+        services = self.services
         for record in self.records:
-            if (
-                my_seat(record, self.services.settings.player_name) is None
-                or len(record.players) != 2
-            ):
+            if my_seat(record, services.settings.player_name) is None:
                 continue
-            if self.services.supports(record.rules) is not None:
+            rules, players = record.rules, len(record.players)
+            if services.supports(rules) is not None:
                 continue
-            strategy = self.services.cached_strategy(record.rules)
-            if strategy is None:
+            if players > 2 and not services.has_exact(rules, players):
+                approximate += 1  # only an approximation judges it: no trend of optimal play
+                continue
+            strategy = services.cached_strategy(rules)
+            exact = services.cached_exact(rules, players)
+            advice = services.advice(rules, players, strategy, exact)
+            if advice is None:
                 pending += 1
                 continue
             try:
-                analyses[id(record)] = analyse(record, strategy)
+                analyses[id(record)] = analyse(record, advice)
             except AnalysisError:
                 continue
-        self.post_message(self.Analysed(analyses, pending))
+        self.post_message(self.Analysed(analyses, pending, approximate))
 
     def worker_failed(self, group: str, error: BaseException | None) -> None:
         """The counts stay; the trend says it could not be computed."""
@@ -225,4 +285,8 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
 
     def on_stats_screen_analysed(self, message: Analysed) -> None:
         self.history = self._history(message.analyses)
-        self._update_view(analysed=len(message.analyses), pending=message.pending)
+        self._update_view(
+            analysed=len(message.analyses),
+            pending=message.pending,
+            approximate=message.approximate,
+        )

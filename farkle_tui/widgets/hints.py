@@ -1,12 +1,16 @@
 """The hints panel: what optimal play says about the position, for the player to move.
 
-The numbers come straight from :mod:`solver.decisions` (the same calls the optimal AI makes),
-computed off the UI thread by the game screen, and shown read-only: hints never change the game.
+The numbers come straight from the table decision API (:mod:`solver.table`: the same calls
+the optimal AI makes), computed off the UI thread by the game screen, and shown read-only:
+hints never change the game. Two players read the solved two-player optimum; a table of
+three or more reads the exact three-player optimum where it is solved, else the labelled
+approximation, and the panel says which (its title, and a line under the figures), with every
+seat's win chance.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rich.console import Group
@@ -24,7 +28,7 @@ from .words import dice_text, pct, pts
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.decisions import Decision, OptionValue
-    from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.table import TableAdvice
 
 
 @dataclass(frozen=True)
@@ -44,24 +48,44 @@ class Hints:
     then: tuple[tuple[str, ScoringOption, Decision, str], ...] = ()
     # (label, set-aside, bank vs roll after it, why banking is refused after it or "")
     unavailable: str = ""
+    chances: tuple[float, ...] = ()  # every seat's win chance (shown for three or more)
+    label: str = ""  # the strategy the figures come from
+    exact: bool = True  # whether it is provably optimal
+    rival: str = ""  # the approximation: whom the choices are valued against, heads-up
+
+
+def advice_title(exact: bool) -> str:
+    """The panel's title word for the strategy of a table of three or more."""
+    return "exact optimum" if exact else "approximation"
 
 
 def compute_hints(
-    strategy: Strategy | None, state: GameState, selection: tuple[int, ...] = (), reason: str = ""
+    advice: TableAdvice | None,
+    state: GameState,
+    selection: tuple[int, ...] = (),
+    reason: str = "",
 ) -> Hints:
     """Ask the decision API about ``state`` (and the selected dice); run it in a worker thread."""
-    if strategy is None:
+    if advice is None:
         return Hints(
             state, selection, unavailable=reason or "No optimal strategy is loaded for these rules."
         )
     if state.is_over:
         return Hints(state, selection, unavailable="The game is over.")
-    from optimal_farkle.solver.decisions import decide, rank_options, win_probability
-
-    win = win_probability(strategy, state)
+    chances = advice.win_chances(state)
+    rival = getattr(advice, "rival", None)  # the approximation plays one opponent heads-up
+    hints = Hints(
+        state,
+        selection,
+        win=chances[state.current],
+        chances=chances,
+        label=advice.label,
+        exact=advice.exact,
+        rival=state.players[rival(state)].name if rival is not None and not advice.exact else "",
+    )
     if state.phase is not Phase.CHOOSE:
-        return Hints(state, selection, win=win, decision=decide(strategy, state))
-    options = tuple(rank_options(strategy, state))
+        return replace(hints, decision=advice.decide(state))
+    options = tuple(advice.rank_options(state))
     then: list[tuple[str, ScoringOption, Decision, str]] = []
     chosen: list[tuple[str, ScoringOption]] = [("best", options[0].option)]
     if selection:
@@ -74,8 +98,8 @@ def compute_hints(
     for label, option in chosen:
         after = apply(state, SetAside(option.dice))[0]
         if not after.is_over:
-            then.append((label, option, decide(strategy, after), after.bank_refusal() or ""))
-    return Hints(state, selection, win=win, options=options, then=tuple(then))
+            then.append((label, option, advice.decide(after), after.bank_refusal() or ""))
+    return replace(hints, options=options, then=tuple(then))
 
 
 def _bank_roll(decision: Decision, refusal: str) -> Table:
@@ -97,11 +121,12 @@ def render_hints(hints: Hints) -> Group | Text:
     state = hints.state
     if hints.unavailable:
         return Text(hints.unavailable, style="italic")
-    parts: list[Text | Table] = [
-        Text.assemble(
-            (state.player.name, "bold"), "'s win chance ", (pct(hints.win or 0.0), "bold")
-        )
-    ]
+    head = Text.assemble(
+        (state.player.name, "bold"), "'s win chance ", (pct(hints.win or 0.0), "bold")
+    )
+    if hints.rival:  # the figures below are the two-player values against that opponent
+        head.append(f" (estimate) · choices valued heads-up against {hints.rival}", style="dim")
+    parts: list[Text | Table] = [head]
     if hints.decision is not None:
         parts += [
             Text(f"Turn total {pts(state.turn_total)}, {state.dice_left} dice to roll:"),
@@ -136,6 +161,13 @@ def render_hints(hints: Hints) -> Group | Text:
                 Text(f"After {label} ({dice_text(option.dice)}):"),
                 _bank_roll(decision, refusal),
             ]
+    if len(state.players) > 2:
+        seats = " · ".join(f"{p.name} {pct(c)}" for p, c in zip(state.players, hints.chances))
+        strength = "provably optimal" if hints.exact else "not provably optimal"
+        parts += [
+            Text(f"Win chances: {seats}"),
+            Text(f"From the {hints.label} ({strength}).", style="dim"),
+        ]
     return Group(*parts)
 
 
@@ -159,6 +191,8 @@ class HintsPanel(VerticalScroll):
     """
 
     hints: reactive[Hints | None] = reactive(None)
+    #: What the title says the hints come from ("" for two players: the solved optimum).
+    label: reactive[str] = reactive("")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -170,7 +204,10 @@ class HintsPanel(VerticalScroll):
         yield self._body
 
     def on_mount(self) -> None:
-        self.border_title = "Hints (h to close)"
+        self.watch_label(self.label)
+
+    def watch_label(self, label: str) -> None:
+        self.border_title = f"Hints · {label} (h to close)" if label else "Hints (h to close)"
 
     def watch_hints(self, hints: Hints | None) -> None:
         self._body.update(render_hints(hints) if hints is not None else "Computing…")

@@ -83,6 +83,13 @@ def farkle_marks_words(rules: Rules) -> str:
     return "✗ farkles in a row (no penalty)"
 
 
+def names_and(names: Sequence[str]) -> str:
+    """``Ann``, ``Ann and Bob``, ``Ann, Bob and Cy``: a list as a sentence says it."""
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def player_label(player: Player, titles: dict[str, str] | None = None) -> str:
     """A player's name with what kind of player it is, e.g. ``Optimal (computer)``."""
     if player.kind == "human":
@@ -144,7 +151,7 @@ def describe_event(
             if len(owed) == 1:
                 who = f"{owed[0]} gets"
             elif owed and len(owed) < len(players) - 1:
-                who = f"{', '.join(owed[:-1])} and {owed[-1]} get"
+                who = f"{names_and(owed)} get"
         return Line(f"{name} reached the goal: {who} one final turn", "hot", True)
     if isinstance(event, GameOver):
         winner = players[event.winner].name if event.winner is not None and players else "nobody"

@@ -1,0 +1,294 @@
+"""The exact 3-player solve: sizes of every preset, a measured solve, and the approximation's loss.
+
+Three reports, each printed as a table (and ``--json`` one JSON object per line):
+
+* ``sizes`` -- for every preset at goal 10,000 (or ``--goal``): start states, the memory of
+  ``W`` and the solve's peak, the option checks of one sweep (``solver.table3.table_work``),
+  the estimated time of one sweep and of the whole solve on this machine (two threads), and
+  whether :func:`solver.table3.exact_table_supported` lets it run here.
+* ``solve --rules R [--goal G] [--floor F]`` -- solves (into a fresh cache directory unless
+  ``--cache-dir``) and prints what it took: wall and CPU time, turn solves per state
+  ("sweeps"), penalty passes, the residual, the states whose mover mixes, peak memory
+  (RSS), time per sweep, the cache file's size, and the first-to-move win probabilities of
+  seats 1, 2 and 3. ``--repeat K`` times one sweep of a sample of layers K times for a
+  median and spread of the time per sweep without a whole solve.
+* ``pass --rules R`` -- the time of one pass at full size, measured: every 25th layer (and
+  every farkle-count batch of it; at most ``--sample`` random states of each, 4,096 by
+  default, kept in block order) solved once from a random ``W`` with the solve's own block
+  solver on two threads, the time per state of each sampled layer interpolated over all the
+  layers between (random states fill blocks less evenly than a whole layer: a little high). What the sizes report estimates, measured (a pass of the penalty rules is
+  this, once per pass; the exact layers do about 2.5 such sweeps in all).
+* ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
+  exact policy evaluation (:mod:`solver.tableeval`): seat by seat, the approximation in one
+  seat and the exact optimum in the others, against all three exact.
+
+Usage::
+
+    python bench/table3.py sizes
+    python bench/table3.py solve --rules neller-busche            # the full game, minutes
+    python bench/table3.py solve --rules patch                    # the full game, hours
+    python bench/table3.py solve --rules facebook --goal 2000 --floor -500
+    python bench/table3.py loss --rules neller-busche
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+from typing import Any
+
+
+def sizes(goal: int | None, as_json: bool) -> None:
+    from optimal_farkle.engine import PRESETS, preset
+    from optimal_farkle.solver.estimate import duration, size
+    from optimal_farkle.solver.table3 import (
+        SECONDS_PER_CHECK,
+        SWEEPS_NO_PENALTY,
+        SWEEPS_PENALTY,
+        exact_table_supported,
+        table_estimate,
+        table_work,
+    )
+    from optimal_farkle.solver.tablemodel import build_table_model
+
+    rows = []
+    for name in PRESETS:
+        rules = preset(name)
+        if goal is not None:
+            rules = rules.with_goal(goal)
+        model = build_table_model(rules, 3, -2500)
+        work = table_work(model)
+        estimate = table_estimate(rules, 3)
+        sweeps = SWEEPS_PENALTY if model.penalty_count else SWEEPS_NO_PENALTY
+        per_sweep = work * SECONDS_PER_CHECK / 2
+        reason = exact_table_supported(rules, 3)
+        row = {
+            "rules": name,
+            "goal": rules.goal,
+            "start_states": model.start_states,
+            "w_bytes": model.start_states * model.comps * 8,
+            "peak_bytes": estimate.bytes,
+            "checks_per_sweep": work,
+            "seconds_per_sweep": per_sweep,
+            "sweeps": sweeps,
+            "seconds": estimate.seconds,
+            "exact_here": reason is None,
+            "why_not": reason,
+        }
+        rows.append(row)
+        if as_json:
+            print(json.dumps(row))
+    if as_json:
+        return
+    print(
+        f"{'preset':15} {'start states':>14} {'W':>8} {'peak':>8} {'checks/sweep':>13} "
+        f"{'per sweep':>10} {'sweeps':>6} {'whole':>9}  here"
+    )
+    for r in rows:
+        print(
+            f"{r['rules']:15} {r['start_states']:>14,} {size(r['w_bytes']):>8} "
+            f"{size(r['peak_bytes']):>8} {r['checks_per_sweep']:>13.2e} "
+            f"{duration(r['seconds_per_sweep']):>10} {r['sweeps']:>6} "
+            f"{duration(r['seconds']):>9}  {'yes' if r['exact_here'] else 'no: ' + str(r['why_not'])}"
+        )
+
+
+def solve(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from optimal_farkle.engine import preset
+    from optimal_farkle.engine.game import Player, new_game
+    from optimal_farkle.solver.table3 import (
+        ExactTableAdvice,
+        solve_exact_table,
+        table_cache_path,
+        table_estimate,
+    )
+
+    rules = preset(args.rules)
+    if args.goal is not None:
+        rules = rules.with_goal(args.goal)
+    cache = args.cache_dir or tempfile.mkdtemp(prefix="farkle-table3-")
+    marks: list[tuple[float, float, str]] = []
+    started = time.perf_counter()
+    cpu0 = time.process_time()
+    last = [0.0]
+
+    def progress(fraction: float, message: str) -> None:
+        now = time.perf_counter() - started
+        marks.append((now, fraction, message))
+        if now - last[0] > 60:
+            last[0] = now
+            print(f"  {now:8.0f} s  {100 * fraction:5.1f}%  {message}", file=sys.stderr, flush=True)
+
+    strategy = solve_exact_table(
+        rules, 3, progress=progress, cache_dir=cache, floor=args.floor, force=True
+    )
+    wall = time.perf_counter() - started
+    cpu = time.process_time() - cpu0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    path = table_cache_path(rules, 3, args.floor, cache)
+    state = new_game(rules, tuple(Player(f"P{i}") for i in range(3)))
+    chances = ExactTableAdvice(strategy).win_chances(state)
+    info = strategy.info
+    row: dict[str, Any] = {
+        "rules": rules.name,
+        "goal": rules.goal,
+        "floor": strategy.floor,
+        "start_states": strategy.model.start_states,
+        "wall_seconds": wall,
+        "cpu_seconds": cpu,
+        "solve_seconds": info.seconds,
+        "sweeps": info.sweeps,
+        "passes": info.passes,
+        "seconds_per_sweep": info.seconds / max(info.sweeps, 1e-9),
+        "residual": info.residual,
+        "mixed_states": len(strategy.mixed.flat),
+        "peak_rss_bytes": peak,
+        "estimated_bytes": table_estimate(rules, 3, args.floor).bytes,
+        "estimated_seconds": table_estimate(rules, 3, args.floor).seconds,
+        "cache_bytes": path.stat().st_size if path.exists() else None,
+        "first_to_move": list(chances),
+        "load_average": os.getloadavg()[0],
+    }
+    if args.json:
+        print(json.dumps(row))
+        return
+    print(
+        f"{rules.name}, goal {rules.goal:,}, floor {strategy.floor:,}: "
+        f"{row['start_states']:,} start states"
+    )
+    print(
+        f"  solve {info.seconds:,.0f} s wall ({cpu:,.0f} s CPU), {info.sweeps:.2f} turn solves "
+        f"per state, {info.passes} pass(es), {row['seconds_per_sweep']:,.0f} s per sweep"
+    )
+    print(f"  residual {info.residual:.1e}; {row['mixed_states']} states whose mover mixes")
+    print(
+        f"  peak memory {peak / 1024**2:,.0f} MB (estimated {row['estimated_bytes'] / 1024**2:,.0f} MB); "
+        f"cache {row['cache_bytes'] / 1024**2 if row['cache_bytes'] else 0:,.0f} MB"
+    )
+    print(
+        f"  first to move wins {100 * chances[0]:.4f}%, second {100 * chances[1]:.4f}%, "
+        f"third {100 * chances[2]:.4f}%  (load average {row['load_average']:.1f})"
+    )
+    if args.dump:
+        np.save(args.dump, strategy.w)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("report", choices=("sizes", "solve", "pass", "loss"))
+    parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
+    parser.add_argument("--sample", type=int, default=4096, help="pass: states per sampled layer")
+    parser.add_argument("--rules", default="neller-busche")
+    parser.add_argument("--goal", type=int)
+    parser.add_argument("--floor", type=int, default=-2500)
+    parser.add_argument("--cache-dir")
+    parser.add_argument("--dump", help="save W as a .npy file (solve)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    if args.report == "sizes":
+        sizes(args.goal, args.json)
+    elif args.report == "solve":
+        solve(args)
+    elif args.report == "pass":
+        one_pass(args)
+    else:
+        loss(args)
+
+
+def one_pass(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from optimal_farkle.engine import preset
+    from optimal_farkle.solver.tablekernel import table_tables
+    from optimal_farkle.solver.tablemodel import build_table_model
+    from optimal_farkle.solver.tablesolve import (
+        _Blocks,
+        batch_states,
+        compile_table_kernels,
+        entry_limit,
+        reachable_states,
+        scores_with_sum,
+    )
+
+    rules = preset(args.rules)
+    if args.goal is not None:
+        rules = rules.with_goal(args.goal)
+    model = build_table_model(rules, 3, args.floor)
+    compile_table_kernels(model)
+    tables = table_tables(model)
+    w = np.random.default_rng(1).uniform(0.2, 0.4, size=model.start_states * model.comps)
+    runner = _Blocks(model, tables, 2, track=model.penalty_count == 0)
+    top_layer = 3 * (model.nb - 1)
+    sampled: list[tuple[int, int, float]] = []
+    counts = {}
+    limit = entry_limit(model)
+    for layer in range(top_layer, -1, -1):
+        scores = scores_with_sum(3, model.nb, layer)
+        if model.ne > 1:  # off the board only below the entry minimum (reachable states)
+            flags = np.prod(1 + (scores < limit), axis=1)
+        else:
+            flags = np.ones(len(scores))
+        counts[layer] = int(flags.sum()) * model.nf**3 * model.ns
+    rng = np.random.default_rng(2)
+    for layer in [*list(range(top_layer, -1, -args.every)), 0]:
+        batches = [
+            batch_states(model, layer, c)
+            for c in (range(3 * model.nf - 2) if model.penalty_count else (None,))
+        ]
+        rows = (
+            np.concatenate([b for b in batches if len(b)]) if any(len(b) for b in batches) else None
+        )
+        if rows is None:
+            continue
+        if len(rows) > args.sample:
+            rows = rows[np.sort(rng.choice(len(rows), size=args.sample, replace=False))]
+        started = time.perf_counter()
+        runner.solve(w, rows)
+        sampled.append((layer, len(rows), time.perf_counter() - started))
+    runner.close()
+    layers = np.array([s[0] for s in sampled], dtype=float)
+    per_state = np.array([s[2] / s[1] for s in sampled])
+    order = np.argsort(layers)
+    total = 0.0
+    for layer, count in counts.items():
+        total += count * float(np.interp(layer, layers[order], per_state[order]))
+    row = {
+        "rules": rules.name,
+        "goal": rules.goal,
+        "reachable_states": reachable_states(model),
+        "sampled_layers": len(sampled),
+        "sampled_seconds": sum(s[2] for s in sampled),
+        "seconds_per_pass": total,
+        "load_average": os.getloadavg()[0],
+    }
+    if args.json:
+        print(json.dumps(row))
+        return
+    from optimal_farkle.solver.estimate import duration
+
+    print(
+        f"{rules.name}, goal {rules.goal:,}: {row['reachable_states']:,} reachable start states; "
+        f"one pass (two threads) takes {duration(total)} ({total:,.0f} s), from "
+        f"{len(sampled)} sampled layers ({row['sampled_seconds']:.0f} s measured; load average "
+        f"{row['load_average']:.1f})"
+    )
+
+
+def loss(args: argparse.Namespace) -> None:
+    from optimal_farkle.solver.tableeval import loss_report
+
+    report = loss_report(args.rules, args.goal, args.floor, args.cache_dir)
+    print(json.dumps(report) if args.json else report["text"])
+
+
+if __name__ == "__main__":
+    main()
