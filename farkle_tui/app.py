@@ -180,6 +180,22 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
             self.push_screen(SetupScreen())
         elif message.choice is StartChoice.CONTINUE:
             self.continue_game()
+        elif message.choice is StartChoice.DRILL:
+            self.drill()
+
+    def drill(self) -> None:
+        """A training drill under the remembered rules, once their optimal strategy is there."""
+        rules = self.services.default_rules()
+
+        def then(strategy: Strategy | None, reason: str, exact: object) -> None:
+            if strategy is None:
+                self.notify(f"The drill needs the optimal strategy: {reason}", severity="error")
+                return
+            from .screens.drill import DrillScreen
+
+            self.push_screen(DrillScreen(rules, strategy))
+
+        self._with_strategy(rules, 2, then)  # a drill is a two-player position
 
     def on_setup_screen_chosen(self, message: SetupScreen.Chosen) -> None:
         self.begin(message.setup)

@@ -23,7 +23,17 @@ from typing import NoReturn
 from . import __version__
 
 #: Subcommand modules, in the order ``farkle --help`` lists them.
-COMMANDS = ("solve", "strategy", "expected", "distribution", "komi", "replay", "match", "serve")
+COMMANDS = (
+    "solve",
+    "strategy",
+    "expected",
+    "distribution",
+    "komi",
+    "replay",
+    "match",
+    "card",
+    "serve",
+)
 #: Options whose value may start with "-": ``--start-scores -100,0`` means
 #: ``--start-scores=-100,0``, as ``--floor -500`` already does for a plain number.
 SIGNED_OPTIONS = ("--start-scores", "--score", "--opponent", "--floor", "--seed")

@@ -147,6 +147,7 @@ class Settings:
     first: str = "random"  # one of ORDER_CHOICES
     ai_pace: float = DEFAULT_PACE  # seconds between the computer's steps
     theme: str = ""  # Textual theme name; "" = Textual's default
+    coach: bool = False  # the live coach in games (off until the player turns it on)
 
     @classmethod
     def from_dict(cls, data: Any) -> Settings:
@@ -162,7 +163,10 @@ class Settings:
         for f in fields(cls):
             value = data.get(f.name)
             default = getattr(settings, f.name)
-            if (
+            if isinstance(default, bool):
+                if isinstance(value, bool):
+                    setattr(settings, f.name, value)
+            elif (
                 isinstance(default, float)
                 and isinstance(value, int | float)
                 and not isinstance(value, bool)

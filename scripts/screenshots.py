@@ -7,8 +7,10 @@ human's moves with the decision API through the same keys a player presses, and 
 table of six (two people, four computers) with the hints open, in its second round; then the strategy
 explorer on the article's second example position (6,000 to 8,000): ``explorer.svg`` (its
 table), ``explorer_map.svg`` (the bank-threshold map) and ``explorer_compare.svg`` (optimal
-against max-score); and ``distribution.svg``, the chart of ``farkle distribution --rules
-patch`` (the "Analysis of Farkle" picture).
+against max-score); ``coach.svg`` (the live coach after a weaker move), ``drill.svg`` (a
+drill answered) and ``card.svg`` (the card of the paper's rules, as ``c`` shows it); and
+``distribution.svg``, the chart of ``farkle distribution --rules patch`` (the "Analysis of
+Farkle" picture).
 
 The strategy for the rules must be solved; this script solves and caches it when it is not.
 
@@ -68,6 +70,18 @@ def best_keys(strategy: Any, state: GameState) -> tuple[list[str], str]:
     if not after.is_over and advice.decide(after).best == "bank":
         then = "b"
     return [str(i + 1) for i in sorted(indices_of(state.roll, best.option.dice))], then
+
+
+async def begin_against(app: FarkleApp, pilot: Any, opponent_id: str) -> GameScreen:
+    """Ann (the human) against the computer player ``opponent_id`` under the app's rules."""
+    rules = app.services.rules_override
+    assert rules is not None
+    opponent = app.services.ai_titles().get(opponent_id, opponent_id.title())
+    app.begin(GameSetup(rules, (Player("Ann", HUMAN), Player(opponent, opponent_id)), 0))
+    await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+    game = app.screen
+    assert isinstance(game, GameScreen)
+    return game
 
 
 async def shoot_setup(app: FarkleApp, out: Path) -> None:
@@ -139,13 +153,7 @@ async def shoot(app: FarkleApp, out: Path, strategy: Any) -> None:
         app.save_screenshot("setup.svg", str(out))
         await pilot.press("escape")
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
-        rules = app.services.rules_override
-        assert rules is not None
-        opponent = app.services.ai_titles().get("optimal", "Optimal")
-        app.begin(GameSetup(rules, (Player("Ann", HUMAN), Player(opponent, "optimal")), 0))
-        await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
-        game = app.screen
-        assert isinstance(game, GameScreen)
+        game = await begin_against(app, pilot, "optimal")
         shot_taken = False
         while True:
             state = game.state
@@ -223,6 +231,67 @@ async def shoot_explorer(app: FarkleApp, out: Path) -> None:
         app.save_screenshot("explorer_compare.svg", str(out))
 
 
+async def shoot_learning(app: FarkleApp, out: Path, strategy: Any) -> None:
+    """``coach.svg``: the coach's line after a weaker move; ``drill.svg``: a drill answered;
+    ``card.svg``: the card of the paper's rules, as ``c`` shows it in a game."""
+    from optimal_farkle.engine import preset
+    from optimal_farkle.engine.game import SetAside, apply
+    from optimal_farkle.solver.decisions import decide, rank_options
+    from optimal_farkle.tui.screens.card import CardScreen
+    from optimal_farkle.tui.screens.drill import DrillScreen
+
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+        app.services.settings.coach = True
+        game = await begin_against(app, pilot, "card")
+        await wait_for(pilot, lambda: game.coach is not None)  # set up once the strategy is in
+        assert game.coach is not None
+        while True:
+            state = game.state
+            assert state is not None and not state.is_over
+            if state.current != 0:
+                await pilot.pause(0.01)
+                continue
+            ranked = rank_options(strategy, state) if state.phase is Phase.CHOOSE else []
+            if state.turn >= 5 and len(ranked) >= 3:
+                # A weaker move: the second-best set-aside, then the worse of bank and roll.
+                option = ranked[1].option
+                after, _ = apply(state, SetAside(option.dice))
+                worse = "r"
+                if not after.is_over and after.can_bank():
+                    worse = "r" if decide(strategy, after).best == "bank" else "b"
+                seen = len(game.coach.verdicts)
+                for i in sorted(indices_of(state.roll, option.dice)):
+                    await pilot.press(str(i + 1))
+                await pilot.press(worse)
+                await wait_for(pilot, lambda seen=seen: len(game.coach.verdicts) > seen)
+                await pilot.pause(0.3)
+                app.save_screenshot("coach.svg", str(out))
+                break
+            keys, then = best_keys(strategy, state)
+            for key in keys:
+                await pilot.press(key)
+            await pilot.press(then)
+            await pilot.pause()
+        drill = DrillScreen(game.session.state.rules, strategy, seed=4)
+        await app.push_screen(drill)
+        await wait_for(pilot, lambda: drill.state is not None)
+        position = drill.state
+        assert position is not None
+        ranked = rank_options(strategy, position)
+        option = ranked[-1].option  # the weakest set-aside, to show what it costs
+        for i in sorted(indices_of(position.roll, option.dice)):
+            await pilot.press(str(i + 1))
+        await pilot.press("r")
+        await wait_for(pilot, lambda: bool(drill.judgements))
+        await pilot.pause(0.3)
+        app.save_screenshot("drill.svg", str(out))
+        await app.push_screen(CardScreen(preset("neller-busche")))
+        await wait_for(pilot, lambda: getattr(app.screen, "card", None) is not None)
+        await pilot.pause(0.3)
+        app.save_screenshot("card.svg", str(out))
+
+
 def shoot_distribution(out: Path) -> None:
     """``farkle distribution --rules patch`` as the terminal shows it, 80 columns wide."""
     import io
@@ -256,7 +325,8 @@ def main() -> int:
     parser.add_argument(
         "--only",
         default="",
-        help="comma-separated: setup, game (with start), table, explorer, distribution",
+        help="comma-separated: setup, game (with start), table, explorer, distribution, learning "
+        "(the coach, a drill and the card)",
     )
     args = parser.parse_args()
     wanted = set(filter(None, args.only.split(","))) or {
@@ -264,14 +334,15 @@ def main() -> int:
         "table",
         "explorer",
         "distribution",
+        "learning",
     }
     from optimal_farkle.solver.cache import load_strategy, solve_strategy
 
     rules = load_rules(args.rules)
     strategy = None
-    if wanted & {"game", "table"}:
+    if wanted & {"game", "table", "learning"}:
         strategy = load_strategy(rules, cache_dir=args.cache_dir)
-    if strategy is None and wanted & {"game", "table"}:
+    if strategy is None and wanted & {"game", "table", "learning"}:
         print(f"solving {rules.name} once (cached afterwards)...", flush=True)
         strategy = solve_strategy(
             rules,
@@ -307,6 +378,9 @@ def main() -> int:
             asyncio.run(shoot_explorer(explorer, args.out))
     if "distribution" in wanted:
         shoot_distribution(args.out)
+    if "learning" in wanted:  # the coach, a drill and the card
+        with tempfile.TemporaryDirectory() as data:
+            asyncio.run(shoot_learning(app(data), args.out, strategy))
     for name in sorted(args.out.glob("*.svg")):
         print(name.relative_to(ROOT) if name.is_relative_to(ROOT) else name)
     return 0

@@ -28,6 +28,9 @@ The levels:
   closer than an average turn, never bank short of the goal.
 * ``cautious`` takes the most points every roll and banks early: 350 or more with three dice
   or fewer left, 1,000 or more with four or five.
+* ``card`` plays Busche and Neller's memorisable method exactly as the card states it
+  (:mod:`solver.card`): a small table reproducing the expected-score strategy, never banking
+  with six dice, and "go for it" thresholds on both scores near the end.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from typing import ClassVar
 from optimal_farkle.engine import STEP, Endgame, Rules, ScoringOption
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
+from .card import Card, load_card
 from .expected import ExpectedStrategy, expected_strategy, hot
 
 #: ``(points, dice used)`` of one entry of a keep list.
@@ -85,8 +89,9 @@ class LevelPlayer(ABC):
     title: ClassVar[str] = ""
     #: Player-facing; an instance may refine it with the numbers it learned for its rules.
     description: str = ""
-    #: How many modes :meth:`mode` can return (the evaluator builds one table per mode).
-    modes: ClassVar[int] = 1
+    #: How many modes :meth:`mode` can return (the evaluator builds one table per mode); an
+    #: instance may set its own (the card player has one mode per set of go-for-it dice).
+    modes: int = 1
 
     def __init__(self, rules: Rules, strategy: object | None = None) -> None:
         self.rules = rules
@@ -291,9 +296,78 @@ class CautiousPlayer(LevelPlayer):
         return 0
 
 
-#: The level players by id, for :mod:`solver.players` (constructor: ``(rules, strategy)``).
+class CardPlayer(LevelPlayer):
+    """Busche and Neller's memorisable method: exactly what the card says (:mod:`solver.card`).
+
+    Set-asides by the card's estimate table (largest turn total plus what rolling on is
+    worth; ties to an option that banks, then to more dice), bank where the table says so,
+    never with six dice, and do not bank short of winning with ``n`` dice once ``b >= B_n``
+    or ``d >= D_n``. Its mode is the set of dice counts that go for it at the scores, so
+    the exact evaluation (:mod:`solver.exits`) tabulates one bank table per such set.
+    """
+
+    id = "card"
+    title = "Card"
+    description = (
+        "Plays exactly by the card you can learn (c in a game): Busche and Neller's "
+        "memorisable method. Close to Perfect, and beatable."
+    )
+
+    def __init__(
+        self, rules: Rules, strategy: object | None = None, card: Card | None = None
+    ) -> None:
+        super().__init__(rules, strategy)
+        self.card = card if card is not None else load_card(rules)
+        self.table = self.card.table
+        self.go_for_it = self.card.go_for_it
+        #: Every set of go-for-it dice the scores can produce (bit n - 1: n dice go for it).
+        self.masks = self._masks()
+        self.modes = len(self.masks)
+        self._mode_of = {mask: i for i, mask in enumerate(self.masks)}
+        self._choose = lru_cache(maxsize=65536)(self.table.choose)
+        self.description = self.rules_of_thumb()
+
+    def _masks(self) -> tuple[int, ...]:
+        """The go-for-it sets of every region between thresholds (scores change them only there)."""
+        g = self.go_for_it
+        cuts = sorted({v for v in (*g.score, *g.opponent) if v is not None})
+        points = [-(10**9), *cuts]
+        return tuple(sorted({g.mask(b, d) for b in points for d in points}))
+
+    def rules_of_thumb(self) -> str:
+        """The card in one paragraph, with this rule set's bank thresholds."""
+        banks = ", ".join(
+            f"{n}: {'never' if t is None else f'{t:,}'}"
+            for n in range(6, 0, -1)
+            for t in [self.table.bank_threshold(n)]
+        )
+        end = (
+            "near the end it goes for the win at the card's scores"
+            if not self.go_for_it.empty
+            else "its go-for-it scores are not computed for these rules (farkle card --rebuild)"
+        )
+        return (
+            "Plays exactly by the card you can learn (c in a game, or farkle card): sets aside "
+            "what the card values most and banks from (dice: total) "
+            f"{banks}; {end}."
+        )
+
+    def mode(self, score: int, opponent: int) -> int:
+        return self._mode_of[self.go_for_it.mask(score, opponent)]
+
+    def banks(self, t: int, n: int, mode: int) -> bool:
+        if self.masks[mode] >> (n - 1) & 1:
+            return False
+        return self.table.banks(t, n)
+
+    def keep(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
+        index: int = self._choose(pairs, t, n)
+        return index
+
+
+#: The level players by id, strongest first, for :mod:`solver.players` (``(rules, strategy)``).
 LEVEL_PLAYERS: dict[str, type[LevelPlayer]] = {
-    cls.id: cls for cls in (MaxScorePlayer, CoachPlayer, CautiousPlayer)
+    cls.id: cls for cls in (CardPlayer, MaxScorePlayer, CoachPlayer, CautiousPlayer)
 }
 
 
@@ -304,6 +378,7 @@ def level_info(rules: Rules) -> list[tuple[str, str, str]]:
 
 __all__ = [
     "LEVEL_PLAYERS",
+    "CardPlayer",
     "CautiousPlayer",
     "CoachPlayer",
     "LevelPlayer",

@@ -108,6 +108,20 @@ class MatchOdds:
 
 
 # -- evaluation ---------------------------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always")
+def _decode(s: int, shape: np.ndarray) -> tuple[int, int, int, int, int, int, int]:
+    """``(b, d, f, e, u, o, r)`` of the flat start state ``s`` (the inverse of ``flat_index``)."""
+    nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
+    r = s % ns
+    o = (s // ns) % ne
+    u = (s // (ns * ne)) % ne
+    e = (s // (ns * ne * ne)) % nf
+    f = (s // (ns * ne * ne * nf)) % nf
+    d = (s // (ns * ne * ne * nf * nf)) % nb
+    b = s // (ns * ne * ne * nf * nf * nb)
+    return b, d, f, e, u, o, r
+
+
 @njit(cache=True, nogil=True)
 def _turn_value(
     s: int,
@@ -120,13 +134,7 @@ def _turn_value(
     other: np.ndarray,
 ) -> float:
     nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
-    r2 = s % ns
-    o = (s // ns) % ne
-    u = (s // (ns * ne)) % ne
-    e = (s // (ns * ne * ne)) % nf
-    f = (s // (ns * ne * ne * nf)) % nf
-    d = (s // (ns * ne * ne * nf * nf)) % nb
-    b = s // (ns * ne * ne * nf * nf * nb)
+    b, d, f, e, u, o, r2 = _decode(s, shape)
     rr = ns - 1 - r2
     row = x.row_of[s]
     acc = 0.0
@@ -152,6 +160,49 @@ def _turn_value(
     return float(acc)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _farkle_next(s: int, shape: np.ndarray, pen_count: int, pen_steps: int) -> int:
+    """The start state the opponent moves from after the mover farkles in ``s``."""
+    nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
+    b, d, f, e, u, o, r2 = _decode(s, shape)
+    b2, f2 = after_farkle(b, f, pen_count, pen_steps)
+    return flat_index(d, b2, e, f2, o, u, ns - 1 - r2, nb, nf, ne, ns)
+
+
+@njit(cache=True, nogil=True)
+def _pair(
+    s: int,
+    s2: int,
+    shape: np.ndarray,
+    endgame: int,
+    pen_count: int,
+    pen_steps: int,
+    x: Exits,
+    y: Exits,
+    vx: np.ndarray,
+    vy: np.ndarray,
+) -> tuple[float, float]:
+    """``V_X(s)`` and ``V_Y(s2)`` solved together, where each one's farkle leads to the other.
+
+    Without a farkle penalty a farkle only hands the turn over: ``s2`` (the opponent to move
+    after X farkles in ``s``) leads back to ``s`` when Y farkles. With ``c`` the rest of each
+    value (:func:`_turn_value` minus its farkle term) and ``f`` the farkle probabilities::
+
+        V_X = c_X + f_X (1 - V_Y),  V_Y = c_Y + f_Y (1 - V_X)
+        =>  V_X = (c_X + f_X (1 - c_Y - f_Y)) / (1 - f_X f_Y)
+
+    so the pair is exact in one step instead of shrinking by ``f_X f_Y`` per sweep.
+    """
+    tx = _turn_value(s, shape, endgame, pen_count, pen_steps, x, y.reach, vy)
+    ty = _turn_value(s2, shape, endgame, pen_count, pen_steps, y, x.reach, vx)
+    fx = x.farkle[x.row_of[s]]
+    fy = y.farkle[y.row_of[s2]]
+    cx = tx - fx * (1.0 - vy[s2])
+    cy = ty - fy * (1.0 - vx[s])
+    new_x = (cx + fx * (1.0 - cy - fy)) / (1.0 - fx * fy)
+    return new_x, cy + fy * (1.0 - new_x)
+
+
 @njit(cache=True, nogil=True)
 def _sweep(
     order: np.ndarray,
@@ -164,12 +215,29 @@ def _sweep(
     va: np.ndarray,
     vb: np.ndarray,
 ) -> float:
-    """One Gauss-Seidel sweep of both players' values in layer order; the largest change."""
+    """One Gauss-Seidel sweep of both players' values in layer order; the largest change.
+
+    Where a farkle leads to a state whose farkle leads straight back (no penalty), each
+    player's value there is solved together with the opponent's (:func:`_pair`), once per
+    pair: the partner has the same layer, and :func:`layer_order` keeps flat order within one.
+    """
     largest = 0.0
     for i in range(order.shape[0]):
         s = order[i]
-        new_a = _turn_value(s, shape, endgame, pen_count, pen_steps, a, b.reach, vb)
-        new_b = _turn_value(s, shape, endgame, pen_count, pen_steps, b, a.reach, va)
+        s2 = _farkle_next(s, shape, pen_count, pen_steps)
+        if s2 == s:  # equal scores: each player's farkle hands the other the same state
+            new_a, new_b = _pair(s, s, shape, endgame, pen_count, pen_steps, a, b, va, vb)
+        elif _farkle_next(s2, shape, pen_count, pen_steps) == s:
+            if s2 < s:
+                continue  # solved with its partner, which comes first in the layer
+            new_a, pair_b = _pair(s, s2, shape, endgame, pen_count, pen_steps, a, b, va, vb)
+            new_b, pair_a = _pair(s, s2, shape, endgame, pen_count, pen_steps, b, a, vb, va)
+            largest = max(largest, abs(pair_b - vb[s2]), abs(pair_a - va[s2]))
+            vb[s2] = pair_b
+            va[s2] = pair_a
+        else:
+            new_a = _turn_value(s, shape, endgame, pen_count, pen_steps, a, b.reach, vb)
+            new_b = _turn_value(s, shape, endgame, pen_count, pen_steps, b, a.reach, va)
         change = max(abs(new_a - va[s]), abs(new_b - vb[s]))
         largest = max(largest, change)
         va[s] = new_a

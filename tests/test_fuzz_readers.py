@@ -567,6 +567,8 @@ OPTIONS: dict[str, tuple[str, ...]] = {
         "--cache-dir",
         "--json",
     ),
+    # --rebuild is left out: a search, even at a small goal, is longer than an example may be.
+    "card": ("--rules", "--window", "--floor", "--cache-dir", "--json"),
     # The playground makes serving itself fail as a taken port does: a command line that is
     # all good ends in "in use" rather than serving forever.
     "serve": ("--host", "--port", "--public-url"),
@@ -665,6 +667,7 @@ def command_lines(draw: Any, places: dict[str, str]) -> list[str]:
         "--strategy": st.sampled_from(["max-score", "optimal", "optimal", "x"]),
         "--band": st.sampled_from(["50", "500", "0", "-50", "75", str(10**9), "x"]),
         "--around": st.sampled_from(["0", "1", "4", "-1", "1000", str(10**30), "x"]),
+        "--window": st.sampled_from(["50", "500", "0", "-50", "75", "1000", str(10**9), "x"]),
         "FILE": path,
         "--port": st.sampled_from(["8000", "0", "65536", "-1", "x", "1"]),
         "--host": st.one_of(

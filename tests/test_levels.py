@@ -58,7 +58,7 @@ def play(rules, a: LevelPlayer, b: LevelPlayer, seed: int, start=None, session=N
 
 
 def test_the_registry_lists_every_level_with_a_player_facing_description() -> None:
-    assert set(LEVEL_PLAYERS) == {"max-score", "coach", "cautious"}
+    assert set(LEVEL_PLAYERS) == {"card", "max-score", "coach", "cautious"}
     listed = {pid: (title, text) for pid, title, text in ai_players()}
     for pid, cls in LEVEL_PLAYERS.items():
         assert cls.id == pid and pid in listed
@@ -81,8 +81,8 @@ def test_levels_play_whole_games_legally_under_every_preset(rules) -> None:  # t
     ids = list(LEVEL_PLAYERS)
     movers: set[str] = set()
     for k in range(12):
-        a = LEVEL_PLAYERS[ids[k % 3]](rules)
-        b = LEVEL_PLAYERS[ids[(k + 1) % 3]](rules)
+        a = LEVEL_PLAYERS[ids[k % len(ids)]](rules)
+        b = LEVEL_PLAYERS[ids[(k + 1) % len(ids)]](rules)
         session = GameSession.start(
             rules, (Player("A", a.id), Player("B", b.id)), dice=SeededDice(100 + k)
         )

@@ -145,7 +145,7 @@ def _agree(rules, a: str, b: str, games: int) -> None:  # type: ignore[no-untype
 
 def test_refusals_name_the_problem() -> None:
     with pytest.raises(
-        MatchError, match=r"unknown player 'nobody'.*optimal, max-score, coach, cautious"
+        MatchError, match=r"unknown player 'nobody'.*optimal, card, max-score, coach, cautious"
     ):
         exact_odds(SMALL, "nobody", "coach")
     with pytest.raises(MatchError, match="solved strategy"):

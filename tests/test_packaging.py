@@ -127,6 +127,7 @@ def test_the_wheel_installs_exactly_one_top_level_package(wheel: tuple[Path, str
         f"{NS}/tui/py.typed",
         f"{NS}/assets/rules/facebook.toml",
         f"{NS}/assets/css/farkle.tcss",
+        f"{NS}/assets/cards/neller-busche.json",
         f"{NS}/tui/cli.py",
     ):
         assert required in names, required

@@ -51,7 +51,8 @@ from ..game_setup import HUMAN
 from ..pacing import ComputerPacer, Stage
 from ..services import ServicesAccessor
 from ..widgets.banner import Banner
-from ..widgets.dice import DiceRow, DiceView, DieSlot, indices_of
+from ..widgets.coach_line import CoachLine
+from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot, indices_of
 from ..widgets.header import TitleHeader
 from ..widgets.hints import Hints, HintsPanel, advice_title, compute_hints
 from ..widgets.log import MoveLog
@@ -67,6 +68,8 @@ from ..widgets.words import (
     pts,
 )
 from ..workers import ReportsWorkerErrors, failure_text
+from .coaching import GROUP as COACH_GROUP
+from .coaching import GameCoach
 from .confirm import ConfirmScreen
 from .game_over import GameOverChoice, GameOverScreen
 
@@ -146,11 +149,12 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     """A game in progress (new or resumed). The app pushes it with a session and the AIs."""
 
     BINDINGS = [
-        Binding("1", "select_die(0)", "Select", key_display="1-6"),
-        *(Binding(str(n), f"select_die({n - 1})", f"Die {n}", show=False) for n in range(2, 7)),
+        *SELECT_BINDINGS,
         Binding("r", "roll", "Roll"),
         Binding("b", "bank", "Bank"),
         Binding("h", "hints", "Hints"),
+        Binding("c", "card", "Card"),
+        Binding("k", "coach", "Coach"),
         Binding("e", "explore", "Explore"),
         Binding("plus,equals_sign", "faster", "Faster", key_display="+", show=False),
         Binding("minus", "slower", "Slower", key_display="-", show=False),
@@ -160,7 +164,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     ]
     #: Below this width the hints take the place of the move log; from it they sit beside it.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    WORKER_WORDS = {"ai": "the computer's move", "hints": "the hints"}
+    WORKER_WORDS = {"ai": "the computer's move", "hints": "the hints", "coach": "the coach"}
 
     services = ServicesAccessor()
     state: reactive[GameState | None] = reactive(None, always_update=False)
@@ -212,6 +216,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         self._banner_turn = 0
         self._finished = False
         self.unsaved = ""  # why the game is not being saved ("" while every action is saved)
+        self.coach: GameCoach | None = None  # set up with the widgets in _start
         self._told_unsaved = ""
         self.set_reactive(GameScreen.state, session.state)
 
@@ -227,10 +232,12 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         yield DiceRow(id="dice")
         yield Static("", id="selection", markup=False)
         yield Tray(id="tray")
+        yield CoachLine(id="coach")
         with Horizontal(id="game-bottom"):
             yield MoveLog(id="log")
             yield HintsPanel(id="hints")
-        yield Footer()
+        # Compact, without the palette's key (ctrl+p still opens it; ? lists it): every game key fits 80 columns.
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self._fit_scoreboard()
@@ -302,6 +309,14 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             "" if self.advice is None or len(players) == 2 else advice_title(self.advice.exact)
         )
         self._show_saved()
+        self.coach = GameCoach(
+            self,
+            self.query_one(CoachLine),
+            self.services,
+            self.session,
+            self.strategy,
+            self.unavailable,
+        )
         self._sync(state)
         self._started = True
         self.refresh_bindings()  # check_action now allows every key: the footer shows them
@@ -554,6 +569,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         """Apply actions in order through the session, save, narrate, then assign the new state."""
         events: list[Any] = []
         before = state
+        done: list[Action] = []
         for action in actions:
             if self.session.state.is_over:
                 break
@@ -562,6 +578,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             except FarkleError as exc:
                 self._feedback(str(exc))
                 break
+            done.append(action)
         if not events:
             return
         self._save()
@@ -573,6 +590,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
                 self._farkled = event.dice
         self._events = events
         self.state = self.session.state
+        if self.coach is not None:
+            self.coach.after_move(before, done)  # judged off the UI thread; reads only
 
     def _save(self) -> None:
         """Save after every action; a failing disk is reported but never stops the game."""
@@ -732,6 +751,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             self._feedback()
         elif group == "hints":
             self.query_one(HintsPanel).failed(failure_text(error))
+        elif group == COACH_GROUP and self.coach is not None:
+            self.coach.failed(failure_text(error))
 
     def on_screen_resume(self) -> None:
         if not self._started:
@@ -800,6 +821,18 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             self._hint_selection(state),
         ):
             self.query_one(HintsPanel).hints = message.hints
+
+    def action_card(self) -> None:
+        """The card of this game's rules: the numbers to memorise (it never changes the game)."""
+        from .card import CardScreen
+
+        if self.state is not None:
+            self.app.push_screen(CardScreen(self.state.rules))
+
+    def action_coach(self) -> None:
+        """Turn the live coach on or off (remembered in the settings)."""
+        if self.coach is not None:
+            self.coach.toggle()
 
     def action_explore(self) -> None:
         from .explorer import ExplorerScreen

@@ -39,15 +39,13 @@ from ..widgets.hints import advice_title
 from ..widgets.scoreboard import Scoreboard, compact_for
 from ..widgets.tray import Tray
 from ..widgets.wincurve import WinCurve
-from ..widgets.words import MARK_STYLES, describe_event, dice_text, names_and, pct, pts
+from ..widgets.words import MARK_SIGNS, MARK_STYLES, describe_event, dice_text, names_and, pct, pts
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.analysis import DecisionAnalysis, GameAnalysis
     from optimal_farkle.solver.strategy import Strategy
     from optimal_farkle.solver.table3 import ExactTableStrategy
-
-MARK_SIGNS = {"best": "✓", "good": "·", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
 class ReplayScreen(ReportsWorkerErrors, Screen[None]):

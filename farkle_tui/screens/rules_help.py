@@ -27,6 +27,8 @@ KEYS = (
     ("r", "set the selected dice aside and roll the rest"),
     ("b", "set the selected dice aside and bank the turn total"),
     ("h", "show / hide hints: win chances of every choice"),
+    ("c", "the card: the numbers to memorise to play close to optimal"),
+    ("k", "live coach on / off: what each of your moves cost, the better move, the card's"),
     ("e", "explore the strategy: this position's table, maps, comparisons"),
     ("+ / -", "make the computer play faster / slower"),
     ("space / enter", "skip ahead through the computer's turn"),

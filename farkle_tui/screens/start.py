@@ -1,4 +1,5 @@
-"""The start screen: New game, Continue (only with an unfinished game), Replays, Statistics, Rules, Quit.
+"""The start screen: New game, Continue (only with an unfinished game), Replays, Drill, Statistics,
+Rules, Quit.
 
 It reads only the small settings and record files, never the solver, so it is up in well under
 a second; it refreshes whenever it comes back to the top (after a game or a quit to menu).
@@ -48,6 +49,7 @@ class StartChoice(StrEnum):
 
     NEW_GAME = "new"
     CONTINUE = "continue"
+    DRILL = "drill"  # a training drill (needs the optimal strategy: the app gets it first)
 
 
 class Replace(StrEnum):
@@ -72,6 +74,7 @@ class StartScreen(Screen[None]):
         Binding("n", "new", "New game"),
         Binding("c", "continue", "Continue"),
         Binding("p", "replays", "Replays"),
+        Binding("d", "drill", "Drill"),
         Binding("s", "stats", "Statistics"),
         Binding("e", "explore", "Explore"),
         Binding("r", "rules", "Rules"),
@@ -104,12 +107,14 @@ class StartScreen(Screen[None]):
             ):  # one row, so the menu fits 24 lines with Continue shown
                 for button_id, label in (
                     ("replays", "Replays"),
+                    ("drill", "Drill"),
                     ("stats", "Statistics"),
                     ("rules", "Rules"),
                     ("quit", "Quit"),
                 ):
                     yield Button(label, id=button_id)
-        yield Footer()
+        # Compact, without the palette's key (ctrl+p still opens it; ? lists it): every key fits.
+        yield Footer(compact=True, show_command_palette=False)
 
     @property
     def can_continue(self) -> bool:
@@ -154,6 +159,7 @@ class StartScreen(Screen[None]):
             "new": self.action_new,
             "continue": self.action_continue,
             "replays": self.action_replays,
+            "drill": self.action_drill,
             "stats": self.action_stats,
             "rules": self.action_rules,
             "quit": self.action_quit,
@@ -224,6 +230,10 @@ class StartScreen(Screen[None]):
         from .replays import ReplaysScreen
 
         self.app.push_screen(ReplaysScreen())
+
+    def action_drill(self) -> None:
+        """A training drill under the remembered rules (the app makes sure of the strategy)."""
+        self.post_message(self.Chosen(StartChoice.DRILL))
 
     def action_stats(self) -> None:
         from .stats import StatsScreen

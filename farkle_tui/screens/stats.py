@@ -1,4 +1,4 @@
-"""Statistics over the saved games: win rates, best turns, and whether the player is improving.
+"""Statistics over the saved games and drills: win rates, best turns, whether the player improves.
 
 Counts come straight from the game records (:func:`solver.analysis.history`), from the point
 of view of the player named in the settings (else the first human seat). Once you have played
@@ -9,6 +9,7 @@ lost per decision needs each game analysed against optimal play, so it is comput
 worker for the games whose rules have a cached strategy; games whose strategy is not solved,
 and games at a table only an approximation judges, are left out of the trend only, and the
 screen says how many.
+Below, the drills (:mod:`..drill_log`): per day, how many positions and how many answered best.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from textual.widgets import Footer, Static
 
 from optimal_farkle.engine.record import GameRecord
 
+from ..drill_log import DrillLog
 from ..services import ServicesAccessor
+from ..widgets.drill_stats import drills_view
 from ..widgets.header import TitleHeader
 from ..widgets.wincurve import WinCurve
 from ..workers import ReportsWorkerErrors, failure_text
@@ -172,6 +175,7 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
     DEFAULT_CSS = """
     StatsScreen #stats-body { height: auto; padding: 0 1; }
     StatsScreen #stats-trend { height: 8; }
+    StatsScreen #stats-drills { height: auto; padding: 0 1; margin-top: 1; }
     """
 
     class Analysed(Message):
@@ -202,6 +206,7 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
         with VerticalScroll(id="stats-scroll"):
             yield Static("Reading your games…", id="stats-body")
             yield WinCurve("Win chance lost per decision, oldest game → newest", id="stats-trend")
+            yield Static("", id="stats-drills")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -210,6 +215,8 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
         self.unreadable = len(games) - len(self.records)
         self.history = self._history({})
         self._update_view(analysed=0, pending=0)
+        drills = DrillLog(self.services.storage)
+        self.query_one("#stats-drills", Static).update(drills_view(drills.load(), drills.error))
         self._analyse_all()
 
     def _history(self, analyses: dict[int, GameAnalysis]) -> History:

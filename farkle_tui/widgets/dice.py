@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -34,6 +35,13 @@ PIPS: dict[int, frozenset[tuple[int, int]]] = {
     5: frozenset({(0, 0), (0, 2), (1, 1), (2, 0), (2, 2)}),
     6: frozenset({(0, 0), (0, 2), (1, 0), (1, 2), (2, 0), (2, 2)}),
 }
+
+
+#: The keys that select the n-th die (``select_die``), for every screen that shows a roll.
+SELECT_BINDINGS = [
+    Binding("1", "select_die(0)", "Select", key_display="1-6"),
+    *(Binding(str(n), f"select_die({n - 1})", f"Die {n}", show=False) for n in range(2, 7)),
+]
 
 
 def indices_of(roll: tuple[int, ...], dice: tuple[int, ...]) -> frozenset[int]:

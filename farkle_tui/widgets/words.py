@@ -46,6 +46,10 @@ MARK_STYLES = {
 }
 
 
+#: Short signs of the marks, chess-style, for the replay and the coach.
+MARK_SIGNS = {"best": "✓", "good": "·", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
+
+
 def pct(p: float) -> str:
     """A win probability as a percentage with one decimal: ``53.5%``.
 

@@ -1,0 +1,300 @@
+"""The card: its table reproduces the max-score strategy, its thresholds are the search's optimum.
+
+The table is checked against the expected-score strategy on every decision a turn can reach
+under every preset, from real rolls (the engine's scoring, not the solver's tables); the
+threshold search on small goals against a brute force over each threshold's whole grid,
+evaluated by the ordinary match path (the card player's own ``mode``), not the search's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from optimal_farkle.engine import PRESETS, STEP, Rules, preset, scorer
+from optimal_farkle.solver.cache import solve_strategy
+from optimal_farkle.solver.card import (
+    PAPER_GO_FOR_IT,
+    Card,
+    CardError,
+    GoForIt,
+    card_cache_path,
+    load_card,
+    read_card,
+    shipped_card_text,
+    write_card,
+)
+from optimal_farkle.solver.card_search import TIE, Evaluator, grid, search_go_for_it
+from optimal_farkle.solver.card_table import EstimateTable, check_table, estimate_table, reachable
+from optimal_farkle.solver.exits import level_exits, optimal_exits
+from optimal_farkle.solver.expected import expected_strategy, hot
+from optimal_farkle.solver.levels import CardPlayer, keep_list
+from optimal_farkle.solver.match import evaluate, exact_odds, start_index
+from optimal_farkle.solver.model import build_model
+from optimal_farkle.solver.tables import distinct_rolls
+from optimal_farkle.tui.cli import main
+
+#: The paper's rules give exactly this table (18 numbers): row n is (worth, from total) cells.
+PAPER_TABLE = {
+    6: ((0, 10050),),
+    5: ((0, 2900), (50, 2250), (100, 1600), (150, 950), (200, 550), (250, 250), (300, 50)),
+    4: ((0, 1000), (50, 700), (100, 350), (150, 150)),
+    3: ((0, 400), (50, 250), (100, 100)),
+    2: ((0, 250), (50, 150)),
+    1: ((0, 250),),
+}
+
+
+@cache
+def keep_lists(rules: Rules, n: int) -> list[tuple[tuple[int, int], ...]]:
+    """Every distinct keep list a roll of ``n`` dice can show, from the engine's scoring."""
+    score = scorer(rules)
+    lists = set()
+    for counts in distinct_rolls(n):
+        dice = tuple(face for face in range(1, 7) for _ in range(counts[face - 1]))
+        options = score.options(dice)
+        if len(options) >= 1:
+            lists.add(tuple(keep_list(options)))
+    return sorted(lists)
+
+
+def expected_choice(rules: Rules, pairs: tuple[tuple[int, int], ...], t: int, n: int) -> int:
+    """The expected-score strategy's set-aside, ties to banking, then more dice (the paper's rule)."""
+    exp = expected_strategy(rules)
+    minimum = rules.bank_minimum()
+    scored = []
+    for i, (points, used) in enumerate(pairs):
+        t2, n2 = t + points, hot(n - used)
+        value = t2 + exp.roll_gain(t2, 6) if n2 == 6 else exp.value(t2, n2)
+        banks = n2 < 6 and t2 >= minimum and exp.action(t2, n2) == "bank"
+        scored.append((value, banks, n2, i))
+    top = max(v for v, _, _, _ in scored)
+    ties = [(banks, n2, -i) for v, banks, n2, i in scored if v >= top - 1e-9 * max(1.0, top)]
+    return -max(ties)[2]
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_the_card_player_makes_every_max_score_choice_a_turn_can_reach(name: str) -> None:
+    """Every reachable (t, n) below the goal, from every scoring roll: the card player's
+    set-aside and bank decisions are the expected-score strategy's (six dice never bank)."""
+    rules = preset(name)
+    player = CardPlayer(rules, card=Card(rules, estimate_table(rules), GoForIt(), "none"))
+    exp = expected_strategy(rules)
+    minimum = rules.bank_minimum()
+    states = reachable(rules)
+    keeps = banks = 0
+    for t, n in states:
+        if n < 6 and t >= max(minimum, STEP):
+            assert player.banks(t, n, 0) == (exp.action(t, n) == "bank"), (name, t, n)
+            banks += 1
+        for pairs in keep_lists(rules, n):
+            if len(pairs) > 1:
+                assert player.keep(pairs, t, n, 0) == expected_choice(rules, pairs, t, n), (
+                    name,
+                    t,
+                    n,
+                    pairs,
+                )
+                keeps += 1
+    assert banks > 500 and keeps > 10_000
+    assert not any(player.banks(t, 6, 0) for t, _ in states)
+
+
+def test_the_paper_rules_give_the_paper_card() -> None:
+    """18 numbers, the paper's Table 4, and a card player that uses both."""
+    rules = preset("neller-busche")
+    table = estimate_table(rules)
+    assert {n: table.rows[n - 1] for n in range(1, 7)} == PAPER_TABLE
+    assert table.numbers() == 18 and table.step == 50 and table.mismatches == 0
+    card = load_card(rules)
+    assert card.go_for_it == PAPER_GO_FOR_IT and card.source == "paper"
+    assert PAPER_GO_FOR_IT.score == (9600, 9550, 9350, 8950, None, None)
+    assert PAPER_GO_FOR_IT.opponent == (9500, 9550, 9350, 8600, 7900, None)
+    player = CardPlayer(rules)
+    assert player.go_for_it == PAPER_GO_FOR_IT
+    # Table 4 reads: n dice do not bank short of winning from b >= B_n or d >= D_n.
+    assert player.banks(1000, 4, player.mode(8900, 8550))
+    assert not player.banks(1000, 4, player.mode(8950, 0))
+    assert not player.banks(1000, 4, player.mode(0, 8600))
+    assert player.banks(3000, 5, player.mode(9999 - 49, 0))  # 5 dice: no B_5
+    assert not player.banks(3000, 5, player.mode(0, 7900))
+    assert not player.banks(10000, 6, 0)  # never with six dice
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_no_column_of_the_table_can_go(name: str) -> None:
+    """The table is the smallest the construction finds: dropping any one cell breaks a choice."""
+    rules = preset(name)
+    table = estimate_table(rules)
+    assert check_table(table, rules) == 0
+    assert 18 <= table.numbers() <= 20
+    for n in range(1, 7):
+        row = table.rows[n - 1]
+        if len(row) == 1:
+            continue
+        for k in range(len(row)):
+            rows = list(table.rows)
+            rows[n - 1] = row[:k] + row[k + 1 :]
+            smaller = dataclasses.replace(table, rows=tuple(rows))
+            assert check_table(smaller, rules) > 0, (name, n, row[k])
+
+
+def test_the_table_reads_leftmost_column_not_above_the_total() -> None:
+    table = EstimateTable(step=50, rows=tuple(PAPER_TABLE[n] for n in range(1, 7)), minimum=50)
+    assert table.gain(950, 5) == 150 and table.gain(949, 5) == 200
+    assert table.gain(2900, 5) == 0 and table.banks(2900, 5) and not table.banks(2850, 5)
+    assert table.gain(100, 4) == 150  # below every number: the last column
+    assert table.gain(200, 6) == 0 and not table.banks(20000, 6)
+    # 5 5 x at 400 with 3 dice: both 5s (500, 1 die) and one 5 (450, 2 dice) bank: most points.
+    assert table.choose(((100, 2), (50, 1)), 400, 3) == 0
+    assert table.worth(1050, 4) == 1050 and table.worth(1000, 5) == 1150
+    # 5 5 x at 150 with 3 dice: both (250, 1 die: bank, worth 250) against one (200, 2 dice:
+    # +50, worth 250): a tie, and the tie goes to the choice after which you bank.
+    assert table.worth(250, 1) == 250 and table.worth(200, 2) == 250
+    assert table.choose(((100, 2), (50, 1)), 150, 3) == 0
+    # 1 5 x x at 0 with 4 dice: the 1 (100, 3 dice, +100: 200) against both (150, 2 dice,
+    # +50: 200): a tie where neither banks goes to more dice.
+    assert table.choose(((150, 2), (100, 1)), 0, 4) == 1
+
+
+#: (rules, floor): no penalty, and a penalty with a small floor (the search reads the model's).
+SMALL_GOALS = [
+    (preset("neller-busche").with_goal(600), 0),
+    (dataclasses.replace(preset("facebook"), goal=500, name="facebook-500"), -300),
+]
+
+
+@pytest.mark.parametrize("rules,floor", SMALL_GOALS, ids=lambda x: getattr(x, "name", x))
+def test_the_search_finds_thresholds_no_single_change_improves(rules: Rules, floor: int) -> None:
+    """Brute force over each threshold's whole grid; a few of those evaluations, and the
+    result's, checked again by the ordinary match path (the card player's own ``mode``)."""
+    strategy = solve_strategy(rules, floor)
+    result = search_go_for_it(rules, strategy, start=GoForIt())
+    evaluator = Evaluator(rules, strategy)
+    found = evaluator.odds(result.go_for_it, tolerance=1e-12).overall
+    assert found == pytest.approx(result.win.overall, abs=1e-10)
+    assert found >= result.plain.overall - TIE  # never worse than the table alone
+    tried: list[tuple[GoForIt, float]] = []
+    for which in ("score", "opponent"):
+        for n in range(1, 6):
+            for value in grid(rules):
+                candidate = result.go_for_it.replace(which, n, value)
+                other = evaluator.odds(candidate, tolerance=1e-12).overall
+                assert other <= found + TIE, (which, n, value, other - found)
+                tried.append((candidate, other))
+    model = build_model(rules, strategy.floor)
+    optimal = optimal_exits(strategy.w0, model)
+    start = start_index(model, 0, 0)
+    table = estimate_table(rules)
+    for go, odds in [(result.go_for_it, found), (GoForIt(), result.plain.overall), *tried[7::37]]:
+        player = CardPlayer(rules, card=Card(rules, table, go, "search"))
+        ev = evaluate(model, level_exits(player, model), optimal)
+        again = 0.5 * (float(ev.va[start]) + 1.0 - float(ev.vb[start]))
+        assert again == pytest.approx(odds, abs=1e-10), go
+    assert result.evaluations > 10 * len(grid(rules))
+
+
+def test_the_card_player_is_evaluated_exactly_by_match() -> None:
+    rules = preset("neller-busche").with_goal(1000)
+    strategy = solve_strategy(rules)
+    odds = exact_odds(rules, "card", "optimal", strategy)
+    coach = exact_odds(rules, "max-score", "optimal", strategy)
+    assert 0.3 < odds.overall < 0.5 and odds.sweeps is not None and odds.sweeps <= 3
+    # No card is kept for this small goal: the card player is the table alone, which is the
+    # max-score player exactly (the two evaluations agree to the last digit).
+    assert odds.overall == pytest.approx(coach.overall, abs=1e-12)
+
+
+def test_the_pair_sweep_needs_two_sweeps_without_a_penalty() -> None:
+    """A farkle only hands the turn over, so each pair of states is solved in one step."""
+    rules = preset("neller-busche").with_goal(1000)
+    strategy = solve_strategy(rules)
+    model = build_model(rules, strategy.floor)
+    exits = optimal_exits(strategy.w0, model)
+    result = evaluate(model, exits, exits)
+    assert result.sweeps == 2
+    assert np.max(np.abs(result.va - strategy.w0)) < 1e-9
+
+
+def test_card_files_round_trip_and_bad_files_are_not_trusted(tmp_path: Path) -> None:
+    rules = preset("facebook").with_goal(1000)
+    go = GoForIt(score=(900, 850, None, None, None, None), opponent=(800,) + (None,) * 5)
+    card = Card(rules, estimate_table(rules), go, "search")
+    path = write_card(card, tmp_path)
+    assert path == card_cache_path(rules, tmp_path)
+    again = read_card(path, rules)
+    assert again.go_for_it == go and again.source == "search"
+    assert load_card(rules, tmp_path).go_for_it == go
+    with pytest.raises(CardError, match="other rules"):
+        read_card(path, rules.with_goal(2000))
+    data = json.loads(path.read_text())
+    data["go_for_it"]["score"]["1"] = 1234
+    path.write_text(json.dumps(data))
+    with pytest.raises(CardError, match="multiple of 50"):
+        read_card(path, rules)
+    assert load_card(rules, tmp_path).source == "none"  # an untrusted file is ignored
+    path.write_text("{not json")
+    assert load_card(rules, tmp_path).go_for_it == GoForIt()
+
+
+#: The presets whose cards ship (``bench/card.py --write``). The searches of the rules with a
+#: farkle penalty (facebook, zilch) take hours here and were not run for this release:
+#: ``farkle card --rules NAME --rebuild`` computes them.
+SHIPPED = ("patch", "neller-busche")
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_shipped_cards_hold_the_searched_thresholds_and_the_rest_say_so(name: str) -> None:
+    """Shipped cards carry the search's thresholds and the exact odds, for exactly these rules;
+    a preset without one plays by the table alone and its card says how to compute them."""
+    rules = preset(name)
+    card = load_card(rules)
+    if name not in SHIPPED:
+        assert shipped_card_text(rules) is None
+        assert card.source == "none" and card.go_for_it.empty and card.win is None
+        assert f"farkle card --rules {name} --rebuild" in card_text(card)
+        return
+    assert shipped_card_text(rules) is not None, name
+    assert card.source == ("paper" if name == "neller-busche" else "search")
+    assert card.win is not None and card.plain is not None and card.search is not None
+    assert card.win.overall > card.plain.overall
+    assert not card.go_for_it.empty
+    assert card.search["go_for_it"] == card.go_for_it.to_json() or card.source == "paper"
+
+
+def card_text(card: Card) -> str:
+    """The card as ``farkle card`` prints it, as plain text (wide enough not to wrap)."""
+    from rich.console import Console
+
+    from optimal_farkle.tui.widgets.card_view import card_view
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(card_view(card))
+    return console.export_text()
+
+
+def test_farkle_card_prints_the_card_and_rebuild_keeps_it(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    code = main(["card", "--rules", "neller-busche", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["source"] == "paper" and out["table"]["numbers"] == 18
+    assert out["go_for_it"]["score"]["4"] == 8950 and out["go_for_it"]["opponent"]["5"] == 7900
+    assert out["table"]["rows"]["5"][0] == [0, 2900]
+    text = Path(__file__).resolve().parent.parent / "assets" / "rules" / "neller-busche.toml"
+    small = tmp_path / "small.toml"
+    small.write_text(text.read_text().replace("goal = 10000", "goal = 500"))
+    cache = tmp_path / "cache"
+    code = main(["card", "--rules", str(small), "--rebuild", "--cache-dir", str(cache), "--json"])
+    rebuilt = json.loads(capsys.readouterr().out)
+    assert code == 0 and rebuilt["source"] == "search" and rebuilt["search"]["evaluations"] > 0
+    code = main(["card", "--rules", str(small), "--cache-dir", str(cache), "--json"])
+    kept = json.loads(capsys.readouterr().out)
+    assert kept["go_for_it"] == rebuilt["go_for_it"] and kept["win"] == rebuilt["win"]
+    with pytest.raises(SystemExit) as stop:
+        main(["card", "--rules", str(small), "--window", "25"])
+    assert stop.value.code == 2 and "multiple of 50" in capsys.readouterr().err
