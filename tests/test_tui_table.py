@@ -623,14 +623,18 @@ def test_three_players_with_the_exact_solve_cached_meet_perfect_and_exact_hints(
             assert "(estimate)" not in hints and "exact 3-player optimum (provably" in hints
             await pilot.press("h")
             rng = random.Random(5)
+            # Every status the screen draws, not only those on screen at a settled moment: a
+            # loaded machine shifts which moments those are (the computer's chance is shown
+            # from its decision until its turn ends, which may fall between two of them).
             statuses: list[str] = []
-            await play_until(
-                pilot,
-                screen,
-                rng,
-                lambda state: state.is_over,
-                lambda s: statuses.append(text_of(s.query_one("#status"))),
-            )
+            draw = screen._status
+
+            def drawn(state: Any) -> None:
+                draw(state)
+                statuses.append(text_of(screen.query_one("#status")))
+
+            screen._status = drawn  # type: ignore[method-assign]
+            await play_until(pilot, screen, rng, lambda state: state.is_over)
             assert any("Perfect's win chance" in line for line in statuses)
             assert not any("≈" in line for line in statuses)  # exact chances, not estimates
 
