@@ -8,7 +8,7 @@ the estimate, then the constants a fit gives::
     python bench/estimate.py                      # goals 2000, 3000, 4000
     python bench/estimate.py --goals 3000 6000    # others
     python bench/estimate.py --rules patch        # another preset (rules without a penalty
-                                                  # fit SOLVE_SECONDS_PER_ROW x NO_PENALTY_PASSES)
+                                                  # fit PASS_SECONDS_PER_ROW with LAYER_ITERATIONS)
     python bench/estimate.py --match              # also the exact match with the optimal player
 """
 
@@ -41,6 +41,8 @@ solve_s = time.perf_counter() - t
 solve_peak = rss()
 out = {"in_turn_states": model.in_turn_states, "start_states": model.start_states,
        "work": estimate.solve_work(model), "passes": result.passes,
+       "rows_in_units": estimate.full_pass_seconds(model) / estimate.PASS_SECONDS_PER_ROW
+       * estimate.pass_units(model),
        "cheap_passes": result.cheap_passes, "skipped": result.skipped,
        "solve_s": solve_s, "solve_bytes": solve_peak - before, "base_bytes": before,
        "solve_estimate_s": estimate.solve_estimate(model).seconds,
@@ -104,7 +106,8 @@ def main() -> None:
     def fit(x: str, y: str) -> float:
         return sum(r[x] * r[y] for r in rows) / sum(r[x] ** 2 for r in rows)
 
-    print(f"SOLVE_SECONDS_PER_ROW = {fit('work', 'solve_s'):.3g}")
+    # solve seconds = PASS_SECONDS_PER_ROW x rows x options / REFERENCE_OPTIONS x pass units
+    print(f"PASS_SECONDS_PER_ROW = {fit('rows_in_units', 'solve_s'):.3g}")
     print(f"SOLVE_BYTES_PER_START_STATE = {fit('start_states', 'solve_bytes'):.0f}")
     if args.match:
         print(f"MATCH_SECONDS_PER_ROW = {fit('work', 'match_s'):.3g}")

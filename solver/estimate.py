@@ -12,8 +12,13 @@ computes, counting the rows past the goal that the final-turn endgames of ``patc
 ``zilch`` add and the padding of the lane blocks) and in the start states of
 :class:`solver.model.Model`::
 
-    seconds ≈ PASS_SECONDS_PER_ROW x solve_work(model) x pass_units(model)
+    seconds ≈ full_pass_seconds(model) x pass_units(model)
+    full_pass_seconds(model) = PASS_SECONDS_PER_ROW x solve_work(model) x options / 823
     bytes   ≈ BASE_BYTES + SOLVE_BYTES_PER_START_STATE x start_states
+
+(a row costs in proportion to the keep options its roll groups compare: 823 under
+``facebook``, 576 under ``neller-busche``, 1,112 under ``patch``; a plain pass measured
+1.10, 1.49 and 2.01 x 1e-8 s per row on one thread, in that ratio)
 
 where :func:`pass_units` is the whole solve in full passes: its passes weighted by what each
 costs (certificates skip most of the later ones), the warm start, the layer iterations of rules
@@ -35,11 +40,14 @@ from .endgame import needs_final_turn
 from .model import LANES, Model, mirror_first
 
 # Measured with bench/solve.py on the reference machine (the full facebook game: a pass that
-# computes every cell takes 6.2 s of CPU on two threads, solve_work 4.34e8 rows).
-#: One full pass (every cell computed, two threads), per row of solve_work.
-PASS_SECONDS_PER_ROW = 7e-9
+# computes every cell takes 6.4 s of CPU, 3.5 s on two threads, solve_work 4.34e8 rows).
+#: One full pass (every cell computed, two threads), per row of solve_work, at the reference
+#: number of keep options per row.
+PASS_SECONDS_PER_ROW = 8e-9
+#: The keep options the roll groups of one row compare under ``facebook`` (the reference).
+REFERENCE_OPTIONS = 823
 #: Compiling the solver's kernel (once per machine: numba caches it), on one core.
-COMPILE_SECONDS = 4.5
+COMPILE_SECONDS = 4.2
 #: Rules with a farkle penalty: what each pass costs relative to a full pass, in order (the
 #: first ones compute nearly everything; the fourth certifies keep choices; from then on the
 #: certificates skip most cells), then LATE_PASS_COST for every further pass.
@@ -48,12 +56,12 @@ LATE_PASS_COST = 0.36
 #: Rules with a farkle penalty: the passes a solve takes (facebook 10, zilch 8).
 PENALTY_PASSES = 10
 #: Rules without a penalty: the first pass iterates each layer group to 1e-14, which costs
-#: about this many full passes (neller-busche 6.4, patch 8.1: a group's halves are single
-#: blocks, so the two threads rarely share one), then one plain pass confirms.
-LAYER_ITERATIONS = 7.0
+#: about this many full passes (neller-busche 12, patch 16: 6.4 and 8.1 iterations, each on
+#: one thread, since a group's halves are single blocks), then one plain pass confirms.
+LAYER_ITERATIONS = 14.0
 #: The warm start of rules with a penalty: such a first pass of the game without the penalty
-#: to 1e-3, in full passes of that game (3.8 measured under facebook).
-WARM_ITERATIONS = 4.0
+#: to 1e-3, in full passes of that game (7 measured under facebook).
+WARM_ITERATIONS = 7.0
 #: Peak memory above the interpreter's own, per start-of-turn state, during a solve (565 to
 #: 682 bytes measured at goal 2,500 with the 7-field start states; 310 before them).
 SOLVE_BYTES_PER_START_STATE = 650
@@ -108,11 +116,17 @@ class Estimate:
         return memory is not None and self.bytes > memory
 
 
+def full_pass_seconds(model: Model) -> float:
+    """One pass that computes every cell of ``model``, on the reference machine."""
+    options = int(model.options.option_start[-1])
+    return PASS_SECONDS_PER_ROW * solve_work(model) * options / REFERENCE_OPTIONS
+
+
 def solve_estimate(model: Model) -> Estimate:
     """The cost of solving ``model`` (see :func:`solver.model.build_model`), compile aside."""
     return Estimate(
         what=f"solving {_describe(model)}",
-        seconds=PASS_SECONDS_PER_ROW * solve_work(model) * pass_units(model),
+        seconds=full_pass_seconds(model) * pass_units(model),
         bytes=BASE_BYTES + SOLVE_BYTES_PER_START_STATE * model.start_states,
     )
 

@@ -71,7 +71,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .estimate import COMPILE_SECONDS, PASS_SECONDS_PER_ROW, pass_costs, solve_work, warm_units
+from .estimate import COMPILE_SECONDS, full_pass_seconds, pass_costs, warm_units
 from .kernel import (
     CERT_HI,
     CERT_LO,
@@ -472,10 +472,11 @@ class _Clock:
     Every piece of the solve is predicted before it starts, in *full passes* (a pass that
     computes every cell): the warm start, then each pass by what it costs
     (:func:`solver.estimate.pass_costs`: the later passes skip most cells). A full pass takes
-    ``PASS_SECONDS_PER_ROW x solve_work`` seconds on the reference machine; this machine's
-    speed against it is measured on the pieces done so far (before the first, from how long
-    the compile took against COMPILE_SECONDS), and the passes still to come are predicted from
-    the convergence once the first ones are done. The share shown is
+    :func:`solver.estimate.full_pass_seconds` on the reference machine; this machine's speed
+    against it is measured on the pieces done so far (before the first, from how long the
+    compile took against COMPILE_SECONDS; a piece's own pace is not, since the layered
+    first pass of rules without a penalty runs unevenly), and the passes still to come are
+    predicted from the convergence once the first ones are done. The share shown is
     ``elapsed / (elapsed + speed x predicted seconds left)`` and never goes back.
     """
 
@@ -483,7 +484,7 @@ class _Clock:
         self.progress = progress
         self.model = model
         self.started = time.perf_counter()
-        self.unit = PASS_SECONDS_PER_ROW * solve_work(model)  # a full pass, reference machine
+        self.unit = full_pass_seconds(model)  # a full pass, reference machine
         self.speed = 1.0
         self.done_predicted = 0.0
         self.done_seconds = 0.0
