@@ -90,7 +90,7 @@ LAYER_TOLERANCE = 1e-14
 #: The warm start's layers are solved only this far (it is a starting point).
 WARM_TOLERANCE = 1e-3
 #: At most this many iterations of one layer group (they take 4 to 8).
-LAYER_ITERATIONS = 40
+MAX_LAYER_ITERATIONS = 40
 #: The largest margin a pass certifies with (the second pass, after one that changed values
 #: by about 0.06).
 FIRST_MARGIN = 0.3
@@ -360,7 +360,7 @@ class _Runner:
             w0_flat[states[above]] = w0_flat[up[above]]
         seen = [w0_flat[states].copy()]
         none = np.zeros(sch.blocks)
-        for _ in range(LAYER_ITERATIONS):
+        for _ in range(MAX_LAYER_ITERATIONS):
             for k in range(k0, k1):
                 self._batch(w0_flat, k, none)
             now = w0_flat[states].copy()
