@@ -72,6 +72,36 @@ class Exits(NamedTuple):
 
 # -- the optimal player ---------------------------------------------------------------------------
 @njit(cache=True, nogil=True, boundscheck=False)
+def fill_keeps(kt: KernelTables) -> np.ndarray:
+    """``keep[kind, K, g]``: the set-aside a riskless dice count takes past the exact cut.
+
+    Past the cut (:mod:`solver.endgame`) a dice count that cannot farkle rolls, keeping the
+    option of roll group ``g`` with the best fill value at the lead it leads to::
+
+        keep(K, g) = argmax_{c in g} F(min(K + steps_c, length - 1), h(n - used_c))
+
+    the first best in engine order (the option's index within its group). Tabulated once
+    per model, since a forward pass meets the same ``(K, g)`` in every lane (the riskless
+    six dice of ``zilch`` roll on for hundreds of steps past the goal).
+    """
+    kinds, length = kt.fill.shape[0], kt.fill.shape[1]
+    groups = kt.group_prob.shape[0]
+    out = np.zeros((kinds, length, groups), dtype=np.int64)
+    for kind in range(kinds):
+        for k in range(length):
+            for g in range(groups):
+                o0 = kt.option_start[g]
+                best = -1.0
+                for j in range(o0, kt.option_start[g + 1]):
+                    off = kt.option_off[j]
+                    v = kt.fill[kind, min(k + off // 6, length - 1), off % 6]
+                    if v > best:
+                        best = v
+                        out[kind, k, g] = j - o0
+    return out
+
+
+@njit(cache=True, nogil=True, boundscheck=False)
 def _forward_lane(
     kt: KernelTables,
     lane: int,
@@ -79,6 +109,7 @@ def _forward_lane(
     info: np.ndarray,
     banks: np.ndarray,
     choice: np.ndarray,
+    fill_keep: np.ndarray,
     mass: np.ndarray,
     below: np.ndarray,
     past: np.ndarray,
@@ -86,7 +117,8 @@ def _forward_lane(
     """Follow one lane's recorded choices from ``(0, 6)``; (farkle probability, past length).
 
     ``below[k]`` gets the bank probability at ``t = first + k`` (below the goal) and
-    ``past[k]`` at ``t = goal + k``. Past the lane's block top the fill policy applies.
+    ``past[k]`` at ``t = goal + k``. Past the lane's block top the fill policy applies
+    (``fill_keep``: :func:`fill_keeps`).
     """
     p = kt.params
     reach_len = p[P_REACH]
@@ -122,15 +154,7 @@ def _forward_lane(
                 if ti < top:
                     o = o0 + choice[ti, g, lane]
                 else:  # a riskless count past the cut rolls, keeping by the fill values
-                    o = o0
-                    best = -1.0
-                    for j in range(o0, kt.option_start[g + 1]):
-                        off = kt.option_off[j]
-                        k = min(ti + off // 6 + lead, reach_len - 1)
-                        v = kt.fill[kind, k, off % 6]
-                        if v > best:
-                            best = v
-                            o = j
+                    o = o0 + fill_keep[kind, ti + lead, g]
                 off = kt.option_off[o]
                 dest = ti + off // 6
                 if dest < rows:
@@ -144,6 +168,7 @@ def _optimal_block(
     w0: np.ndarray,
     lanes: np.ndarray,
     scratch: TurnScratch,
+    fill_keep: np.ndarray,
     mass: np.ndarray,
     below: np.ndarray,
     past: np.ndarray,
@@ -183,6 +208,7 @@ def _optimal_block(
             scratch.info,
             scratch.banks,
             scratch.choice,
+            fill_keep,
             mass,
             below[lane],
             past[lane],
@@ -215,6 +241,7 @@ def optimal_exits(
     win = np.zeros(states)
     pasts: list[np.ndarray | None] = [None] * states
     done = [0]
+    fill_keep = fill_keeps(kt)
 
     def run(worker: int) -> None:
         scratch = turn_scratch(model.scratch_rows(), LANES, record=True, groups=groups)
@@ -224,7 +251,7 @@ def optimal_exits(
         fark = np.zeros(LANES)
         plen = np.zeros(LANES, dtype=np.int64)
         for k in range(worker, blocks, max(1, threads)):
-            _optimal_block(kt, flat, lanes_of[k], scratch, mass, below, past, fark, plen)
+            _optimal_block(kt, flat, lanes_of[k], scratch, fill_keep, mass, below, past, fark, plen)
             for lane in range(LANES):
                 s = int(schedule.block_flat[k, lane])
                 n_below = int(lengths[s])
@@ -431,8 +458,12 @@ def level_exits(player: LevelPlayer, model: Model, threads: int = 2) -> Exits:
             t = ti * STEP
             for n in range(1, 7):
                 bank_tab[mode, ti, n] = t > 0 and player.banks(t, n, mode)
+            if mode > 0 and not player.keeps_by_mode:
+                continue
             for g, (n, keep) in enumerate(pairs):
                 keep_tab[mode, ti, g] = player.keep(keep, t, n, mode)
+        if mode > 0 and not player.keeps_by_mode:
+            keep_tab[mode] = keep_tab[0]
     scores = model.floor + STEP * np.arange(nb)
     mode_of = np.array(
         [[player.mode(int(bs), int(ds)) for ds in scores] for bs in scores], dtype=np.int64

@@ -92,6 +92,8 @@ class LevelPlayer(ABC):
     #: How many modes :meth:`mode` can return (the evaluator builds one table per mode); an
     #: instance may set its own (the card player has one mode per set of go-for-it dice).
     modes: int = 1
+    #: Whether :meth:`keep` reads its ``mode`` (the evaluator tabulates keeps once if not).
+    keeps_by_mode: ClassVar[bool] = True
 
     def __init__(self, rules: Rules, strategy: object | None = None) -> None:
         self.rules = rules
@@ -306,6 +308,7 @@ class CardPlayer(LevelPlayer):
     the exact evaluation (:mod:`solver.exits`) tabulates one bank table per such set.
     """
 
+    keeps_by_mode = False  # the card keeps by its table alone
     id = "card"
     title = "Card"
     description = (

@@ -106,6 +106,10 @@ ARITHMETIC_SLACK = 1e-13
 #: Passes that run before Anderson mixing starts (the first ones leave the warm start, and
 #: mixing them only slows the convergence down).
 PLAIN_PASSES = 4
+#: Before the solve, every SAMPLE_STRIDE-th block of a pass is timed (a share of about
+#: 1 / SAMPLE_STRIDE of the pass) to learn what a full pass costs on this machine, now,
+#: under these rules (see :class:`_Clock`).
+SAMPLE_STRIDE = 64
 
 
 def default_threads() -> int:
@@ -264,6 +268,35 @@ class _Runner:
                 self.farkle,
             )
         )
+
+    def timed_sample(self, w0_flat: np.ndarray) -> float:
+        """The seconds a full pass would take now, from a sample of its blocks.
+
+        Every :data:`SAMPLE_STRIDE`-th block of the schedule (so every layer and farkle
+        count is represented), shared among the threads as a pass shares a batch, solved
+        without certificates and written nowhere (``w0_flat`` is only read)::
+
+            full pass = sample seconds x (work of every block) / (work of the sampled ones)
+
+        with the work of a block as the schedule estimates it (rows times option checks).
+        """
+        blocks = self.schedule.blocks
+        stride = min(SAMPLE_STRIDE, blocks)
+        offsets = [i * stride // self.threads for i in range(self.threads)]
+        none = np.zeros(blocks)
+        started = time.perf_counter()
+        futures = [
+            self.pool.submit(self._run, w0_flat, offsets[i], blocks, stride, i, none)
+            for i in range(1, self.threads)
+            if self.pool is not None
+        ]
+        self._run(w0_flat, offsets[0], blocks, stride, 0, none)
+        for fut in futures:
+            fut.result()
+        seconds = time.perf_counter() - started
+        work = self.schedule.work
+        sampled = sum(float(work[o::stride].sum()) for o in offsets[: len(futures) + 1])
+        return seconds * float(work.sum()) / sampled if sampled > 0 else 0.0
 
     def sweep(
         self,
@@ -471,13 +504,16 @@ class _Clock:
 
     Every piece of the solve is predicted before it starts, in *full passes* (a pass that
     computes every cell): the warm start, then each pass by what it costs
-    (:func:`solver.estimate.pass_costs`: the later passes skip most cells). A full pass takes
-    :func:`solver.estimate.full_pass_seconds` on the reference machine; this machine's speed
-    against it is measured on the pieces done so far (before the first, from how long the
-    compile took against COMPILE_SECONDS; a piece's own pace is not, since the layered
-    first pass of rules without a penalty runs unevenly), and the passes still to come are
-    predicted from the convergence once the first ones are done. The share shown is
-    ``elapsed / (elapsed + speed x predicted seconds left)`` and never goes back.
+    (:func:`solver.estimate.pass_costs`: the later passes skip most cells). What a full pass
+    takes is timed before the solve on a sample of its blocks (:meth:`_Runner.timed_sample`:
+    this machine, its present load and these rules' own cost per row; until then, during
+    the compile, the model :func:`solver.estimate.full_pass_seconds` of the reference
+    machine, scaled by how long the compile took against COMPILE_SECONDS). The pace against
+    that unit is then measured on the pieces done so far (a piece's own pace is not used,
+    since the layered first pass of rules without a penalty runs unevenly), and the passes
+    still to come are predicted from the convergence once the first ones are done. The
+    share shown is ``elapsed / (elapsed + speed x predicted seconds left)`` and never goes
+    back.
     """
 
     def __init__(self, progress: Progress | None, model: Model) -> None:
@@ -497,18 +533,35 @@ class _Clock:
         if seconds > 0.25 * COMPILE_SECONDS:  # compiled, not loaded from numba's cache
             self.speed = seconds / COMPILE_SECONDS
 
+    def measured(self, seconds: float) -> None:
+        """A full pass takes ``seconds`` here and now (:meth:`_Runner.timed_sample`).
+
+        From now on that is the unit, in place of the reference machine's model and the
+        compile's pace: it measures this machine under its present load, and these rules'
+        own cost per row, which the model only approximates from their keep options.
+        """
+        if seconds > 0:
+            self.unit = seconds
+            self.speed = 1.0
+
     def plan(self, pieces: list[float]) -> None:
         """The pieces still to come (the current one first), in full passes."""
         self.ahead = list(pieces)
         self.began = time.perf_counter()
 
-    def finished(self) -> None:
-        """The current piece is done: measure the speed on everything done so far."""
+    def finished(self, pace: bool = True) -> None:
+        """The current piece is done: measure the speed on everything done so far.
+
+        ``pace=False`` leaves the piece out of that measure (the warm start: another, smaller
+        game, whose cost per modelled unit varies more between rule sets than a pass's).
+        """
         now = time.perf_counter()
-        self.done_predicted += self.ahead.pop(0) * self.unit
-        self.done_seconds += now - self.began
+        predicted = self.ahead.pop(0) * self.unit
+        if pace:
+            self.done_predicted += predicted
+            self.done_seconds += now - self.began
+            self.speed = self.done_seconds / self.done_predicted
         self.began = now
-        self.speed = self.done_seconds / self.done_predicted
 
     def report(self, within: float, stage: str) -> None:
         """Report ``within`` (0-1) of the current piece done."""
@@ -546,6 +599,53 @@ def compile_kernels(model: Model, schedule: Schedule) -> float:
     runner._run(w0, 0, 0, 1, 0, runner.margins)
     runner.close()
     return time.perf_counter() - started
+
+
+def _start(
+    model: Model,
+    plain: Model,
+    runner: _Runner,
+    clock: _Clock,
+    passes: list[float],
+    initial: np.ndarray | None,
+    threads: int,
+    warm: list[float],
+    run: Callable[..., float],
+) -> np.ndarray:
+    """Time a sample of a pass (the clock's unit), then the first values: ``initial``, the
+    warm start (rules with a penalty) or 0.5 everywhere.
+
+    The sample times a pass as the passes of rules with a penalty run (each batch's blocks
+    shared among the threads). Rules without one spend nearly all their time in the
+    layered first pass, which solves one layer group at a time, mostly a block at a time,
+    and slows differently on a loaded machine: its cost stays modelled (LAYER_ITERATIONS
+    full passes, at the compile's pace).
+    """
+    if not runner.schedule.mirrored:
+        clock.measured(runner.timed_sample(np.full(model.start_states, 0.5)))
+    if initial is not None:
+        clock.plan(passes)
+        return np.ascontiguousarray(initial, dtype=np.float64).reshape(-1).copy()
+    if model.nf == 1:
+        clock.plan(passes)
+        return np.full(model.start_states, 0.5)
+    clock.plan([warm_units(model), *passes])
+    warm_runner = _Runner(plain, threads)
+    warm_runner.seed = True
+    try:
+        flat = np.full(plain.start_states, 0.5)
+        warm.append(
+            run(
+                warm_runner,
+                flat,
+                "warm start: the game without the farkle penalty",
+                layers=WARM_TOLERANCE,
+            )
+        )
+    finally:
+        warm_runner.close()
+    out: np.ndarray = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()
+    return out
 
 
 def value_iteration(
@@ -594,34 +694,16 @@ def value_iteration(
         change = runner.sweep(
             flat, lambda x: clock.report(x, stage), cancel, certify, keeps, layers
         )
-        clock.finished()
+        clock.finished(pace=runner.model is model)
         return change
 
     passes = pass_costs(model)
-    if initial is not None:
-        clock.plan(passes)
-        x = np.ascontiguousarray(initial, dtype=np.float64).reshape(-1).copy()
-    elif model.nf > 1:
-        clock.plan([warm_units(model), *passes])
-        runner = _Runner(plain, threads)
-        runner.seed = True
-        try:
-            flat = np.full(plain.start_states, 0.5)
-            warm.append(
-                run(
-                    runner,
-                    flat,
-                    "warm start: the game without the farkle penalty",
-                    layers=WARM_TOLERANCE,
-                )
-            )
-        finally:
-            runner.close()
-        x = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()
-    else:
-        clock.plan(passes)
-        x = np.full(model.start_states, 0.5)
     runner = _Runner(model, threads, schedule)
+    try:
+        x = _start(model, plain, runner, clock, passes, initial, threads, warm, run)
+    except BaseException:
+        runner.close()
+        raise
     mixer = _Anderson()
     skipped: list[float] = []
     stage = "solving" if mirrored else "passes"

@@ -163,10 +163,12 @@ def test_the_table_reads_leftmost_column_not_above_the_total() -> None:
     assert table.choose(((150, 2), (100, 1)), 0, 4) == 1
 
 
-#: (rules, floor): no penalty, and a penalty with a small floor (the search reads the model's).
+#: (rules, floor): no penalty, a penalty with a small floor (the search reads the model's),
+#: and zilch's final turn, whose six dice never farkle.
 SMALL_GOALS = [
     (preset("neller-busche").with_goal(600), 0),
     (dataclasses.replace(preset("facebook"), goal=500, name="facebook-500"), -300),
+    (dataclasses.replace(preset("zilch"), goal=400, name="zilch-400"), -200),
 ]
 
 

@@ -48,9 +48,15 @@ def test_optimal_against_optimal_is_the_solved_first_player_win(strategy) -> Non
     assert odds.overall == pytest.approx(0.5, abs=1e-12)
 
 
-def test_the_evaluation_reaches_the_solve_from_a_flat_start(strategy) -> None:  # type: ignore[no-untyped-def]
-    """Not just a fixed point it was started at: from 0.5 everywhere it converges to W0."""
-    model = build_model(SMALL, FLOOR)
+@pytest.mark.parametrize("rules", [SMALL, ZILCH], ids=lambda r: r.name)
+def test_the_evaluation_reaches_the_solve_from_a_flat_start(rules, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Not just a fixed point it was started at: from 0.5 everywhere it converges to W0.
+
+    Under zilch the six dice never farkle, so past the exact cut the optimal player rolls
+    them on by the fill values (:func:`solver.exits.fill_keeps`) for hundreds of steps.
+    """
+    strategy = solve_strategy(rules, FLOOR, tmp_path)
+    model = build_model(rules, FLOOR)
     exits = optimal_exits(strategy.w0, model)
     result = evaluate(model, exits, exits)
     assert result.sweeps > 1
