@@ -23,7 +23,10 @@ computes, counting the rows past the goal that the final-turn endgames of ``patc
 where :func:`pass_units` is the whole solve in full passes: its passes weighted by what each
 costs (certificates skip most of the later ones), the warm start, the layer iterations of rules
 without a penalty. The solver's progress bar uses the same model, pass by pass
-(:mod:`solver.valueiter`), so its estimate of the time left holds steady. The exact match
+(:mod:`solver.valueiter`), so its estimate of the time left holds steady; with a penalty it
+first times a sample of a pass, which replaces ``full_pass_seconds`` (the rules' own cost per
+row on this machine under its present load: ``zilch``'s is 1.6 times ``facebook``'s per
+modelled row, where the keep options alone say 1.35). The exact match
 evaluation is modelled likewise. The constants are measured by ``bench/estimate.py`` and
 ``bench/solve.py`` on the reference machine (2 cores), which print fresh values and how far each
 estimate was from the measured figure; update them when the solver changes.
