@@ -282,12 +282,13 @@ class _Runner:
         """
         blocks = self.schedule.blocks
         stride = min(SAMPLE_STRIDE, blocks)
-        offsets = [i * stride // self.threads for i in range(self.threads)]
+        threads = self.threads if self.pool is not None else 1
+        offsets = sorted({i * stride // threads for i in range(threads)})  # distinct blocks
         none = np.zeros(blocks)
         started = time.perf_counter()
         futures = [
             self.pool.submit(self._run, w0_flat, offsets[i], blocks, stride, i, none)
-            for i in range(1, self.threads)
+            for i in range(1, len(offsets))
             if self.pool is not None
         ]
         self._run(w0_flat, offsets[0], blocks, stride, 0, none)
@@ -295,7 +296,7 @@ class _Runner:
             fut.result()
         seconds = time.perf_counter() - started
         work = self.schedule.work
-        sampled = sum(float(work[o::stride].sum()) for o in offsets[: len(futures) + 1])
+        sampled = sum(float(work[o::stride].sum()) for o in offsets)
         return seconds * float(work.sum()) / sampled if sampled > 0 else 0.0
 
     def sweep(
