@@ -458,12 +458,12 @@ def level_exits(player: LevelPlayer, model: Model, threads: int = 2) -> Exits:
             t = ti * STEP
             for n in range(1, 7):
                 bank_tab[mode, ti, n] = t > 0 and player.banks(t, n, mode)
-            if mode > 0 and not player.keeps_by_mode:
-                continue
-            for g, (n, keep) in enumerate(pairs):
-                keep_tab[mode, ti, g] = player.keep(keep, t, n, mode)
         if mode > 0 and not player.keeps_by_mode:
             keep_tab[mode] = keep_tab[0]
+            continue
+        for ti in range(width):
+            for g, (n, keep) in enumerate(pairs):
+                keep_tab[mode, ti, g] = player.keep(keep, ti * STEP, n, mode)
     scores = model.floor + STEP * np.arange(nb)
     mode_of = np.array(
         [[player.mode(int(bs), int(ds)) for ds in scores] for bs in scores], dtype=np.int64

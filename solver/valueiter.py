@@ -602,53 +602,6 @@ def compile_kernels(model: Model, schedule: Schedule) -> float:
     return time.perf_counter() - started
 
 
-def _start(
-    model: Model,
-    plain: Model,
-    runner: _Runner,
-    clock: _Clock,
-    passes: list[float],
-    initial: np.ndarray | None,
-    threads: int,
-    warm: list[float],
-    run: Callable[..., float],
-) -> np.ndarray:
-    """Time a sample of a pass (the clock's unit), then the first values: ``initial``, the
-    warm start (rules with a penalty) or 0.5 everywhere.
-
-    The sample times a pass as the passes of rules with a penalty run (each batch's blocks
-    shared among the threads). Rules without one spend nearly all their time in the
-    layered first pass, which solves one layer group at a time, mostly a block at a time,
-    and slows differently on a loaded machine: its cost stays modelled (LAYER_ITERATIONS
-    full passes, at the compile's pace).
-    """
-    if not runner.schedule.mirrored:
-        clock.measured(runner.timed_sample(np.full(model.start_states, 0.5)))
-    if initial is not None:
-        clock.plan(passes)
-        return np.ascontiguousarray(initial, dtype=np.float64).reshape(-1).copy()
-    if model.nf == 1:
-        clock.plan(passes)
-        return np.full(model.start_states, 0.5)
-    clock.plan([warm_units(model), *passes])
-    warm_runner = _Runner(plain, threads)
-    warm_runner.seed = True
-    try:
-        flat = np.full(plain.start_states, 0.5)
-        warm.append(
-            run(
-                warm_runner,
-                flat,
-                "warm start: the game without the farkle penalty",
-                layers=WARM_TOLERANCE,
-            )
-        )
-    finally:
-        warm_runner.close()
-    out: np.ndarray = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()
-    return out
-
-
 def value_iteration(
     model: Model,
     progress: Progress | None = None,
@@ -700,15 +653,40 @@ def value_iteration(
 
     passes = pass_costs(model)
     runner = _Runner(model, threads, schedule)
-    try:
-        x = _start(model, plain, runner, clock, passes, initial, threads, warm, run)
-    except BaseException:
-        runner.close()
-        raise
     mixer = _Anderson()
     skipped: list[float] = []
     stage = "solving" if mirrored else "passes"
     try:
+        # The clock's unit: a timed sample of a pass, as the passes of rules with a penalty
+        # run (each batch's blocks shared among the threads). Rules without one spend nearly
+        # all their time in the layered first pass, which solves a layer group at a time,
+        # mostly a block at a time, and slows differently on a loaded machine: its cost
+        # stays modelled (LAYER_ITERATIONS full passes, at the compile's pace).
+        if not mirrored:
+            clock.measured(runner.timed_sample(np.full(model.start_states, 0.5)))
+        if initial is not None:
+            clock.plan(passes)
+            x = np.ascontiguousarray(initial, dtype=np.float64).reshape(-1).copy()
+        elif model.nf > 1:
+            clock.plan([warm_units(model), *passes])
+            warm_runner = _Runner(plain, threads)
+            warm_runner.seed = True
+            try:
+                flat = np.full(plain.start_states, 0.5)
+                warm.append(
+                    run(
+                        warm_runner,
+                        flat,
+                        "warm start: the game without the farkle penalty",
+                        layers=WARM_TOLERANCE,
+                    )
+                )
+            finally:
+                warm_runner.close()
+            x = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()
+        else:
+            clock.plan(passes)
+            x = np.full(model.start_states, 0.5)
         while True:
             gx = x.copy()
             skipped.append(runner.skipped_share())
