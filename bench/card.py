@@ -37,13 +37,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class Reporter:
-    """Progress on stdout, at most once a minute."""
+    """Progress on stdout, at most once a minute, and every threshold the search moves."""
 
     def __init__(self) -> None:
         self.last = 0.0
 
     def __call__(self, fraction: float, message: str) -> None:
-        if time.perf_counter() - self.last > 60:
+        if time.perf_counter() - self.last > 60 or " moved " in message:
             self.last = time.perf_counter()
             print(f"  {100 * fraction:5.1f}% {message}", flush=True)
 

@@ -15,10 +15,14 @@ None and the values within ``window`` points of its current value (of ``goal - w
 while it is None) --; the threshold moves only when some value wins more than ``TIE``
 over its current one, and then to the best value (ties go to None, then to the highest
 value: the smallest change from banking by the table); repeat whole rounds until one
-changes nothing.
+changes nothing. A window bounds where a line search starts looking, not how far it goes:
+while the best value tried is the range's lowest (highest) and beats the next one inside by
+more than ``TIE``, it also tries the next value down (up) (:func:`_beyond`), so a threshold
+climbs its whole slope in one line search.
 The result is a coordinate-wise optimum: no single threshold can be moved anywhere on the
-grid to win more than ``TIE`` (1e-10, the accuracy of an evaluation; the tests check this
-by brute force on a small goal). It starts from
+grid (with a window: to None or anywhere within the window of its value) to win more than
+``TIE`` (1e-10, the accuracy of an evaluation; the tests check this by brute force on a
+small goal). It starts from
 ``start`` (default: the paper's Table 4, which makes the search on the paper's own rules a
 check of that table).
 
@@ -211,25 +215,35 @@ def search_go_for_it(
         changed = False
         for k, (which, n) in enumerate(coordinates):
             name = f"{'B' if which == 'score' else 'D'}{n}"
-            scored: list[tuple[int | None, Odds]] = []
-            values = candidates(rules, getattr(current, which)[n - 1], window)
-            for j, value in enumerate(values):
+            scored: dict[int | None, Odds] = {}
+            pending = candidates(rules, getattr(current, which)[n - 1], window)
+            total = len(pending)
+            while pending:
                 if cancel is not None and cancel.is_set():
                     raise SolveCancelled("the threshold search was cancelled")
-                scored.append((value, evaluator.odds(current.replace(which, n, value))))
+                value = pending.pop(0)
+                scored[value] = evaluator.odds(current.replace(which, n, value))
                 say(
-                    (k + (j + 1) / len(values)) / len(coordinates),
-                    f"round {rounds}: {name}, best so far {100 * best.overall:.4f}%",
+                    (k + len(scored) / total) / len(coordinates),
+                    f"round {rounds}: {name}, best so far {100 * best.overall:.6f}%",
                 )
-            top = max(odds.overall for _, odds in scored)
+                if not pending and (beyond := _beyond(rules, scored)) is not None:
+                    pending.append(beyond)
+                    total += 1
+            # The grid's order: None, then downwards -- so ties go to None, then the highest.
+            ordered = [(v, scored[v]) for v in grid(rules) if v in scored]
+            top = max(odds.overall for _, odds in ordered)
             old = getattr(current, which)[n - 1]
-            kept = next((o for v, o in scored if v == old), None)
+            kept = scored.get(old)
             if kept is not None and kept.overall >= top - TIE:
                 chosen, best = old, kept  # nothing wins more than a tie: the value stays
             else:
-                # The first value that ties the top: None, then the highest (the grid's order).
-                chosen, best = next((v, o) for v, o in scored if o.overall >= top - TIE)
+                chosen, best = next((v, o) for v, o in ordered if o.overall >= top - TIE)
                 changed = True
+                say(
+                    (k + 1) / len(coordinates),
+                    f"round {rounds}: {name} moved {old} -> {chosen}, {100 * best.overall:.8f}%",
+                )
             current = current.replace(which, n, chosen)
             trace.append(
                 {"round": rounds, "threshold": name, "value": chosen, "overall": best.overall}
@@ -249,6 +263,26 @@ def search_go_for_it(
         seconds=time.perf_counter() - began,
         trace=trace,
     )
+
+
+def _beyond(rules: Rules, scored: dict[int | None, Odds]) -> int | None:
+    """The next value past the tried range, while the range's edge beats its neighbour.
+
+    A window bounds how far one line search looks, not how far a threshold may move: when
+    the best value is the lowest (highest) one tried and wins more than ``TIE`` over the next
+    one inside, the search steps one more value down (up), so a threshold walks to the top
+    of its slope in one line search instead of one window per round.
+    """
+    tried = sorted(v for v in scored if v is not None)
+    if len(tried) < 2:
+        return None
+    top = max(odds.overall for odds in scored.values())
+    for edge, inside, step in ((tried[0], tried[1], -STEP), (tried[-1], tried[-2], STEP)):
+        beyond = edge + step
+        gains = scored[edge].overall - scored[inside].overall
+        if scored[edge].overall >= top - TIE and gains > TIE and 0 <= beyond < rules.goal:
+            return beyond
+    return None
 
 
 def _fit(go: GoForIt, rules: Rules) -> GoForIt:

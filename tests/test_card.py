@@ -24,13 +24,21 @@ from optimal_farkle.solver.card import (
     Card,
     CardError,
     GoForIt,
+    Odds,
     card_cache_path,
     load_card,
     read_card,
     shipped_card_text,
     write_card,
 )
-from optimal_farkle.solver.card_search import TIE, Evaluator, grid, search_go_for_it
+from optimal_farkle.solver.card_search import (
+    TIE,
+    Evaluator,
+    _beyond,
+    candidates,
+    grid,
+    search_go_for_it,
+)
 from optimal_farkle.solver.card_table import EstimateTable, check_table, estimate_table, reachable
 from optimal_farkle.solver.exits import level_exits, optimal_exits
 from optimal_farkle.solver.expected import expected_strategy, hot
@@ -200,6 +208,45 @@ def test_the_search_finds_thresholds_no_single_change_improves(rules: Rules, flo
         again = 0.5 * (float(ev.va[start]) + 1.0 - float(ev.vb[start]))
         assert again == pytest.approx(odds, abs=1e-10), go
     assert result.evaluations > 10 * len(grid(rules))
+
+
+def test_a_line_search_steps_past_its_window_while_the_edge_still_gains() -> None:
+    rules = preset("facebook").with_goal(1000)
+
+    def odds(overall: float) -> Odds:
+        return Odds(overall, overall, overall)
+
+    rising = {None: odds(0.40), 300: odds(0.41), 350: odds(0.42), 400: odds(0.43)}
+    assert _beyond(rules, rising) == 450
+    falling = {None: odds(0.40), 300: odds(0.43), 350: odds(0.42), 400: odds(0.41)}
+    assert _beyond(rules, falling) == 250
+    assert _beyond(rules, {**falling, None: odds(0.5)}) is None  # None is best: stay
+    flat = {300: odds(0.43), 350: odds(0.43 - TIE / 2), 400: odds(0.41)}
+    assert _beyond(rules, flat) is None  # a tie at the edge is not a slope
+    assert _beyond(rules, {900: odds(0.3), 950: odds(0.4)}) is None  # the grid ends
+    assert _beyond(rules, {0: odds(0.4), 50: odds(0.3)}) is None
+
+
+def test_a_windowed_search_is_optimal_within_its_window() -> None:
+    """From no thresholds (each window starts at ``goal - window``) a window of one step
+    must walk the thresholds down their slopes (to about 1,050 of 1,500); no value within
+    the window, nor None, then wins more than a tie, and the walk took fewer rounds than one
+    step a round would."""
+    rules = preset("neller-busche").with_goal(1500)
+    strategy = solve_strategy(rules)
+    result = search_go_for_it(rules, strategy, start=GoForIt(), window=STEP)
+    evaluator = Evaluator(rules, strategy)
+    found = evaluator.odds(result.go_for_it, tolerance=1e-12).overall
+    walked = 0
+    for which in ("score", "opponent"):
+        for n in range(1, 6):
+            value = getattr(result.go_for_it, which)[n - 1]
+            if value is not None:
+                walked = max(walked, (rules.goal - STEP - value) // STEP)
+            for other in candidates(rules, value, STEP):
+                candidate = result.go_for_it.replace(which, n, other)
+                assert evaluator.odds(candidate, tolerance=1e-12).overall <= found + TIE
+    assert result.rounds < walked, (result.rounds, walked, result.go_for_it)
 
 
 def test_the_card_player_is_evaluated_exactly_by_match() -> None:
