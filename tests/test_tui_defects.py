@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from screen_truth import drawn_dice
+from textual import events
 from textual.widgets import Button, DataTable, Input, Select
 from tui_support import (
     RULES,
@@ -411,6 +412,43 @@ def test_arrow_keys_move_between_the_game_over_buttons() -> None:
             assert focused() == "quit"
             await pilot.press("left")
             assert focused() == "start"
+
+    run(body())
+
+
+def test_keys_typed_ahead_of_a_drop_down_menu_are_not_lost() -> None:
+    """Found in tmux: "Enter, Down, Down, Enter" sent at once on the setup's Players left it at
+    2 players with its menu open (every key had only opened the menu again). Keys queued
+    together, as a fast typist or a paste delivers them, must land as if typed slowly."""
+
+    async def body() -> None:
+        app = app_for_tests(supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            setup = app.screen
+            players = setup.query_one("#players", Select)
+            players.focus()
+            await pilot.pause()
+
+            async def type_ahead(*keys: str) -> None:
+                for key in keys:
+                    app.post_message(events.Key(key, None))
+                for _ in range(6):
+                    await pilot.pause()
+
+            await type_ahead("enter", "down", "down", "enter")
+            assert players.value == 4 and not players.expanded
+            assert setup.query_one("#seat-4").display and not setup.query_one("#seat-5").display
+            assert app.focused is players
+            await type_ahead("down", "up", "escape")  # opened, moved, dismissed: no change
+            assert players.value == 4 and not players.expanded and app.focused is players
+            await type_ahead("space", "up", "enter", "tab")
+            assert players.value == 3 and not players.expanded
+            assert app.focused is setup.query_one("#order", Select)
+            await pilot.press("enter", "down", "enter")  # typed slowly, as before
+            assert not setup.query_one("#order", Select).expanded
 
     run(body())
 

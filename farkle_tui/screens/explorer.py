@@ -47,6 +47,7 @@ from ..widgets.header import TitleHeader
 from ..widgets.position_form import PositionForm
 from ..widgets.score_heatmap import ScoreHeatmap, default_step
 from ..widgets.turn_grid import TurnGrid
+from ..widgets.typeahead_select import TypeAheadSelect
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.expected import ExpectedStrategy
@@ -164,7 +165,7 @@ class ExplorerScreen(Screen[None]):
             with TabPane("Map", id="map"):
                 yield ScoreHeatmap(self.rules.goal, id="explorer-map")
             with TabPane("Compare", id="compare"):
-                yield Select(
+                yield TypeAheadSelect(
                     self._compare_choices(), allow_blank=False, compact=True, id="compare-with"
                 )
                 yield Static("", id="compare-note")

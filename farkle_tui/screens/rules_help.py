@@ -19,6 +19,7 @@ from optimal_farkle.engine import PRESETS, Endgame, ExtraDice, Rules, preset
 from optimal_farkle.engine.scoring import NUMBER_WORDS
 
 from ..widgets.header import TitleHeader
+from ..widgets.typeahead_select import TypeAheadSelect
 from ..widgets.words import pts
 
 FACES = (1, 2, 3, 4, 5, 6)
@@ -189,7 +190,7 @@ class RulesHelpScreen(Screen[None]):
         yield TitleHeader()
         if self.choose:
             names = list(dict.fromkeys([self.rules.name, *PRESETS]))
-            yield Select(
+            yield TypeAheadSelect(
                 [(n, n) for n in names], value=self.rules.name, allow_blank=False, id="rules-choice"
             )
         with VerticalScroll(id="rules-scroll"):

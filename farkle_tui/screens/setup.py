@@ -34,6 +34,7 @@ from ..game_setup import HUMAN, MAX_SEATS, MIN_SEATS, GameSetup
 from ..services import ServicesAccessor
 from ..storage import NAME_FIELD, SeatChoice, default_player_name
 from ..widgets.header import TitleHeader
+from ..widgets.typeahead_select import TypeAheadSelect
 from ..widgets.words import goal_words, names_and, pts
 
 FILE = "__file__"
@@ -143,7 +144,7 @@ class SetupScreen(Screen[None]):
         with VerticalScroll(id="setup-form", can_focus=False):  # fields scroll into view
             with Horizontal(classes="row", id="table-row"):
                 yield Label("Players")
-                yield Select(
+                yield TypeAheadSelect(
                     [(f"{n} players", n) for n in range(MIN_SEATS, MAX_SEATS + 1)],
                     value=self._seat_count,
                     allow_blank=False,
@@ -151,7 +152,7 @@ class SetupScreen(Screen[None]):
                     id="players",
                 )
                 yield Label("Order", id="order-label")
-                yield Select(
+                yield TypeAheadSelect(
                     order_options(self._seat_count),
                     value=order,
                     allow_blank=False,
@@ -168,7 +169,7 @@ class SetupScreen(Screen[None]):
                 kind = self._kinds[i - 1]
                 with Horizontal(classes="row seat", id=f"seat-{i}"):
                     yield Label(f"Seat {i}")
-                    yield Select(
+                    yield TypeAheadSelect(
                         kinds, value=kind, allow_blank=False, compact=True, id=f"seat-{i}-kind"
                     )
                     yield Input(
@@ -191,7 +192,7 @@ class SetupScreen(Screen[None]):
             yield Static("", id="seats-info", classes="info", markup=False)
             with Horizontal(classes="row"):
                 yield Label("Rules")
-                yield Select(
+                yield TypeAheadSelect(
                     rule_options, value=rules_value, allow_blank=False, compact=True, id="rules"
                 )
             with Horizontal(classes="row", id="rules-file-row"):

@@ -20,10 +20,12 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Input, Label, Select
+from textual.widgets import Input, Label
 
 from optimal_farkle.engine import FarkleError, Rules
 from optimal_farkle.solver.positions import Position, farkle_counts, start_state
+
+from .typeahead_select import TypeAheadSelect
 
 FIELDS = ("score", "opponent", "farkles", "opponent-farkles")
 
@@ -90,7 +92,9 @@ class PositionForm(Horizontal):
 
     def compose(self) -> ComposeResult:
         p = self.position
-        yield Select(self.choices, value=self.chosen, allow_blank=False, compact=True, id="rules")
+        yield TypeAheadSelect(
+            self.choices, value=self.chosen, allow_blank=False, compact=True, id="rules"
+        )
         yield Label("You")
         yield NumberInput(p.score, id="score")
         yield Label("Opponent")
