@@ -21,6 +21,7 @@ from tui_support import (
     app_for_tests,
     click_when_ready,
     no_solver,
+    open_setup,
     run,
     start_game,
     text_of,
@@ -424,10 +425,7 @@ def test_keys_typed_ahead_of_a_drop_down_menu_are_not_lost() -> None:
     async def body() -> None:
         app = app_for_tests(supports=no_solver)
         async with app.run_test(size=SIZE) as pilot:
-            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
-            await pilot.press("n")
-            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
-            setup = app.screen
+            setup = await open_setup(pilot)
             players = setup.query_one("#players", Select)
             players.focus()
             await pilot.pause()
