@@ -306,6 +306,15 @@ def test_every_preset_ships_a_card_with_the_searched_thresholds(name: str) -> No
     assert card.search["go_for_it"] == card.go_for_it.to_json() or card.source == "paper"
 
 
+def test_the_card_shows_enough_decimals_to_tell_its_odds_from_the_table_alone() -> None:
+    """Under zilch the go-for-it scores add under a thousandth of a point: the card says
+    48.1231% and 48.1227%, not 48.12% twice."""
+    text = " ".join(card_text(load_card(preset("zilch"))).split())
+    assert "it wins 48.1231% against Perfect (the table alone 48.1227%)" in text
+    text = " ".join(card_text(load_card(preset("neller-busche"))).split())
+    assert "it wins 49.11% against Perfect (the table alone 47.61%)" in text
+
+
 def test_rules_without_a_card_play_by_the_table_and_say_how_to_compute_it() -> None:
     rules = dataclasses.replace(preset("zilch"), goal=5000, name="zilch-5000")
     card = load_card(rules)

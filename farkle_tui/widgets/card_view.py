@@ -60,12 +60,19 @@ def go_for_it_view(card: Card) -> Table:
 
 def odds_words(win: Odds | None, plain: Odds | None) -> str:
     """``Played exactly, it wins 49.11% against Perfect (the table alone 47.61%).`` (a fair
-    coin for who starts)."""
+    coin for who starts), with as many decimals as it takes to tell the two apart (under
+    ``zilch`` the go-for-it scores add under a thousandth of a point: 48.1231% and 48.1227%)."""
     if win is None:
         return ""
-    text = f"Played exactly, it wins {100 * win.overall:.2f}% against Perfect"
+    places = 2
     if plain is not None:
-        text += f" (the table alone {100 * plain.overall:.2f}%)"
+        while (
+            places < 6 and f"{100 * win.overall:.{places}f}" == f"{100 * plain.overall:.{places}f}"
+        ):
+            places += 1
+    text = f"Played exactly, it wins {100 * win.overall:.{places}f}% against Perfect"
+    if plain is not None:
+        text += f" (the table alone {100 * plain.overall:.{places}f}%)"
     return text + "."
 
 
