@@ -106,15 +106,18 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
             )
 
     async def on_event(self, event: events.Event) -> None:
-        """Drop a key that reaches the app after its last screen closed.
+        """Drop a key that reaches the app once the game is quitting.
 
         A key goes to the focused widget and bubbles back up to the app when nothing there
         binds it. If the game quits meanwhile (a confirmation's button was pressed a moment
         before), the key arrives with the screen stack empty, and Textual's binding check
-        would raise ``ScreenStackError`` on the way out: the player typed after quitting, so
-        the key has nothing left to act on.
+        would raise ``ScreenStackError`` on the way out. Keys queued behind the quit are
+        dropped too: ``r`` typed right after Enter on "Quit farkle" pushed the rules screen
+        while the app was closing every screen, which tore it down under its own
+        ``on_mount``. The player typed after quitting, so the key has nothing left to act on.
         """
-        if isinstance(event, events.Key) and not self.screen_stack:
+        quitting = self.return_code is not None
+        if isinstance(event, events.Key) and (quitting or not self.screen_stack):
             return
         await super().on_event(event)
 
@@ -142,6 +145,20 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
 
         screen.call_later(pop_when_mounted)
         return AwaitComplete(popped)
+
+    def exit(self, result: Any = None, return_code: int = 0, message: Any | None = None) -> None:
+        """Quit, but never while the top screen is still mounting.
+
+        Found by the soak under load: Enter on "Quit farkle" with ``p`` typed right behind it
+        pushed the replays screen, and the quit then tore it down under its own ``on_mount``,
+        which found no table to fill. As in :meth:`pop_screen`, the quit is queued on the
+        mounting screen, so it happens right after the screen has set itself up.
+        """
+        screen = self.screen_stack[-1] if self.screen_stack else None
+        if screen is not None and not screen.is_mounted:
+            screen.call_later(self.exit, result, return_code, message)
+            return
+        super().exit(result, return_code, message)
 
     def on_unmount(self) -> None:
         self.services.settings.theme = self.theme

@@ -1,4 +1,4 @@
-"""A key typed while the game quits is dropped, never a traceback on the way out.
+"""Keys typed while the game quits never end in a traceback on the way out.
 
 Found by the random-key soak: a key goes to the focused widget and, unbound there, bubbles
 back up to the app. When the game quit in between (a confirmation's "Quit" pressed a moment
@@ -8,8 +8,13 @@ before), it reached the app with the screen stack empty, and Textual's binding c
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual import events
-from tui_support import SIZE, app_for_tests, run
+from tui_support import SIZE, app_for_tests, run, wait_for
+
+from optimal_farkle.tui.screens.replays import ReplaysScreen
+from optimal_farkle.tui.screens.start import StartScreen
 
 
 def test_a_key_bubbling_up_after_the_last_screen_closed_is_ignored() -> None:
@@ -22,5 +27,62 @@ def test_a_key_bubbling_up_after_the_last_screen_closed_is_ignored() -> None:
         key = events.Key("x", "x")
         key._forwarded = True  # as a widget passes up a key it does not bind
         await app.on_event(key)  # Textual's binding check asks for the current screen
+
+    run(body())
+
+
+def test_quitting_waits_for_a_screen_still_mounting() -> None:
+    """Found by the soak on a loaded machine: Enter on "Quit farkle" with ``p`` typed right
+    behind it pushed the replays screen, and the quit tore it down under its own
+    ``on_mount`` ("No nodes match 'DataTable'"), a traceback on the way out. Here the quit
+    comes in the same moment as the push."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            push = app.push_screen
+
+            def push_then_quit(screen: Any, *args: Any, **kwargs: Any) -> Any:
+                pushed = push(screen, *args, **kwargs)
+                if isinstance(screen, ReplaysScreen):
+                    app.exit()  # before the screen has mounted
+                return pushed
+
+            app.push_screen = push_then_quit  # type: ignore[method-assign]
+            await pilot.press("p")
+            await pilot.pause()
+        assert app._exception is None, app._exception
+        assert app.return_code == 0 and not app.screen_stack
+
+    run(body())
+
+
+def test_keys_queued_behind_the_quit_are_dropped() -> None:
+    """Found by the soak on a loaded machine: ``r`` typed right after Enter on "Quit farkle"
+    pushed the rules screen while the app was closing every screen ("No nodes match
+    '#rules-scroll'"; whether it does depends on how fast the screen mounts). Here the key is
+    typed before the quit and reaches the app after it, as it did: it must push nothing."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        pushed: list[str] = []
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            push = app.push_screen
+
+            def record(screen: Any, *args: Any, **kwargs: Any) -> Any:
+                pushed.append(type(screen).__name__)
+                return push(screen, *args, **kwargs)
+
+            app.push_screen = record  # type: ignore[method-assign]
+            app.exit()
+            key = events.Key("r", "r")
+            key._forwarded = True  # typed before the quit, passed up after it by a widget
+            await app.on_event(key)
+            await pilot.pause()
+        assert pushed == [], pushed
+        assert app._exception is None, app._exception
+        assert app.return_code == 0 and not app.screen_stack
 
     run(body())
