@@ -151,12 +151,13 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
 
         Found by the soak under load: Enter on "Quit farkle" with ``p`` typed right behind it
         pushed the replays screen, and the quit then tore it down under its own ``on_mount``,
-        which found no table to fill. As in :meth:`pop_screen`, the quit is queued on the
-        mounting screen, so it happens right after the screen has set itself up.
+        which found no table to fill. So the quit asks again a moment later, on the app's own
+        timer (it does not depend on the screen it waits for, which may be popped first),
+        until the top screen has set itself up.
         """
         screen = self.screen_stack[-1] if self.screen_stack else None
         if screen is not None and not screen.is_mounted:
-            screen.call_later(self.exit, result, return_code, message)
+            self.set_timer(0.01, lambda: self.exit(result, return_code, message))
             return
         super().exit(result, return_code, message)
 

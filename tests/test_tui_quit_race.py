@@ -55,6 +55,22 @@ def test_quitting_waits_for_a_screen_still_mounting() -> None:
         assert app._exception is None, app._exception
         assert app.return_code == 0 and not app.screen_stack
 
+
+def test_a_quit_waiting_for_a_screen_survives_its_pop() -> None:
+    """Escape and the quit both come while a screen mounts: the screen is popped once it has
+    mounted, and the game still quits."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            app.push_screen(ReplaysScreen())
+            app.pop_screen()  # waits for the screen to mount
+            app.exit()  # so does this
+            await wait_for(pilot, lambda: app.return_code is not None, timeout=5)
+        assert app._exception is None, app._exception
+        assert app.return_code == 0 and not app.screen_stack
+
     run(body())
 
 
