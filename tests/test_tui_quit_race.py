@@ -55,6 +55,8 @@ def test_quitting_waits_for_a_screen_still_mounting() -> None:
         assert app._exception is None, app._exception
         assert app.return_code == 0 and not app.screen_stack
 
+    run(body())
+
 
 def test_a_quit_waiting_for_a_screen_survives_its_pop() -> None:
     """Escape and the quit both come while a screen mounts: the screen is popped once it has
