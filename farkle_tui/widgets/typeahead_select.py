@@ -11,31 +11,34 @@ yet focused it passes the keys on to it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from functools import cache
 from typing import Any
 
 from textual import events
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import OptionList, Select
 
-#: The keys that open the menu (Textual's own binding for it).
-OPEN_KEYS = frozenset(
-    key
-    for binding in Select.BINDINGS
-    if isinstance(binding, Binding) and binding.action == "show_overlay"
-    for key in binding.key.split(",")
-)
 
-#: The menu's action for each key it would have handled itself.
-MENU_ACTIONS = {
-    "down": "cursor_down",
-    "up": "cursor_up",
-    "home": "first",
-    "end": "last",
-    "pagedown": "page_down",
-    "pageup": "page_up",
-    "enter": "select",
-    "escape": "dismiss",
-}
+def key_actions(bindings: Iterable[BindingType]) -> dict[str, str]:
+    """Each key of ``bindings`` (a class's ``BINDINGS``) with the action it runs."""
+    actions: dict[str, str] = {}
+    for binding in bindings:
+        key, action = (binding.key, binding.action) if isinstance(binding, Binding) else binding[:2]
+        for name in key.split(","):
+            actions[name.strip()] = action
+    return actions
+
+
+#: The keys that open the menu (Textual's own binding for it).
+OPEN_KEYS = frozenset(k for k, a in key_actions(Select.BINDINGS).items() if a == "show_overlay")
+
+
+@cache
+def menu_actions(menu_type: type[OptionList]) -> dict[str, str]:
+    """The menu's action for each key it would have handled itself: the option list's keys
+    and the menu's own (Escape dismisses it)."""
+    return key_actions([*OptionList.BINDINGS, *menu_type.BINDINGS])
 
 
 class TypeAheadSelect(Select[Any]):
@@ -48,15 +51,13 @@ class TypeAheadSelect(Select[Any]):
                 event.prevent_default()
                 self.action_show_overlay()
             return
-        action = MENU_ACTIONS.get(event.key)
-        if action is None:
-            return
         menu = self.query_one(OptionList)  # the menu (Textual's SelectOverlay)
-        if menu.has_focus:
+        action = menu_actions(type(menu)).get(event.key)
+        if action is None or menu.has_focus:
             return
         event.stop()
         event.prevent_default()
         await menu.run_action(action)
 
 
-__all__ = ["MENU_ACTIONS", "OPEN_KEYS", "TypeAheadSelect"]
+__all__ = ["OPEN_KEYS", "TypeAheadSelect", "key_actions", "menu_actions"]
