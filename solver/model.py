@@ -289,6 +289,9 @@ class Schedule:
     batch_start: np.ndarray  # (batches + 1,) int64
     group_start: np.ndarray  # (groups + 1,) int64 indices into the batches
     work: np.ndarray  # (blocks,) float64 estimated option checks of each block (progress)
+    #: (blocks,) int64 the rows each block's turns solve before any value is known: up to
+    #: its lanes' goal or bank minimum (a final-turn endgame can cut higher, see the kernel)
+    top: np.ndarray
 
     @property
     def blocks(self) -> int:
@@ -349,4 +352,5 @@ def build_schedule(model: Model) -> Schedule:
         batch_start=batch_start.astype(np.int64),
         group_start=group_start.astype(np.int64),
         work=top.astype(np.float64) * model.checks_per_turn_total * LANES,
+        top=top.astype(np.int64),
     )

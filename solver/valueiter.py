@@ -71,6 +71,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from optimal_farkle.engine import Endgame
+
 from .estimate import COMPILE_SECONDS, full_pass_seconds, pass_costs, warm_units
 from .kernel import (
     CERT_HI,
@@ -173,8 +175,43 @@ class _Runner:
         self.bank_first = np.zeros((blocks, LANES), dtype=np.int64)
         self.farkle = np.zeros((blocks, LANES), dtype=np.int64)
         self.inputs = False  # whether a pass has recorded them yet
+        self.reserving: threading.Thread | None = None  # see reserve_plans
+
+    def reserve_plans(self) -> None:
+        """Allocate the keep plans' memory and write it once, in a background thread.
+
+        The plans take about 260 MB under ``facebook``. Written for the first time in the
+        second pass, their page faults cost that pass about 0.6 s; done here, during the
+        compile (which runs on one core), they cost nothing. The size is the schedule's
+        rows per block (the kernel's cut for a first-to-goal endgame), plus an eighth for the
+        endgames whose cut depends on the values (``zilch`` used 6% more); a plan that still
+        turns out too small is allocated again in :meth:`_size_plans`. Only that thread
+        touches :attr:`plan` until :meth:`_size_plans` joins it.
+        """
+        rows = int(self.schedule.top.sum())
+        if self.model.endgame is not Endgame.FIRST_TO_GOAL:
+            rows += rows // 8
+        single = self.tables.single_plan
+
+        def reserve() -> None:
+            try:
+                plan = np.empty(rows * len(single), dtype=np.uint8)
+            except MemoryError:  # then _size_plans allocates, and reports, as without this
+                return
+            plan.reshape(rows, len(single))[:] = single  # numpy releases the GIL here
+            self.plan = plan
+
+        self.reserving = threading.Thread(target=reserve, name="farkle-reserve", daemon=True)
+        self.reserving.start()
+
+    def _reserved(self) -> None:
+        """Wait for :meth:`reserve_plans` to finish, if it was started."""
+        if self.reserving is not None:
+            self.reserving.join()
+            self.reserving = None
 
     def close(self) -> None:
+        self._reserved()
         if self.pool is not None:
             self.pool.shutdown()
 
@@ -182,6 +219,7 @@ class _Runner:
     def _size_plans(self) -> None:
         """Give every block room for its keep plan: its top rows (in the last pass) times the
         roll groups."""
+        self._reserved()
         groups = len(self.tables.single_plan)
         self.capacity[:] = self.tops
         sizes = self.capacity * groups
@@ -629,7 +667,9 @@ def value_iteration(
         )
     schedule = build_schedule(model)
     clock = _Clock(progress, model)
-    clock.compiled(compile_kernels(model, schedule))
+    runner = _Runner(model, threads, schedule)
+    if not schedule.mirrored:
+        runner.reserve_plans()  # on an idle core while the compile runs on one
     plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
     history: list[float] = []
     warm: list[float] = []
@@ -652,11 +692,11 @@ def value_iteration(
         return change
 
     passes = pass_costs(model)
-    runner = _Runner(model, threads, schedule)
     mixer = _Anderson()
     skipped: list[float] = []
     stage = "solving" if mirrored else "passes"
     try:
+        clock.compiled(compile_kernels(model, schedule))
         # The clock's unit: a timed sample of a pass, as the passes of rules with a penalty
         # run (each batch's blocks shared among the threads). Rules without one spend nearly
         # all their time in the layered first pass, which solves a layer group at a time,
