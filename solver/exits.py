@@ -31,11 +31,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from optimal_farkle.engine import STEP, Endgame
 
 from .endgame import WON
+from .jit import njit
 from .kernel import CERT_WIDTH, TurnScratch, final_kind, record_block, turn_scratch
 from .model import LANES, P_MAX_OFF, P_NB, P_NE, P_REACH, KernelTables, Model, build_schedule
 

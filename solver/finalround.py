@@ -50,9 +50,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
 from .endgame import FinalTurnTables, final_turn_tables
+from .jit import njit
 from .tables import FlatOptions, flat_options
 
 _FAST = {"nnan", "ninf", "nsz", "contract"}

@@ -42,8 +42,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 
+from .jit import njit
 from .model import (
     LANES,
     NO_PLAN,

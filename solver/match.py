@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numba import njit
 
 from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.engine.dice import SeededDice
@@ -46,6 +45,7 @@ from optimal_farkle.engine.record import GameSession
 
 from . import DEFAULT_FLOOR
 from .exits import Exits, level_exits, optimal_exits
+from .jit import njit
 from .kernel import after_farkle, final_kind, flat_index
 from .levels import LEVEL_PLAYERS, LevelPlayer
 from .model import ENDGAME_CODES, Model, build_model, unsupported

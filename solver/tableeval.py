@@ -32,8 +32,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from .jit import njit
 from .kernel import after_farkle
 from .model import build_model
 from .tablekernel import (

@@ -40,8 +40,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 
+from .jit import njit
 from .kernel import after_farkle
 from .tablemodel import ENDGAME_CODES, TableModel
 

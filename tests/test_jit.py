@@ -1,0 +1,36 @@
+"""The compiler settings of the solver's kernels (solver.jit): 512-bit vectors where the CPU has them.
+
+The kernels' lane loops run over 64 float64 lanes; on an AVX-512 CPU LLVM would keep them to
+256-bit vectors by default (its ``prefer-256-bit`` tuning), and a full pass ran 1.35x slower
+on one core that way. The solver drops that preference, and only that, before numba sets up
+its compiler, unless the user chose the CPU settings themselves.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from numba.core.codegen import get_host_cpu_features
+from numba.core.registry import cpu_target
+
+from optimal_farkle.solver import kernel
+from optimal_farkle.solver.jit import wide_vectors
+
+
+def test_only_a_cpu_with_avx512_drops_the_256_bit_preference() -> None:
+    assert wide_vectors("+avx2,+fma,+avx512f") == "+avx2,+fma,+avx512f,-prefer-256-bit"
+    assert wide_vectors("+avx2,+fma,-avx512f") is None
+    assert wide_vectors("+avx2,+avx512fp16") is None  # a name that only starts alike
+    assert wide_vectors("") is None
+
+
+@pytest.mark.skipif(
+    "NUMBA_CPU_NAME" in os.environ or "NUMBA_CPU_FEATURES" in os.environ,
+    reason="the user's own CPU settings are left alone",
+)
+def test_the_kernels_compile_for_the_host_with_wide_vectors_where_it_has_them() -> None:
+    assert kernel.solve_blocks is not None  # the kernels are decorated: the compiler is set up
+    host = get_host_cpu_features()
+    features = cpu_target.target_context.codegen().magic_tuple()[2]
+    assert features == (wide_vectors(host) or host)
