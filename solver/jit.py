@@ -17,11 +17,11 @@ code compiled either way is never loaded for the other.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import llvmlite.binding as llvm
 from numba import njit
-from numba.core import config
-from numba.core.codegen import get_host_cpu_features
+from numba.core import codegen, config
 from numba.core.registry import cpu_target
 
 __all__ = ["njit", "wide_vectors"]
@@ -45,10 +45,12 @@ def _configure() -> None:
         return
     if "_toplevel_target_context" in cpu_target.__dict__:  # numba's compiler is set up
         return
-    features = wide_vectors(get_host_cpu_features())
+    numba_codegen: Any = codegen  # numba's modules are untyped
+    numba_config: Any = config
+    features = wide_vectors(numba_codegen.get_host_cpu_features())
     if features is not None:
-        config.CPU_NAME = llvm.get_host_cpu_name()
-        config.CPU_FEATURES = features
+        numba_config.CPU_NAME = llvm.get_host_cpu_name()
+        numba_config.CPU_FEATURES = features
 
 
 _configure()
