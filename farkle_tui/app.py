@@ -23,6 +23,7 @@ from textual import events, work
 from textual.app import App
 from textual.await_complete import AwaitComplete
 from textual.binding import Binding
+from textual.driver import Driver
 from textual.notifications import SeverityLevel
 
 from optimal_farkle.engine import FarkleError, Rules
@@ -81,6 +82,16 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
     def __init__(self, services: Services) -> None:
         super().__init__()
         self.services = services
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this terminal, resuming only what it suspended (see
+        :mod:`farkle_tui.driver`)."""
+        driver = super().get_driver_class()
+        if driver.__name__ != "LinuxDriver":  # elsewhere the module would not even import
+            return driver
+        from .driver import resuming
+
+        return resuming(driver)
 
     # -- lifecycle -----------------------------------------------------------------------
     def on_mount(self) -> None:
