@@ -23,10 +23,11 @@ computes, counting the rows past the goal that the final-turn endgames of ``patc
 where :func:`pass_units` is the whole solve in full passes: its passes weighted by what each
 costs (certificates skip most of the later ones), the warm start, the layer iterations of rules
 without a penalty. The solver's progress bar uses the same model, pass by pass
-(:mod:`solver.valueiter`), so its estimate of the time left holds steady; with a penalty it
-first times a sample of a pass, which replaces ``full_pass_seconds`` (the rules' own cost per
-row on this machine under its present load: ``zilch``'s is 1.6 times ``facebook``'s per
-modelled row, where the keep options alone say 1.35). The exact match
+(:mod:`solver.valueiter`), so its estimate of the time left holds steady; it first times a
+sample of a pass, which replaces ``full_pass_seconds`` (the rules' own cost per row on this
+machine under its present load: ``zilch``'s is 1.6 times ``facebook``'s per modelled row,
+where the keep options alone say 1.35), and without a penalty a second sample on one thread,
+for the layered first pass (:func:`layered_cost`). The exact match
 evaluation is modelled likewise. The constants are measured by ``bench/estimate.py`` and
 ``bench/solve.py`` on the reference machine (2 cores), which print fresh values and how far each
 estimate was from the measured figure; update them when the solver changes.
@@ -40,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .endgame import needs_final_turn
-from .model import LANES, Model, mirror_first
+from .model import LANES, Model, build_schedule, mirror_first
 
 # Measured with bench/solve.py on the reference machine (the full facebook game: a pass that
 # computes every cell takes 6.4 s of CPU, 3.5 s on two threads, solve_work 4.34e8 rows).
@@ -58,10 +59,12 @@ PENALTY_PASS_COSTS = (1.0, 1.1, 0.95, 1.15, 0.45, 0.38, 0.36)
 LATE_PASS_COST = 0.36
 #: Rules with a farkle penalty: the passes a solve takes (facebook 10, zilch 8).
 PENALTY_PASSES = 10
-#: Rules without a penalty: the first pass iterates each layer group to 1e-14, which costs
-#: about this many full passes (neller-busche 12, patch 16: 6.4 and 8.1 iterations, each on
-#: one thread, since a group's halves are single blocks), then one plain pass confirms.
-LAYER_ITERATIONS = 14.0
+#: Rules without a penalty: the first pass iterates each layer group to 1e-14, about this
+#: many times, their overheads included (7.3 for neller-busche, 9.6 for patch, measured with
+#: :func:`layered_cost` on a quiet machine and with a busy core), then one plain pass confirms.
+LAYER_ITERATIONS = 8.4
+#: A pass on one thread against two, on the reference machine (1.7 to 2.0 measured quiet).
+THREAD_SPEEDUP = 1.8
 #: The warm start of rules with a penalty: such a first pass of the game without the penalty
 #: to 1e-3, in full passes of that game (7 measured under facebook).
 WARM_ITERATIONS = 7.0
@@ -140,10 +143,36 @@ def warm_units(model: Model) -> float:
     return WARM_ITERATIONS / (model.nf * model.nf)
 
 
-def pass_costs(model: Model, passes: int | None = None) -> list[float]:
-    """What each of a solve's passes costs, in full passes (``passes``: how many to expect)."""
+def layered_cost(single: float, speedup: float = THREAD_SPEEDUP) -> float:
+    """The layered first pass of rules without a penalty, in full passes on two threads.
+
+    It solves one layer group at a time, each group's two batches in turn, and a batch of one
+    block runs on one thread while the others share the threads as a full pass does. So one
+    iteration over every group costs, in full passes,
+
+        single x speedup + (1 - single)
+
+    where ``single`` is the share of the work in batches of one block
+    (:attr:`solver.model.Schedule.single_share`: 0.49 under ``neller-busche``, 0.04 under
+    ``patch``) and ``speedup`` what a pass takes on one thread against two. On a machine
+    with a busy core the two-thread share slows down and the rest does not: a timed sample
+    of a full pass alone foretold ``neller-busche`` 40% wrong there.
+    """
+    return LAYER_ITERATIONS * (single * speedup + 1.0 - single)
+
+
+def pass_costs(
+    model: Model, passes: int | None = None, layered: float | None = None
+) -> list[float]:
+    """What each of a solve's passes costs, in full passes (``passes``: how many to expect).
+
+    ``layered``: the layered first pass of rules without a penalty, in full passes, as the
+    solve measured it (:func:`layered_cost`); by default as on the reference machine.
+    """
     if not model.rules.has_penalty:
-        return [LAYER_ITERATIONS, 1.0]
+        if layered is None:
+            layered = layered_cost(build_schedule(model).single_share)
+        return [layered, 1.0]
     count = PENALTY_PASSES if passes is None else passes
     costs = list(PENALTY_PASS_COSTS[:count])
     return costs + [LATE_PASS_COST] * (count - len(costs))

@@ -298,6 +298,14 @@ class Schedule:
         return len(self.block_flat)
 
     @property
+    def single_share(self) -> float:
+        """The share of the work in batches of a single block (such a batch runs on one
+        thread)."""
+        sizes = np.diff(self.batch_start)
+        work = np.add.reduceat(self.work, self.batch_start[:-1])
+        return float(work[sizes == 1].sum() / work.sum())
+
+    @property
     def mirrored(self) -> bool:
         """Whether a group's batches read each other (rules without a penalty)."""
         return len(self.group_start) < len(self.batch_start)

@@ -73,7 +73,13 @@ import numpy as np
 
 from optimal_farkle.engine import Endgame
 
-from .estimate import COMPILE_SECONDS, full_pass_seconds, pass_costs, warm_units
+from .estimate import (
+    COMPILE_SECONDS,
+    full_pass_seconds,
+    layered_cost,
+    pass_costs,
+    warm_units,
+)
 from .kernel import (
     CERT_HI,
     CERT_LO,
@@ -307,12 +313,13 @@ class _Runner:
             )
         )
 
-    def timed_sample(self, w0_flat: np.ndarray) -> float:
+    def timed_sample(self, w0_flat: np.ndarray, threads: int | None = None) -> float:
         """The seconds a full pass would take now, from a sample of its blocks.
 
         Every :data:`SAMPLE_STRIDE`-th block of the schedule (so every layer and farkle
-        count is represented), shared among the threads as a pass shares a batch, solved
-        without certificates and written nowhere (``w0_flat`` is only read)::
+        count is represented), shared among the threads as a pass shares a batch (or on
+        ``threads`` of them), solved without certificates and written nowhere (``w0_flat``
+        is only read)::
 
             full pass = sample seconds x (work of every block) / (work of the sampled ones)
 
@@ -320,7 +327,7 @@ class _Runner:
         """
         blocks = self.schedule.blocks
         stride = min(SAMPLE_STRIDE, blocks)
-        threads = self.threads if self.pool is not None else 1
+        threads = min(threads or self.threads, self.threads) if self.pool is not None else 1
         offsets = sorted({i * stride // threads for i in range(threads)})  # distinct blocks
         none = np.zeros(blocks)
         started = time.perf_counter()
@@ -545,7 +552,9 @@ class _Clock:
     computes every cell): the warm start, then each pass by what it costs
     (:func:`solver.estimate.pass_costs`: the later passes skip most cells). What a full pass
     takes is timed before the solve on a sample of its blocks (:meth:`_Runner.timed_sample`:
-    this machine, its present load and these rules' own cost per row; until then, during
+    this machine, its present load and these rules' own cost per row; without a penalty
+    also on one thread, which sets the cost of the layered first pass,
+    :func:`solver.estimate.layered_cost`; until then, during
     the compile, the model :func:`solver.estimate.full_pass_seconds` of the reference
     machine, scaled by how long the compile took against COMPILE_SECONDS). The pace against
     that unit is then measured on the pieces done so far (a piece's own pace is not used,
@@ -697,13 +706,16 @@ def value_iteration(
     stage = "solving" if mirrored else "passes"
     try:
         clock.compiled(compile_kernels(model, schedule))
-        # The clock's unit: a timed sample of a pass, as the passes of rules with a penalty
-        # run (each batch's blocks shared among the threads). Rules without one spend nearly
-        # all their time in the layered first pass, which solves a layer group at a time,
-        # mostly a block at a time, and slows differently on a loaded machine: its cost
-        # stays modelled (LAYER_ITERATIONS full passes, at the compile's pace).
-        if not mirrored:
-            clock.measured(runner.timed_sample(np.full(model.start_states, 0.5)))
+        # The clock's unit: a timed sample of a pass, as the passes run (each batch's blocks
+        # shared among the threads). Rules without a penalty spend nearly all their time in
+        # the layered first pass, whose batches of one block run on one thread: a second
+        # sample on one thread tells what those cost here and now (estimate.layered_cost).
+        middle = np.full(model.start_states, 0.5)
+        both = runner.timed_sample(middle)
+        clock.measured(both)
+        if mirrored and both > 0:
+            speedup = runner.timed_sample(middle, threads=1) / both
+            passes = pass_costs(model, layered=layered_cost(schedule.single_share, speedup))
         if initial is not None:
             clock.plan(passes)
             x = np.ascontiguousarray(initial, dtype=np.float64).reshape(-1).copy()

@@ -12,8 +12,13 @@ import pytest
 
 from optimal_farkle.engine import preset
 from optimal_farkle.solver import valueiter
-from optimal_farkle.solver.estimate import COMPILE_SECONDS, full_pass_seconds
-from optimal_farkle.solver.model import Model, build_model
+from optimal_farkle.solver.estimate import (
+    COMPILE_SECONDS,
+    LAYER_ITERATIONS,
+    full_pass_seconds,
+    layered_cost,
+)
+from optimal_farkle.solver.model import Model, build_model, build_schedule
 
 
 class FakeTime:
@@ -133,3 +138,37 @@ def test_a_solve_times_its_sample_and_the_estimate_follows_it() -> None:
         result = valueiter.value_iteration(model)
     assert len(units) == 1 and units[0] > 0
     assert result.residual <= valueiter.TOLERANCE
+
+
+def test_the_layered_pass_costs_its_batches_of_one_block_at_the_one_thread_pace() -> None:
+    """Rules without a penalty spend their solve in the layered first pass, whose batches of a
+    single block run on one thread: a busy core slows the rest of it, not those."""
+    assert layered_cost(0.0, 3.0) == pytest.approx(LAYER_ITERATIONS)
+    assert layered_cost(1.0, 3.0) == pytest.approx(3.0 * LAYER_ITERATIONS)
+    assert layered_cost(0.5, 2.0) == pytest.approx(1.5 * LAYER_ITERATIONS)
+    shares = {
+        name: build_schedule(build_model(preset(name))).single_share
+        for name in ("neller-busche", "patch")
+    }
+    assert shares["neller-busche"] > 0.4 > 0.1 > shares["patch"]
+
+
+def test_a_solve_without_a_penalty_plans_its_layered_pass_from_two_samples() -> None:
+    """A real (small) solve without a penalty times a pass on every thread and on one, and
+    predicts its layered first pass from what one thread takes against all of them."""
+    model = build_model(preset("neller-busche").with_goal(1500), -500)
+    samples = iter((2.0, 6.0))  # every thread, then one: one thread takes 3 times as long
+    plans: list[list[float]] = []
+    original = valueiter._Clock.plan
+
+    def plan(clock: valueiter._Clock, pieces: list[float]) -> None:
+        plans.append(list(pieces))
+        original(clock, pieces)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(valueiter._Runner, "timed_sample", lambda *_a, **_k: next(samples))
+        patch.setattr(valueiter._Clock, "plan", plan)
+        result = valueiter.value_iteration(model, threads=2)
+    share = build_schedule(model).single_share
+    assert plans[0] == pytest.approx([layered_cost(share, 3.0), 1.0])
+    assert result.passes == 2

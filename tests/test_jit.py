@@ -1,8 +1,8 @@
 """The compiler settings of the solver's kernels (solver.jit): 512-bit vectors where the CPU has them.
 
 The kernels' lane loops run over 64 float64 lanes; on an AVX-512 CPU LLVM would keep them to
-256-bit vectors by default (its ``prefer-256-bit`` tuning), and a full pass ran 1.35x slower
-on one core that way. The solver drops that preference, and only that, before numba sets up
+256-bit vectors by default (its ``prefer-256-bit`` tuning), and a full pass on one core took
+a fifth longer that way. The solver drops that preference, and only that, before numba sets up
 its compiler, unless the user chose the CPU settings themselves.
 """
 
