@@ -41,7 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .endgame import needs_final_turn
-from .model import LANES, Model, build_schedule, mirror_first
+from .model import LANES, Model, mirror_first
 
 # Measured with bench/solve.py on the reference machine (the full facebook game: a pass that
 # computes every cell takes 6.4 s of CPU, 3.5 s on two threads, solve_work 4.34e8 rows).
@@ -65,6 +65,10 @@ PENALTY_PASSES = 10
 LAYER_ITERATIONS = 8.4
 #: A pass on one thread against two, on the reference machine (1.7 to 2.0 measured quiet).
 THREAD_SPEEDUP = 1.8
+#: Before a solve has its schedule: the share of the layered pass's work in batches of one
+#: block (neller-busche 0.49, patch 0.04; building the schedule to know it would take the
+#: memory a refused solve must not).
+SINGLE_SHARE = 0.25
 #: The warm start of rules with a penalty: such a first pass of the game without the penalty
 #: to 1e-3, in full passes of that game (7 measured under facebook).
 WARM_ITERATIONS = 7.0
@@ -170,9 +174,7 @@ def pass_costs(
     solve measured it (:func:`layered_cost`); by default as on the reference machine.
     """
     if not model.rules.has_penalty:
-        if layered is None:
-            layered = layered_cost(build_schedule(model).single_share)
-        return [layered, 1.0]
+        return [layered_cost(SINGLE_SHARE) if layered is None else layered, 1.0]
     count = PENALTY_PASSES if passes is None else passes
     costs = list(PENALTY_PASS_COSTS[:count])
     return costs + [LATE_PASS_COST] * (count - len(costs))
