@@ -148,7 +148,7 @@ def warm_units(model: Model) -> float:
 
 
 def layered_cost(single: float, speedup: float = THREAD_SPEEDUP) -> float:
-    """The layered first pass of rules without a penalty, in full passes on two threads.
+    """The layered first pass of rules without a penalty, in full passes (on every thread).
 
     It solves one layer group at a time, each group's two batches in turn, and a batch of one
     block runs on one thread while the others share the threads as a full pass does. So one
@@ -158,9 +158,10 @@ def layered_cost(single: float, speedup: float = THREAD_SPEEDUP) -> float:
 
     where ``single`` is the share of the work in batches of one block
     (:attr:`solver.model.Schedule.single_share`: 0.49 under ``neller-busche``, 0.04 under
-    ``patch``) and ``speedup`` what a pass takes on one thread against two. On a machine
-    with a busy core the two-thread share slows down and the rest does not: a timed sample
-    of a full pass alone foretold ``neller-busche`` 40% wrong there.
+    ``patch``) and ``speedup`` what a pass takes on one thread against all of the solve's
+    (:data:`THREAD_SPEEDUP` for two on the reference machine). On a machine with a busy
+    core the shared batches slow down and the others do not: a timed sample of a full pass
+    alone foretold ``neller-busche`` 40% wrong there.
     """
     return LAYER_ITERATIONS * (single * speedup + 1.0 - single)
 
