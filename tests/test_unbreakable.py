@@ -162,12 +162,21 @@ def test_a_rules_title_that_is_markup_shows_as_written(tmp_path: Path) -> None:
     rules = load_rules(small_rules(tmp_path, title=json.dumps(title)))
     assert rules.title == title
 
+    def until_cancelled(rules: Any, progress: Any, cancel: threading.Event, report: Any) -> Any:
+        cancel.wait(30)
+        raise RuntimeError("cancelled")
+
     async def body() -> None:
-        app = app_for_tests(rules=rules, load=lambda r, report: None, supports=lambda r: None)
+        # The solve waits for the test: a real one of these small rules can finish, and the
+        # screen close, before the title is read (seen once in CI: "No nodes match '.title'
+        # on StartScreen()").
+        app = app_for_tests(
+            rules=rules, load=lambda r, report: None, supports=lambda r: None, solve=until_cancelled
+        )
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
             app.push_screen(SolveScreen(rules, unsupported=None))
-            await pilot.pause()
+            await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen))
             assert title in text_of(app.screen.query_one(".title"))
             app.screen.cancel_event.set()  # type: ignore[attr-defined]
 
