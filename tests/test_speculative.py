@@ -1,0 +1,142 @@
+"""Guessed choices: a guessing pass, speculative passes that take its guesses, and the
+certifying pass that verifies them (solver.valueiter, rules with a farkle penalty).
+
+A speculative pass skips what the guessing pass saw win, unchecked, so its values are those
+of a policy that may be wrong. The promises: the guessing pass itself computes everything
+(its values are a plain pass's), a speculative pass never counts as exact, the first pass
+without guesses forgets them all, and a solve that speculated ends on the same values as
+plain passes do, even when the guesses were made from values far from the answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from optimal_farkle.engine import preset
+from optimal_farkle.solver.kernel import CERT_HI, CERT_LO
+from optimal_farkle.solver.model import NO_PLAN, Model, build_model
+from optimal_farkle.solver.valueiter import (
+    CERTIFY_FACTOR,
+    FIRST_MARGIN,
+    VERIFY_MARGIN,
+    _Runner,
+    value_iteration,
+)
+
+
+def small(name: str = "facebook") -> Model:
+    return build_model(preset(name).with_goal(1000), -500)
+
+
+def plain_solution(model: Model) -> np.ndarray:
+    """W0 by plain passes (no certificates, no guesses) until one changes nothing."""
+    runner = _Runner(model, 1)
+    flat = np.full(model.start_states, 0.5)
+    try:
+        for _ in range(300):
+            if runner.sweep(flat) <= 1e-15:
+                break
+    finally:
+        runner.close()
+    return flat
+
+
+def runs(runner: _Runner) -> int:
+    """The rows the bank certificates (or guesses) skip, over every block and dice count."""
+    certs = runner.certs
+    return int((certs[:, CERT_HI : CERT_HI + 6] - certs[:, CERT_LO : CERT_LO + 6]).sum())
+
+
+@pytest.mark.parametrize("name", ["facebook", "zilch"])
+def test_a_guessing_pass_computes_everything_and_records_its_guesses(name: str) -> None:
+    model = small(name)
+    start = np.random.default_rng(1).uniform(0.2, 0.8, model.start_states)
+    plain, guessing = _Runner(model, 1), _Runner(model, 1)
+    try:
+        expected, flat = start.copy(), start.copy()
+        plain.sweep(expected)
+        guessing.sweep(flat, guess=True)  # the very first pass: nothing recorded before
+        assert np.abs(expected - flat).max() <= 1e-14
+        assert guessing.exact and guessing.guessed
+        used = guessing.plan[: int(guessing.capacity.sum()) * len(guessing.tables.single_plan)]
+        singles = np.mean(guessing.tables.single_plan != NO_PLAN)  # planned from the start
+        assert np.mean(used != NO_PLAN) > 2 * singles
+        assert runs(guessing) > 0
+    finally:
+        plain.close()
+        guessing.close()
+
+
+def test_a_speculative_pass_is_never_exact_and_a_certifying_pass_forgets_the_guesses() -> None:
+    model = small()
+    solution = plain_solution(model)
+    runner = _Runner(model, 1)
+    try:
+        flat = solution.copy()
+        runner.sweep(flat, guess=True)
+        assert runner.exact  # it computed everything, and changed nothing
+        change = runner.sweep(flat, guess=True)
+        assert change <= 1e-14 and not runner.exact  # right, but unchecked
+        assert runner.guessed
+        runner.sweep(flat)  # a plain pass: no guesses, no certificates either
+        assert runner.exact and not runner.guessed
+        assert runs(runner) == 0 and (runner.margins == 0).all()
+        used = runner.plan[: int(runner.capacity.sum()) * len(runner.tables.single_plan)]
+        single = np.tile(runner.tables.single_plan, int(runner.capacity.sum()))
+        assert np.array_equal(used, single)
+    finally:
+        runner.close()
+
+
+def test_wrong_guesses_hold_the_speculative_passes_off_the_answer_until_verified() -> None:
+    """Guessed from 0.5 everywhere, the choices are wrong: speculative passes settle on the
+    values of that policy, not the game's. Certifying passes then reach the game's."""
+    model = small()
+    solution = plain_solution(model)
+    runner = _Runner(model, 1)
+    try:
+        flat = np.full(model.start_states, 0.5)
+        runner.sweep(flat, guess=True)
+        for _ in range(60):
+            if runner.sweep(flat, guess=True) <= 1e-15:
+                break
+        assert np.abs(flat - solution).max() > 1e-4
+        change = VERIFY_MARGIN
+        first = True
+        for _ in range(60):
+            margin = VERIFY_MARGIN if first else min(FIRST_MARGIN, CERTIFY_FACTOR * change)
+            change = runner.sweep(flat, certify=margin)
+            first = False
+            if change <= 1e-13 and runner.exact:
+                break
+        assert np.abs(flat - solution).max() <= 1e-12
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("name", ["facebook", "zilch"])
+def test_a_solve_guesses_speculates_then_verifies_and_ends_on_the_plain_answer(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = small(name)
+    seen: list[tuple[bool, bool, float, bool]] = []
+    sweep = _Runner.sweep
+
+    def recording(self: _Runner, *args: Any, **kwargs: Any) -> float:
+        guessed = self.guessed
+        change = sweep(self, *args, **kwargs)
+        if self.model is model:
+            seen.append((bool(kwargs.get("guess")), guessed, kwargs.get("certify", 0.0), self.exact))
+        return change
+
+    monkeypatch.setattr(_Runner, "sweep", recording)
+    result = value_iteration(model, threads=1)
+    assert seen[0] == (True, False, 0.0, True)  # guessing: a full pass
+    assert seen[1][:2] == (True, True) and not seen[1][3]  # speculative: never exact
+    assert seen[2][:3] == (False, True, VERIFY_MARGIN)  # verifying, certifying keeps
+    assert all(not guess for guess, *_ in seen[2:])
+    assert seen[-1][3] and result.residual <= 1e-12
+    assert np.abs(result.w0.reshape(-1) - plain_solution(model)).max() <= 1e-12
