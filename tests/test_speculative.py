@@ -129,7 +129,9 @@ def test_a_solve_guesses_speculates_then_verifies_and_ends_on_the_plain_answer(
         guessed = self.guessed
         change = sweep(self, *args, **kwargs)
         if self.model is model:
-            seen.append((bool(kwargs.get("guess")), guessed, kwargs.get("certify", 0.0), self.exact))
+            seen.append(
+                (bool(kwargs.get("guess")), guessed, kwargs.get("certify", 0.0), self.exact)
+            )
         return change
 
     monkeypatch.setattr(_Runner, "sweep", recording)
