@@ -27,7 +27,9 @@ tenfold, because each pass carries the stale value behind one more three-farkle 
 1. **Warm start.** The same game without the penalty (one farkle count, a ninth of the
    states), solved roughly as above and broadcast to every farkle count. Unlike a flat 0.5
    it does not make a deliberate third farkle look attractive, which would nearly stall the
-   passes.
+   passes. Each layer group's first iteration guesses its choices and the next ones take
+   them (as the speculative passes below do): a starting point needs no more, and the warm
+   start takes two thirds of the time.
 2. **A guessing pass and a speculative one.** A pass costs three to four times as much
    while it compares the keeps as once it knows which keep wins. The first pass computes
    everything and records, as guesses, every bank and keep its lanes all prefer; the next
@@ -108,8 +110,7 @@ LAYER_TOLERANCE = 1e-14
 WARM_TOLERANCE = 1e-3
 #: At most this many iterations of one layer group (they take 4 to 8).
 MAX_LAYER_ITERATIONS = 40
-#: The largest margin a pass certifies with (the second pass, after one that changed values
-#: by about 0.06).
+#: The largest margin a pass certifies with (a pass after one that changed values by 0.06).
 FIRST_MARGIN = 0.3
 #: Every later pass certifies for the next with this many times the last pass's change...
 CERTIFY_FACTOR = 5.0
@@ -194,6 +195,9 @@ class _Runner:
         self.work_done = np.cumsum(self.schedule.work) / float(self.schedule.work.sum())
         self.inner = 0  # layer iterations beyond the first, over the passes (a bench figure)
         self.seed = False  # seed each layer group from the one above (see _layers)
+        # Guess each layer group's choices in its first iteration (see _layers): for a
+        # starting point only, since the values are then those of the guesses.
+        self.guess_layers = False
         # What each block's turns read, recorded by every pass (see the kernel).
         self.tops = np.zeros(blocks, dtype=np.int64)
         self.bank_first = np.zeros((blocks, LANES), dtype=np.int64)
@@ -206,7 +210,8 @@ class _Runner:
         """Allocate the keep plans' memory and write it once, in a background thread.
 
         The plans take about 260 MB under ``facebook``. Written for the first time in the
-        second pass, their page faults cost that pass about 0.6 s; done here, during the
+        first pass that records guesses or certificates, their page faults cost that pass
+        about 0.6 s; done here, during the
         compile (which runs on one core), they cost nothing. The size is the schedule's
         rows per block (the kernel's cut for a first-to-goal endgame), plus an eighth for the
         endgames whose cut depends on the values (``zilch`` used 6% more); a plan that still
@@ -400,6 +405,8 @@ class _Runner:
         """
         if guess:
             return self._guess(w0_flat, on_progress, cancel)
+        if layers > 0 and self.guess_layers:
+            self._size_plans()  # room for the guesses of every layer group
         if self.guessed:  # guesses are not certificates (a certifying pass sizes afresh)
             self.guessed = False
             self.snapshot = None
@@ -426,7 +433,7 @@ class _Runner:
                 usable, self.margins - 2.0 * (self._block_drift(moved) + self.slack), held
             )
         failed = held <= 0
-        self.exact = not failed.any()
+        self.exact = not failed.any() and not (layers > 0 and self.guess_layers)
         self.local = self._block_drift(np.abs(w0_flat - before))
         self.last_change = change
         if certify > 0:
@@ -489,7 +496,9 @@ class _Runner:
     def _layers(self, w0_flat: np.ndarray, j: int, tolerance: float) -> float:
         """Iterate layer group ``j`` until it changes no value by more than ``tolerance``.
 
-        Returns the largest change from the values before to the values after.
+        With :attr:`guess_layers` the first iteration guesses the group's choices (as a
+        guessing pass does, :meth:`_guess`) and the next ones take them. Returns the largest
+        change from the values before to the values after.
         """
         sch = self.schedule
         k0, k1 = int(sch.group_start[j]), int(sch.group_start[j + 1])
@@ -504,9 +513,10 @@ class _Runner:
             w0_flat[states[above]] = w0_flat[up[above]]
         seen = [w0_flat[states].copy()]
         none = np.zeros(sch.blocks)
-        for _ in range(MAX_LAYER_ITERATIONS):
+        guesses = np.full(sch.blocks, GUESS_MARGIN) if self.guess_layers else none
+        for iteration in range(MAX_LAYER_ITERATIONS):
             for k in range(k0, k1):
-                self._batch(w0_flat, k, none)
+                self._batch(w0_flat, k, guesses if iteration == 0 else none)
             now = w0_flat[states].copy()
             step = float(np.abs(now - seen[-1]).max())
             seen.append(now)
@@ -795,6 +805,7 @@ def value_iteration(
             clock.plan([warm_units(model), *passes])
             warm_runner = _Runner(plain, threads)
             warm_runner.seed = True
+            warm_runner.guess_layers = True
             try:
                 flat = np.full(plain.start_states, 0.5)
                 warm.append(

@@ -10,6 +10,7 @@ plain passes do, even when the guesses were made from values far from the answer
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from optimal_farkle.solver.valueiter import (
     CERTIFY_FACTOR,
     FIRST_MARGIN,
     VERIFY_MARGIN,
+    WARM_TOLERANCE,
     _Runner,
     value_iteration,
 )
@@ -142,3 +144,43 @@ def test_a_solve_guesses_speculates_then_verifies_and_ends_on_the_plain_answer(
     assert all(not guess for guess, *_ in seen[2:])
     assert seen[-1][3] and result.residual <= 1e-12
     assert np.abs(result.w0.reshape(-1) - plain_solution(model)).max() <= 1e-12
+
+
+def test_the_warm_start_iterates_its_layer_groups_on_guessed_choices() -> None:
+    """The game without the penalty, as the warm start solves it: each layer group's first
+    iteration guesses, the next ones take the guesses. Its values are a starting point
+    (never exact), close to those of iterating with every choice compared."""
+    model = small()
+    plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
+    solved = []
+    for guess in (False, True):
+        runner = _Runner(plain, 1)
+        runner.seed = True
+        runner.guess_layers = guess
+        flat = np.full(plain.start_states, 0.5)
+        try:
+            runner.sweep(flat, layers=WARM_TOLERANCE)
+            assert runner.exact != guess
+            if guess:
+                assert runs(runner) > 0
+        finally:
+            runner.close()
+        solved.append(flat)
+    assert np.abs(solved[0] - solved[1]).max() <= 10 * WARM_TOLERANCE
+
+
+def test_only_the_warm_start_guesses_in_its_layers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rules without a penalty solve in the layered pass itself, which must be exact."""
+    flags: list[tuple[int, bool]] = []
+    sweep = _Runner.sweep
+
+    def recording(self: _Runner, *args: Any, **kwargs: Any) -> float:
+        if kwargs.get("layers", 0.0) > 0:
+            flags.append((self.model.nf, self.guess_layers))
+        return sweep(self, *args, **kwargs)
+
+    monkeypatch.setattr(_Runner, "sweep", recording)
+    value_iteration(small(), threads=1)
+    value_iteration(build_model(preset("neller-busche").with_goal(1000), -500), threads=1)
+    assert flags[0] == (1, True)  # facebook's warm start
+    assert len(flags) >= 2 and not any(guess for _, guess in flags[1:])  # neller-busche's passes
