@@ -568,10 +568,11 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                             rolls[dst + lane] = acc[lane]
                             banks[base + n - 1, lane] = bankv[lane] >= acc[lane]
                     if certify:
-                        sure = ti < room
+                        # An integer reduction, like ``unsure`` below: LLVM vectorises it.
+                        rolls_win = 0
                         for lane in range(nlu):
-                            sure &= bankv[lane] - acc[lane] >= margin
-                        if sure:
+                            rolls_win |= bankv[lane] - acc[lane] < margin
+                        if ti < room and rolls_win == 0:
                             _extend_run(run_lo, run_hi, n - 1, ti)
                         else:
                             _close_run(run_lo, run_hi, n - 1, best_run)
