@@ -211,8 +211,8 @@ class _Runner:
 
         The plans take about 260 MB under ``facebook``. Written for the first time in the
         first pass that records guesses or certificates, their page faults cost that pass
-        about 0.6 s; done here, during the
-        compile (which runs on one core), they cost nothing. The size is the schedule's
+        about 0.6 s; done here, during the compile (which runs on one core), they cost
+        nothing. The size is the schedule's
         rows per block (the kernel's cut for a first-to-goal endgame), plus an eighth for the
         endgames whose cut depends on the values (``zilch`` used 6% more); a plan that still
         turns out too small is allocated again in :meth:`_size_plans`. Only that thread
