@@ -3,7 +3,7 @@
 The work grows fast with the goal and the floor: the start-of-turn table has ``NB² F²``
 entries (``NB = (goal - floor) / 50`` score steps, ``F`` farkle counts), and each of them
 solves a whole turn, ``top(b) x 6`` in-turn states, so a solve costs about ``NB³``. The
-full facebook game (goal 10,000, floor -2,500) takes about a minute; goal 100,000 with floor
+full facebook game (goal 10,000, floor -2,500) takes under half a minute; goal 100,000 with floor
 -20,000 would take most of a day and tens of GB. So the command line and the app estimate
 first and refuse (or ask) above a limit, saying what the estimate is.
 
