@@ -405,13 +405,14 @@ class _Runner:
         """
         if guess:
             return self._guess(w0_flat, on_progress, cancel)
-        if layers > 0 and self.guess_layers:
-            self._size_plans()  # room for the guesses of every layer group
         if self.guessed:  # guesses are not certificates (a certifying pass sizes afresh)
             self.guessed = False
             self.snapshot = None
             if certify <= 0:
                 self._drop(np.ones(self.schedule.blocks, dtype=bool))
+        guessing = layers > 0 and self.guess_layers
+        if guessing:
+            self._size_plans()  # room for the guesses of every layer group
         blocks = self.schedule.blocks
         before = w0_flat.copy()
         if certify > 0 and not self.inputs:
@@ -433,7 +434,8 @@ class _Runner:
                 usable, self.margins - 2.0 * (self._block_drift(moved) + self.slack), held
             )
         failed = held <= 0
-        self.exact = not failed.any() and not (layers > 0 and self.guess_layers)
+        self.exact = not failed.any() and not guessing
+        self.guessed = guessing  # the layer groups' guesses are left in certs and plan
         self.local = self._block_drift(np.abs(w0_flat - before))
         self.last_change = change
         if certify > 0:

@@ -169,6 +169,29 @@ def test_the_warm_start_iterates_its_layer_groups_on_guessed_choices() -> None:
     assert np.abs(solved[0] - solved[1]).max() <= 10 * WARM_TOLERANCE
 
 
+def test_a_pass_after_guessed_layers_forgets_their_guesses() -> None:
+    """The layer groups' guesses stay in the runner's certificates and plan after the pass;
+    a later pass must not take them for certificates."""
+    model = small()
+    plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
+    start = np.random.default_rng(2).uniform(0.2, 0.8, plain.start_states)
+    expected = start.copy()
+    fresh = _Runner(plain, 1)
+    runner = _Runner(plain, 1)
+    try:
+        fresh.sweep(expected)
+        runner.guess_layers = True
+        runner.sweep(np.full(plain.start_states, 0.5), layers=WARM_TOLERANCE)
+        assert runs(runner) > 0
+        flat = start.copy()
+        runner.sweep(flat)
+        assert runner.exact and runs(runner) == 0
+        assert np.abs(flat - expected).max() <= 1e-14
+    finally:
+        fresh.close()
+        runner.close()
+
+
 def test_only_the_warm_start_guesses_in_its_layers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rules without a penalty solve in the layered pass itself, which must be exact."""
     flags: list[tuple[int, bool]] = []
