@@ -426,7 +426,7 @@ class _Runner:
             self._drop(~usable)
         requested = self._requested(certify) if certify > 0 else np.zeros(blocks)
         change = self._sweep(w0_flat, on_progress, cancel, requested, keeps, layers)
-        self.inputs = True
+        local = self._record(before, w0_flat, change)
         held = np.full(blocks, math.inf)
         if self.snapshot is not None:
             moved = np.maximum(np.abs(before - self.snapshot), np.abs(w0_flat - self.snapshot))
@@ -436,11 +436,9 @@ class _Runner:
         failed = held <= 0
         self.exact = not failed.any() and not guessing
         self.guessed = guessing  # the layer groups' guesses are left in certs and plan
-        self.local = self._block_drift(np.abs(w0_flat - before))
-        self.last_change = change
         if certify > 0:
             self.margins = np.minimum(requested, held)
-            self.slack = self.local + ARITHMETIC_SLACK
+            self.slack = local + ARITHMETIC_SLACK
             self.snapshot = w0_flat.copy()
         self._drop(failed)
         return change
@@ -473,10 +471,18 @@ class _Runner:
             change = self._sweep(w0_flat, on_progress, cancel, margins, True, 0.0)
             self.exact = True  # everything was computed
             self.guessed = True
-        self.inputs = True
-        self.local = self._block_drift(np.abs(w0_flat - before))
-        self.last_change = change
+        self._record(before, w0_flat, change)
         return change
+
+    def _record(self, before: np.ndarray, after: np.ndarray, change: float) -> np.ndarray:
+        """After any pass: its turns' inputs are recorded (the kernel wrote them), and each
+        block's input change (returned) and the largest change are what the next
+        certificates size their margins from (:meth:`_requested`)."""
+        self.inputs = True
+        local = self._block_drift(np.abs(after - before))
+        self.local = local
+        self.last_change = change
+        return local
 
     def _batch(self, w0_flat: np.ndarray, k: int, margins: np.ndarray, keeps: bool = True) -> float:
         """Solve batch ``k`` on every thread; write its values back; its largest change."""
