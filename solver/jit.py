@@ -5,9 +5,9 @@ One setting differs from numba's default. On CPUs with AVX-512, LLVM tunes for 2
 solver's lane loops run over 64 float64 lanes: eight 512-bit vectors, or sixteen 256-bit ones.
 On this project's 2-core AVX-512 machine a full pass of ``facebook`` on one core took 4.2 s at
 best with 512-bit vectors against 5.2 s without (15 passes each, alternating processes; the
-machine's noise spread them to 6.6 and 6.4 s). On both cores the gain is small: with the keep plans' reservation, the whole cold solve took 27.9 s against
-29.1 s (medians of 3), and 28.3 s against 28.6 s in a single run. The values are the same to
-the last bit.
+machine's noise spread them to 6.6 and 6.4 s). On both cores the gain is small: with the keep
+plans' reservation, the whole cold solve took 27.9 s against 29.1 s (medians of 3), and 28.3 s
+against 28.6 s in a single run. The values are the same to the last bit.
 
 So before numba sets up its compiler (it reads the CPU name and features once, when the first
 kernel is decorated), the solver gives it the host's own CPU and features, minus that flag.
