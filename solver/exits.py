@@ -186,6 +186,7 @@ def _optimal_block(
             0,
             1,
             1,
+            np.zeros(1, dtype=np.int64),  # the counter dealing blocks out (unused: one block)
             scratch,
             np.empty((1, nl), dtype=w0.dtype),
             np.zeros((1, CERT_WIDTH), dtype=np.int64),

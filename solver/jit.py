@@ -14,6 +14,10 @@ kernel is decorated), the solver gives it the host's own CPU and features, minus
 A user's ``NUMBA_CPU_NAME`` or ``NUMBA_CPU_FEATURES`` is left alone, and so is a compiler
 numba has already set up. numba's disk cache keys compiled code by CPU name and features, so
 code compiled either way is never loaded for the other.
+
+It also holds the one primitive numba lacks on the CPU that the kernels need: an atomic
+fetch-and-add (:func:`take_next`), with which threads deal a batch's blocks out among
+themselves as they go.
 """
 
 from __future__ import annotations
@@ -22,11 +26,12 @@ import os
 from typing import Any
 
 import llvmlite.binding as llvm
-from numba import njit
-from numba.core import codegen, config
+from numba import njit, types
+from numba.core import cgutils, codegen, config
 from numba.core.registry import cpu_target
+from numba.extending import intrinsic
 
-__all__ = ["njit", "wide_vectors"]
+__all__ = ["njit", "take_next", "wide_vectors"]
 
 #: The LLVM tuning flag that keeps AVX-512 CPUs to 256-bit vectors.
 PREFER_256 = "prefer-256-bit"
@@ -56,3 +61,31 @@ def _configure() -> None:
 
 
 _configure()
+
+
+def _take_next(typingctx: Any, counter: Any) -> Any:
+    """``counter[0] += 1`` atomically, in a kernel; the value before (an int64 array's first item).
+
+    Threads that share ``counter`` each take a different number, every number once: LLVM's
+    ``atomicrmw add``. Monotonic ordering is enough: the counter orders nothing but itself
+    (what the threads write is read only after the caller joins them).
+    """
+    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+        return None
+    signature = types.int64(counter)
+    numba_cgutils: Any = cgutils  # numba's modules are untyped
+
+    def generate(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        array_type = sig.args[0]
+        array = context.make_array(array_type)(context, builder, args[0])
+        first = context.get_constant(types.intp, 0)
+        pointer = numba_cgutils.get_item_pointer(context, builder, array_type, array, [first])
+        one = context.get_constant(types.int64, 1)
+        return builder.atomic_rmw("add", pointer, one, "monotonic")
+
+    return signature, generate
+
+
+#: :func:`_take_next` as numba's intrinsic: callable from kernels only (typed ``Any``, since
+#: numba's own typing of the decorator wants the typing context as an argument).
+take_next: Any = intrinsic(_take_next)

@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .jit import njit
+from .jit import njit, take_next
 from .model import (
     LANES,
     NO_PLAN,
@@ -237,6 +237,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         first: int,
         stop: int,
         stride: int,
+        dealt: np.ndarray,
         scratch: TurnScratch,
         new_values: np.ndarray,
         certs: np.ndarray,
@@ -248,7 +249,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         bank_first: np.ndarray,
         farkle: np.ndarray,
     ) -> float:
-        """Solve blocks ``first, first + stride, ... < stop``; the largest change.
+        """Solve blocks ``first, first + stride, ... < stop`` (or as dealt); the largest change.
 
         Parameters
         ----------
@@ -259,6 +260,11 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         block_lanes : (blocks, 7, nl) int64
             The start states of each block's lanes (a block that is not full repeats a real
             state, which is harmless).
+        dealt : (1,) int64
+            With ``stride == 0`` the blocks ``first .. stop - 1`` are dealt from this counter:
+            each block goes to the next thread that asks (:func:`solver.jit.take_next`), so
+            threads sharing the counter (set to 0 first) finish together, whatever their blocks
+            cost. Unused with ``stride > 0``.
         scratch : TurnScratch
             Owned by the caller (:func:`turn_scratch`): after a block ``values`` holds
             ``W(t, n)`` for rows below the block's top (rows above it hold the fill values),
@@ -319,7 +325,11 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         run_hi = np.empty(6, dtype=np.int64)
         best_run = np.empty(12, dtype=np.int64)  # and the longest one: lo, then hi, per count
         largest = 0.0
-        for kb in range(first, stop, stride):
+        kb = first - stride
+        while True:
+            kb = first + take_next(dealt) if stride == 0 else kb + stride
+            if kb >= stop:
+                break
             lanes = block_lanes[kb]
             cert = certs[kb]
             plan_base = plan_start[kb]

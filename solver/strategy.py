@@ -314,6 +314,7 @@ class Strategy:
                 0,
                 1,
                 1,
+                no_start,  # the counter dealing blocks out (unused: one block)
                 scratch,
                 unused,
                 skip_nothing,
