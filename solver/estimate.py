@@ -53,15 +53,15 @@ REFERENCE_OPTIONS = 823
 #: Compiling the solver's kernel (once per machine: numba caches it), on one core.
 COMPILE_SECONDS = 4.2
 #: Rules with a farkle penalty: what each pass costs relative to a full pass, in order (the
-#: first guesses the choices and the third verifies them, both computing everything and
-#: comparing the keeps twice; the second takes the guesses; from then on the certificates
-#: skip most cells), then LATE_PASS_COST for every further pass. Measured 1.26, 0.31, 1.26,
-#: 0.45, 0.48, 0.39, then 0.36 under facebook; 1.4, 0.34, 1.4, 0.57, 0.48, 0.40, 0.36 under
-#: zilch.
-PENALTY_PASS_COSTS = (1.3, 0.32, 1.3, 0.5, 0.48, 0.4)
-LATE_PASS_COST = 0.36
-#: Rules with a farkle penalty: the passes a solve takes (facebook 10, zilch 10 or 11).
-PENALTY_PASSES = 10
+#: first two take the warm start's guessed choices; the third verifies them, computing
+#: everything and comparing the keeps twice; from then on the certificates skip most cells,
+#: the more the smaller the changes), then LATE_PASS_COST for every further pass. Measured
+#: 0.32, 0.32, 1.2, 0.62, 0.72, 0.45, 0.41, then 0.36 under facebook; 0.33, 0.33, 1.36,
+#: 0.54, 0.71, 0.45, 0.35, then 0.31 under zilch.
+PENALTY_PASS_COSTS = (0.33, 0.33, 1.3, 0.6, 0.72, 0.45, 0.38)
+LATE_PASS_COST = 0.34
+#: Rules with a farkle penalty: the passes a solve takes (facebook 11, zilch 10).
+PENALTY_PASSES = 11
 #: Rules without a penalty: the first pass iterates each layer group to 1e-14, about this
 #: many times, their overheads included (7.3 for neller-busche, 9.6 for patch, measured with
 #: :func:`layered_cost` on a quiet machine and with a busy core), then one plain pass confirms.

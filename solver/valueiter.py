@@ -30,13 +30,16 @@ tenfold, because each pass carries the stale value behind one more three-farkle 
    passes. Each layer group's first iteration guesses its choices and the next ones take
    them (as the speculative passes below do): a starting point needs no more, and the warm
    start takes two thirds of the time.
-2. **A guessing pass and a speculative one.** A pass costs three to four times as much
-   while it compares the keeps as once it knows which keep wins. The first pass computes
-   everything and records, as guesses, every bank and keep its lanes all prefer; the next
-   pass takes them unchecked, at about a quarter of the cost. Guessed from the warm start,
-   they are nearly all right: under ``facebook`` the pass after changed values by 2e-3 at
-   most where they were not, against 3.4e-2 moved by the speculative pass (its values are
-   never final: :meth:`_Runner.sweep`).
+2. **Two speculative passes.** A pass costs three to four times as much while it compares
+   the keeps as once it knows which keep wins. The warm start's guesses become this game's
+   (:meth:`_Runner.take_guesses`: a block guesses what the warm blocks of its lanes' scores
+   all chose), and the first two passes take them unchecked, at about a quarter of the cost
+   of a full pass each. Their values are never final (:meth:`_Runner.sweep`). The guesses
+   are nearly all right: under ``facebook`` the pass after moved values by 3.8e-3 at most
+   where they were not, against 3.4e-2 moved by the second speculative pass. (Before, a
+   first pass computed everything to guess from this game's values: its guesses were
+   better, 2.2e-3, but it cost as much as three speculative passes, and a solve took a
+   second longer; a solve from ``initial`` values still starts so.)
 3. **Certifying passes** (below), then **Anderson mixing** of the last few once the first
    ones have left the warm start, until one more full pass changes no value by more than
    the tolerance (1e-12); that last pass's largest change is the reported residual. The
@@ -129,15 +132,17 @@ ARITHMETIC_SLACK = 1e-13
 #: Passes that run before Anderson mixing starts (the first ones leave the warm start, and
 #: mixing them only slows the convergence down).
 PLAIN_PASSES = 4
-#: Rules with a penalty: the first pass guesses the choices, this many speculative passes
-#: take them (see :meth:`_Runner.sweep`), then the certifying passes verify them.
+#: Rules with a penalty: the passes after the first that take guessed choices (see
+#: :meth:`_Runner.sweep`) before the certifying passes verify them. The first takes the
+#: warm start's guesses too, or, from ``initial`` values, computes everything and guesses.
 SPECULATIVE_PASSES = 1
-#: The guessing pass's margin: a choice that wins in every lane, by however little.
+#: A guessing margin: a choice that wins in every lane, by however little.
 GUESS_MARGIN = 1e-300
-#: The first certifying pass after the speculative ones certifies keeps with this margin
-#: (the guesses from the warm start turned out wrong by 2e-3 at most, and the pass after
-#: changed values by 4e-5).
-VERIFY_MARGIN = 1e-3
+#: The first certifying pass after the speculative ones certifies keeps with this margin.
+#: It corrects the guesses (under ``facebook`` by 3.8e-3 at most) and the next pass still
+#: moved values by up to 5.5e-4, so a certificate must outlast drifts of that size: with
+#: 1e-3 two passes found some failed (then inexact, and 3 s each instead of 2).
+VERIFY_MARGIN = 1e-2
 #: Before the solve, every SAMPLE_STRIDE-th block of a pass is timed (a share of about
 #: 1 / SAMPLE_STRIDE of the pass) to learn what a full pass costs on this machine, now,
 #: under these rules (see :class:`_Clock`).
@@ -215,11 +220,10 @@ class _Runner:
     def reserve_plans(self) -> None:
         """Allocate the keep plans' memory and write it once, in a background thread.
 
-        The plans take about 260 MB under ``facebook``. Written for the first time in the
-        first pass that records guesses or certificates, their page faults cost that pass
-        about 0.6 s; done here, during the compile (which runs on one core), they cost
-        nothing. The size is the schedule's
-        rows per block (the kernel's cut for a first-to-goal endgame), plus an eighth for the
+        The plans take about 260 MB under ``facebook``. Written for the first time when
+        guesses or certificates are first recorded (or taken from the warm start), their
+        page faults cost about 0.6 s; done here, during the compile (which runs on one core),
+        they cost nothing. The size is the schedule's rows per block (the kernel's cut for a first-to-goal endgame), plus an eighth for the
         endgames whose cut depends on the values (``zilch`` used 6% more); a plan that still
         turns out too small is allocated again in :meth:`_size_plans`. Only that thread
         touches :attr:`plan` until :meth:`_size_plans` joins it.
@@ -263,6 +267,48 @@ class _Runner:
         if len(self.plan) < int(sizes.sum()):
             self.plan = np.empty(int(sizes.sum()), dtype=np.uint8)
         self._drop(np.ones(self.schedule.blocks, dtype=bool))
+
+    def take_guesses(self, warm: _Runner) -> None:
+        """Guess this model's choices from the warm start's, in place of a guessing pass.
+
+        ``warm`` solved the game without the penalty with :attr:`guess_layers`, so each of its
+        blocks holds the banks and keeps all its lanes chose. A block here guesses the choices
+        that the warm blocks its lanes come from (the same scores, every farkle count) all
+        made: the rows every one of them banks, the keeps every one of them plans. The
+        speculative passes take these as they take a guessing pass's (:meth:`_guess`), and
+        the verifying pass forgets them.
+        """
+        self._size_plans()
+        groups = len(self.tables.single_plan)
+        lanes = self.schedule.block_lanes
+        none = np.zeros_like(lanes[:, 0])
+        source = np.ravel_multi_index(
+            (lanes[:, 0], lanes[:, 1], none, none, lanes[:, 4], lanes[:, 5], lanes[:, 6]),
+            warm.model.shape,
+        )
+        owner = np.empty(warm.model.start_states, dtype=np.int64)
+        owner[warm.schedule.block_flat] = np.arange(warm.schedule.blocks)[:, None]
+        owners = np.sort(owner[source], axis=1)
+        distinct = np.diff(owners, axis=1) != 0
+        for k in range(self.schedule.blocks):
+            sources = np.concatenate((owners[k, :1], owners[k, 1:][distinct[k]]))
+            rows = int(min(self.capacity[k], warm.capacity[sources].min()))
+            size = rows * groups
+            start = int(warm.plan_start[sources[0]])
+            plan = warm.plan[start : start + size].copy()
+            for other in sources[1:]:
+                start = int(warm.plan_start[other])
+                plan[plan != warm.plan[start : start + size]] = NO_PLAN
+            start = int(self.plan_start[k])
+            self.plan[start : start + size] = plan
+            runs = warm.certs[sources]
+            hi = np.minimum(runs[:, CERT_HI : CERT_HI + 6].min(axis=0), rows)
+            self.certs[k, CERT_HI : CERT_HI + 6] = hi
+            self.certs[k, CERT_LO : CERT_LO + 6] = np.minimum(
+                runs[:, CERT_LO : CERT_LO + 6].max(axis=0), hi
+            )
+        self.snapshot = None
+        self.guessed = True
 
     def _drop(self, blocks: np.ndarray) -> None:
         """Forget the certificates of ``blocks`` (a mask): nothing skipped, only single keeps."""
@@ -405,8 +451,9 @@ class _Runner:
         ``layers > 0`` (rules without a penalty) iterates each layer group until it changes
         no value by more than ``layers`` (see the module docstring); no certificates then.
 
-        ``guess`` (see :meth:`_guess`): the first such pass computes everything and records
-        the choices every lane makes, by any margin, as guesses; the next ones take them
+        ``guess`` (see :meth:`_guess`): unless the runner holds guesses already (from
+        :meth:`take_guesses`), the first such pass computes everything and records the
+        choices every lane makes, by any margin, as guesses; the next ones take them
         unchecked (*speculative* passes, never exact). The first pass without ``guess``
         forgets them and starts the certificates afresh.
         """
@@ -456,7 +503,8 @@ class _Runner:
         on_progress: Callable[[float], None] | None,
         cancel: threading.Event | None,
     ) -> float:
-        """A guessing pass, or a speculative pass once one has guessed (see :meth:`sweep`).
+        """A guessing pass, or a speculative pass once the runner holds guesses (see
+        :meth:`sweep`; :meth:`take_guesses` gives it the warm start's).
 
         The guessing pass is a certifying pass with the margin :data:`GUESS_MARGIN`: every
         cell where banking wins, and every keep that wins, in all lanes, by however little.
@@ -839,6 +887,7 @@ def value_iteration(
                         layers=WARM_TOLERANCE,
                     )
                 )
+                runner.take_guesses(warm_runner)  # in place of a guessing pass
             finally:
                 warm_runner.close()
             x = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()

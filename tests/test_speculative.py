@@ -119,11 +119,11 @@ def test_wrong_guesses_hold_the_speculative_passes_off_the_answer_until_verified
         runner.close()
 
 
-@pytest.mark.parametrize("name", ["facebook", "zilch"])
-def test_a_solve_guesses_speculates_then_verifies_and_ends_on_the_plain_answer(
-    name: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    model = small(name)
+def _solve_recording(
+    model: Model, monkeypatch: pytest.MonkeyPatch, initial: np.ndarray | None = None
+) -> tuple[list[tuple[bool, bool, float, bool]], np.ndarray, float]:
+    """Solve ``model`` on one thread; per pass of ``model``: (guess, held guesses before,
+    certify, exact after); the values and the residual."""
     seen: list[tuple[bool, bool, float, bool]] = []
     sweep = _Runner.sweep
 
@@ -137,13 +137,84 @@ def test_a_solve_guesses_speculates_then_verifies_and_ends_on_the_plain_answer(
         return change
 
     monkeypatch.setattr(_Runner, "sweep", recording)
-    result = value_iteration(model, threads=1)
-    assert seen[0] == (True, False, 0.0, True)  # guessing: a full pass
-    assert seen[1][:2] == (True, True) and not seen[1][3]  # speculative: never exact
+    result = value_iteration(model, threads=1, initial=initial)
+    monkeypatch.undo()
+    return seen, result.w0.reshape(-1), result.residual
+
+
+@pytest.mark.parametrize("name", ["facebook", "zilch"])
+def test_a_solve_speculates_on_the_warm_starts_guesses_then_verifies(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = small(name)
+    seen, values, residual = _solve_recording(model, monkeypatch)
+    assert seen[0] == (True, True, 0.0, False)  # the warm start's guesses: speculative
+    assert seen[1] == (True, True, 0.0, False)
     assert seen[2][:3] == (False, True, VERIFY_MARGIN)  # verifying, certifying keeps
     assert all(not guess for guess, *_ in seen[2:])
-    assert seen[-1][3] and result.residual <= 1e-12
-    assert np.abs(result.w0.reshape(-1) - plain_solution(model)).max() <= 1e-12
+    assert seen[-1][3] and residual <= 1e-12
+    assert np.abs(values - plain_solution(model)).max() <= 1e-12
+
+
+def test_a_solve_from_given_values_guesses_in_a_full_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without a warm start there are no guesses to take: the first pass computes
+    everything and guesses, the next takes them, the third verifies."""
+    model = small()
+    solution = plain_solution(model)
+    start = np.clip(solution + np.random.default_rng(5).uniform(-0.01, 0.01, len(solution)), 0, 1)
+    seen, values, residual = _solve_recording(model, monkeypatch, initial=start)
+    assert seen[0] == (True, False, 0.0, True)  # guessing: a full pass
+    assert seen[1][:2] == (True, True) and not seen[1][3]  # speculative: never exact
+    assert seen[2][:3] == (False, True, VERIFY_MARGIN)
+    assert seen[-1][3] and residual <= 1e-12
+    assert np.abs(values - solution).max() <= 1e-12
+
+
+@pytest.mark.parametrize("name", ["facebook", "zilch"])
+def test_a_block_guesses_what_every_warm_block_of_its_lanes_chose(name: str) -> None:
+    """The warm start's guesses, taken: a keep where every warm block the lanes' scores
+    come from planned it, banks on the rows where every one of them banked."""
+    model = small(name)
+    plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
+    warm, runner = _Runner(plain, 1), _Runner(model, 1)
+    try:
+        warm.seed = warm.guess_layers = True
+        warm.sweep(np.full(plain.start_states, 0.5), layers=WARM_TOLERANCE)
+        runner.take_guesses(warm)
+        assert runner.guessed and runs(runner) > 0
+        groups = len(runner.tables.single_plan)
+        lanes = runner.schedule.block_lanes
+        owner = np.empty(plain.start_states, dtype=np.int64)
+        owner[warm.schedule.block_flat] = np.arange(warm.schedule.blocks)[:, None]
+        planned = total = 0
+        for k in range(runner.schedule.blocks):
+            sources = np.unique(
+                [owner[plain.flat(b, d, 0, 0, u, o, r)] for b, d, _, _, u, o, r in lanes[k].T]
+            )
+            rows = int(min(runner.capacity[k], warm.capacity[sources].min()))
+            start = int(runner.plan_start[k])
+            plan = runner.plan[start : start + rows * groups]
+            lo = runner.certs[k, CERT_LO : CERT_LO + 6]
+            hi = runner.certs[k, CERT_HI : CERT_HI + 6]
+            assert (hi <= rows).all()
+            for w in sources:
+                first = int(warm.plan_start[w])
+                assert (
+                    (plan == NO_PLAN) | (plan == warm.plan[first : first + rows * groups])
+                ).all()
+                inside = (lo >= warm.certs[w, CERT_LO : CERT_LO + 6]) & (
+                    hi <= warm.certs[w, CERT_HI : CERT_HI + 6]
+                )
+                assert ((lo == hi) | inside).all()
+            planned += int((plan != NO_PLAN).sum())
+            total += len(plan)
+        singles = np.mean(runner.tables.single_plan != NO_PLAN)
+        assert planned / total > 2 * singles
+    finally:
+        warm.close()
+        runner.close()
 
 
 def test_the_warm_start_iterates_its_layer_groups_on_guessed_choices() -> None:
