@@ -38,8 +38,9 @@ tenfold, because each pass carries the stale value behind one more three-farkle 
    are nearly all right: under ``facebook`` the pass after moved values by 3.8e-3 at most
    where they were not, against 3.4e-2 moved by the second speculative pass. (Before, a
    first pass computed everything to guess from this game's values: its guesses were
-   better, 2.2e-3, but it cost as much as three speculative passes, and a solve took a
-   second longer; a solve from ``initial`` values still starts so.)
+   better, 2.2e-3, but it cost as much as three speculative passes, and solves took 0.4 to
+   1 s longer under ``facebook``, 1.3 to 2.8 s under ``zilch``. A solve from ``initial``
+   values still starts so.)
 3. **Certifying passes** (below), then **Anderson mixing** of the last few once the first
    ones have left the warm start, until one more full pass changes no value by more than
    the tolerance (1e-12); that last pass's largest change is the reported residual. The
@@ -125,6 +126,11 @@ KEEPS_AT = 1e-3
 #: ``facebook`` the share planned grew from 0.70 to 0.72 at a change of 1.4e-6, and not
 #: after), and the comparison costs each later pass 0.05 s.
 KEEPS_UNTIL = 1e-7
+#: The progress predicts the passes left from the rate of the changes once the last change is
+#: below this; until then, from the pass costs of :mod:`solver.estimate`. (While the guesses
+#: are corrected the rate swings: under ``facebook`` 0.15, 0.12, then 0.016 and 0.024, and a
+#: prediction from the change of 5.5e-4 expected 15 passes where 11 came.)
+SETTLED = 1e-5
 #: A block's margin is never below this share of the largest change (times CERTIFY_FACTOR).
 LOCAL_FLOOR = 0.1
 #: How far margins computed in float64 can be from exact arithmetic.
@@ -223,7 +229,8 @@ class _Runner:
         The plans take about 260 MB under ``facebook``. Written for the first time when
         guesses or certificates are first recorded (or taken from the warm start), their
         page faults cost about 0.6 s; done here, during the compile (which runs on one core),
-        they cost nothing. The size is the schedule's rows per block (the kernel's cut for a first-to-goal endgame), plus an eighth for the
+        they cost nothing. The size is the schedule's rows per block (the kernel's cut for a
+        first-to-goal endgame), plus an eighth for the
         endgames whose cut depends on the values (``zilch`` used 6% more); a plan that still
         turns out too small is allocated again in :meth:`_size_plans`. Only that thread
         touches :attr:`plan` until :meth:`_size_plans` joins it.
@@ -757,6 +764,11 @@ class _Clock:
             self.speed = self.done_seconds / self.done_predicted
         self.began = now
 
+    def between(self) -> None:
+        """Work done between two pieces (taking the warm start's guesses) is measured by
+        neither: the next piece starts now."""
+        self.began = time.perf_counter()
+
     def report(self, within: float, stage: str) -> None:
         """Report ``within`` (0-1) of the current piece done."""
         elapsed = time.perf_counter() - self.started
@@ -769,10 +781,11 @@ class _Clock:
 
 
 def _passes_left(tolerance: float, history: list[float]) -> int | None:
-    """Passes still to come once the first ones have settled the choices, from the changes
-    so far (the rate of the last two, never faster than 1/50 or slower than 1/3); None before.
+    """Passes still to come once the first ones have settled the choices (the last change is
+    below :data:`SETTLED`), from the changes so far (the rate of the last two, never faster
+    than 1/50 or slower than 1/3); None before.
     """
-    if len(history) < 2 or history[-1] > KEEPS_AT:
+    if len(history) < 2 or history[-1] > SETTLED:
         return None
     last = history[-1]
     if last <= tolerance:
@@ -888,6 +901,7 @@ def value_iteration(
                     )
                 )
                 runner.take_guesses(warm_runner)  # in place of a guessing pass
+                clock.between()
             finally:
                 warm_runner.close()
             x = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()
