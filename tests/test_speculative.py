@@ -1,11 +1,13 @@
-"""Guessed choices: a guessing pass, speculative passes that take its guesses, and the
-certifying pass that verifies them (solver.valueiter, rules with a farkle penalty).
+"""Guessed choices: the warm start's guesses (or a guessing pass's), speculative passes that
+take them, and the certifying pass that verifies them (solver.valueiter, rules with a farkle
+penalty).
 
-A speculative pass skips what the guessing pass saw win, unchecked, so its values are those
-of a policy that may be wrong. The promises: the guessing pass itself computes everything
-(its values are a plain pass's), a speculative pass never counts as exact, the first pass
-without guesses forgets them all, and a solve that speculated ends on the same values as
-plain passes do, even when the guesses were made from values far from the answer.
+A speculative pass skips what the guesses say wins, unchecked, so its values are those of a
+policy that may be wrong. The promises: a guessing pass itself computes everything (its
+values are a plain pass's), a block takes from the warm start only what every warm block of
+its lanes chose, a speculative pass never counts as exact, the first pass without guesses
+forgets them all, and a solve that speculated ends on the same values as plain passes do,
+even when the guesses were made from values far from the answer.
 """
 
 from __future__ import annotations
