@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from optimal_farkle.engine import STEP, Endgame, Rules
 from . import DEFAULT_FLOOR
 from .endgame import WON, FinalTurnTables, entry_matters, final_turn_tables, needs_final_turn
 from .tables import FlatOptions, flat_options
+
+#: A score index or an array of them (:meth:`Model.flat` works on either).
+Index = TypeVar("Index", int, np.ndarray)
 
 #: States solved together by one kernel call; 64 beat 32 beat 16 on this machine.
 LANES = 64
@@ -148,11 +151,19 @@ class Model:
         return tuple(out)
 
     def flat(
-        self, b: int, d: int, f: int = 0, e: int = 0, u: int = 0, o: int = 0, r: int = 0
-    ) -> int:
-        """The flat ``W0`` index of a start state (model units)."""
+        self,
+        b: Index,
+        d: Index,
+        f: Index | int = 0,
+        e: Index | int = 0,
+        u: Index | int = 0,
+        o: Index | int = 0,
+        r: Index | int = 0,
+    ) -> Index:
+        """The flat ``W0`` index of a start state (model units); of many, given arrays."""
         sb, sd, sf, se, su, so, _ = self.strides
-        return b * sb + d * sd + f * sf + e * se + u * su + o * so + r
+        index: Index = b * sb + d * sd + f * sf + e * se + u * su + o * so + r
+        return index
 
     def unflat(self, index: int) -> tuple[int, int, int, int, int, int, int]:
         """The inverse of :meth:`flat`."""

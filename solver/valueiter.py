@@ -287,12 +287,8 @@ class _Runner:
         """
         self._size_plans()
         groups = len(self.tables.single_plan)
-        lanes = self.schedule.block_lanes
-        none = np.zeros_like(lanes[:, 0])
-        source = np.ravel_multi_index(
-            (lanes[:, 0], lanes[:, 1], none, none, lanes[:, 4], lanes[:, 5], lanes[:, 6]),
-            warm.model.shape,
-        )
+        b, d, _, _, u, o, r = self.schedule.block_lanes.transpose(1, 0, 2)
+        source = warm.model.flat(b, d, 0, 0, u, o, r)  # the same scores, no farkle counts
         owner = np.empty(warm.model.start_states, dtype=np.int64)
         owner[warm.schedule.block_flat] = np.arange(warm.schedule.blocks)[:, None]
         owners = np.sort(owner[source], axis=1)
@@ -915,7 +911,8 @@ def value_iteration(
                 runner.seed = initial is None and not history  # a cold first pass
                 run(runner, gx, stage, layers=LAYER_TOLERANCE)
             elif len(history) <= SPECULATIVE_PASSES:
-                # The first pass guesses the choices, the next ones take them (_Runner.sweep).
+                # These passes take the warm start's guesses (from ``initial``: the first
+                # pass guesses, computing everything), unchecked (_Runner.sweep).
                 run(runner, gx, stage, guess=True)
             else:
                 # Then every pass certifies for the next; the first of them verifies the
