@@ -192,23 +192,6 @@ CERT_LO, CERT_HI, CERT_ROOM = 0, 6, 12
 CERT_WIDTH = 13
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _extend_run(run_lo: np.ndarray, run_hi: np.ndarray, n: int, ti: int) -> None:
-    """Row ``ti`` (walking down) is certified for ``n + 1`` dice: it extends the current run."""
-    if run_hi[n] == run_lo[n]:
-        run_hi[n] = ti + 1
-    run_lo[n] = ti
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _close_run(run_lo: np.ndarray, run_hi: np.ndarray, n: int, best: np.ndarray) -> None:
-    """The current run ends: ``best`` (lo, hi per dice count) keeps the longest so far."""
-    if run_hi[n] - run_lo[n] > best[6 + n] - best[n]:
-        best[n] = run_lo[n]
-        best[6 + n] = run_hi[n]
-    run_lo[n] = run_hi[n] = 0
-
-
 def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
     """A solver of blocks of ``nl`` turns, recording every choice or not (compile-time).
 
@@ -308,6 +291,11 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         reach_len = p[P_REACH]
         max_off = p[P_MAX_OFF]
         groups = kt.option_start.shape[0] - 1
+        # The tables, taken out of ``kt`` once (a tuple's member taken in a loop can cost a
+        # reference count each time).
+        option_off, option_start, group_prob = kt.option_off, kt.option_start, kt.group_prob
+        group_start, farkle_prob, single_plan = kt.group_start, kt.farkle_prob, kt.single_plan
+        fill, reach = kt.fill, kt.reach
         values, rolls, info, farkv = scratch.values, scratch.rolls, scratch.info, scratch.farkv
         out, choice, banks = scratch.out, scratch.choice, scratch.banks
         # Unsigned lane indices: numba wraps negative signed indices with a select per
@@ -357,7 +345,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                         if kind == 0:
                             v = 1.0
                         else:
-                            v = kt.fill[kind, min(ti + info[_LEAD, lane], reach_len - 1), n]
+                            v = fill[kind, min(ti + info[_LEAD, lane], reach_len - 1), n]
                         values[row + lane] = v
                         if record:
                             rolls[row + lane] = v
@@ -372,7 +360,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                         bankv[lane] = -1.0
                     elif ti >= info[_GOAL, lane]:
                         k = min(ti + info[_LEAD, lane], reach_len - 1)
-                        bankv[lane] = 1.0 - kt.reach[info[_KIND, lane], k]
+                        bankv[lane] = 1.0 - reach[info[_KIND, lane], k]
                     else:
                         bankv[lane] = 1.0 - w0[info[_BANK0, lane] + ti * stride_d]
                 base = ti * 6
@@ -381,211 +369,229 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                     row_plan = plan
                     row_at = plan_base + ti * groups
                 else:
-                    row_plan = kt.single_plan
+                    row_plan = single_plan
                     row_at = 0
                 for n in range(1, 7):
                     dst = np.uint64(base + n - 1) * nlu
-                    if cert[CERT_LO + n - 1] <= ti < cert[CERT_HI + n - 1]:
+                    banked = cert[CERT_LO + n - 1] <= ti < cert[CERT_HI + n - 1]
+                    if banked:
                         for lane in range(nlu):
                             values[dst + lane] = bankv[lane]
-                        if certify:
-                            _extend_run(run_lo, run_hi, n - 1, ti)
-                        continue
-                    pf = kt.farkle_prob[n]
-                    for lane in range(nlu):
-                        acc[lane] = pf * farkv[lane]
-                    # Planned keeps: sum their probabilities per target cell first.
-                    npend = 0
-                    ntouch = 0
-                    for g in range(kt.group_start[n], kt.group_start[n + 1]):
-                        c = row_plan[row_at + g]
-                        if record or c == NO_PLAN:
-                            pending[npend] = g
-                            npend += 1
-                            continue
-                        off = kt.option_off[kt.option_start[g] + c]
-                        if weight[off] == 0.0:
-                            touched[ntouch] = off
-                            ntouch += 1
-                        weight[off] += kt.group_prob[g]
-                    # Four target cells per lane loop: a quarter of the accumulator traffic.
-                    i = 0
-                    while i + 4 <= ntouch:
-                        o0, o1, o2, o3 = touched[i], touched[i + 1], touched[i + 2], touched[i + 3]
-                        w0_, w1_, w2_, w3_ = weight[o0], weight[o1], weight[o2], weight[o3]
-                        weight[o0] = weight[o1] = weight[o2] = weight[o3] = 0.0
-                        s0 = np.uint64(base + o0) * nlu
-                        s1 = np.uint64(base + o1) * nlu
-                        s2 = np.uint64(base + o2) * nlu
-                        s3 = np.uint64(base + o3) * nlu
+                    else:
+                        pf = farkle_prob[n]
                         for lane in range(nlu):
-                            acc[lane] += (
-                                w0_ * values[s0 + lane]
-                                + w1_ * values[s1 + lane]
-                                + w2_ * values[s2 + lane]
-                                + w3_ * values[s3 + lane]
+                            acc[lane] = pf * farkv[lane]
+                        # Planned keeps: sum their probabilities per target cell first.
+                        npend = 0
+                        ntouch = 0
+                        for g in range(group_start[n], group_start[n + 1]):
+                            c = row_plan[row_at + g]
+                            if record or c == NO_PLAN:
+                                pending[npend] = g
+                                npend += 1
+                                continue
+                            off = option_off[option_start[g] + c]
+                            if weight[off] == 0.0:
+                                touched[ntouch] = off
+                                ntouch += 1
+                            weight[off] += group_prob[g]
+                        # Four target cells per lane loop: a quarter of the accumulator traffic.
+                        i = 0
+                        while i + 4 <= ntouch:
+                            o0, o1, o2, o3 = (
+                                touched[i],
+                                touched[i + 1],
+                                touched[i + 2],
+                                touched[i + 3],
                             )
-                        i += 4
-                    for rest in range(i, ntouch):
-                        off = touched[rest]
-                        w = weight[off]
-                        weight[off] = 0.0
-                        s0 = np.uint64(base + off) * nlu
-                        for lane in range(nlu):
-                            acc[lane] += w * values[s0 + lane]
-                    # The other groups: the best option of each, lane by lane.
-                    for i in range(npend):
-                        g = pending[i]
-                        o = kt.option_start[g]
-                        k = kt.option_start[g + 1] - o
-                        pg = kt.group_prob[g]
-                        if record:
-                            s0 = np.uint64(base + kt.option_off[o]) * nlu
+                            w0_, w1_, w2_, w3_ = weight[o0], weight[o1], weight[o2], weight[o3]
+                            weight[o0] = weight[o1] = weight[o2] = weight[o3] = 0.0
+                            s0 = np.uint64(base + o0) * nlu
+                            s1 = np.uint64(base + o1) * nlu
+                            s2 = np.uint64(base + o2) * nlu
+                            s3 = np.uint64(base + o3) * nlu
                             for lane in range(nlu):
-                                best[lane] = values[s0 + lane]
-                                pick[lane] = 0.0
-                            for j in range(1, k):
-                                # Branch-free and in one type, so the lane loop vectorises: the
-                                # pick is a float like the values; ties keep the first.
-                                sj = np.uint64(base + kt.option_off[o + j]) * nlu
-                                fj = float(j)
+                                acc[lane] += (
+                                    w0_ * values[s0 + lane]
+                                    + w1_ * values[s1 + lane]
+                                    + w2_ * values[s2 + lane]
+                                    + w3_ * values[s3 + lane]
+                                )
+                            i += 4
+                        for rest in range(i, ntouch):
+                            off = touched[rest]
+                            w = weight[off]
+                            weight[off] = 0.0
+                            s0 = np.uint64(base + off) * nlu
+                            for lane in range(nlu):
+                                acc[lane] += w * values[s0 + lane]
+                        # The other groups: the best option of each, lane by lane.
+                        for i in range(npend):
+                            g = pending[i]
+                            o = option_start[g]
+                            k = option_start[g + 1] - o
+                            pg = group_prob[g]
+                            if record:
+                                s0 = np.uint64(base + option_off[o]) * nlu
                                 for lane in range(nlu):
-                                    v = values[sj + lane]
-                                    pick[lane] = fj if v > best[lane] else pick[lane]
-                                    best[lane] = max(best[lane], v)
-                            for lane in range(nlu):
-                                acc[lane] += pg * best[lane]
-                                choice[ti, g, lane] = np.uint8(pick[lane])
-                            continue
-                        if not (certify and keeps):
-                            # One fixed-shape lane loop per option count (no temporaries, so
-                            # LLVM vectorises each loop); larger groups loop.
-                            s0 = np.uint64(base + kt.option_off[o]) * nlu
-                            s1 = np.uint64(base + kt.option_off[o + 1]) * nlu
+                                    best[lane] = values[s0 + lane]
+                                    pick[lane] = 0.0
+                                for j in range(1, k):
+                                    # Branch-free and in one type, so the lane loop vectorises: the
+                                    # pick is a float like the values; ties keep the first.
+                                    sj = np.uint64(base + option_off[o + j]) * nlu
+                                    fj = float(j)
+                                    for lane in range(nlu):
+                                        v = values[sj + lane]
+                                        pick[lane] = fj if v > best[lane] else pick[lane]
+                                        best[lane] = max(best[lane], v)
+                                for lane in range(nlu):
+                                    acc[lane] += pg * best[lane]
+                                    choice[ti, g, lane] = np.uint8(pick[lane])
+                                continue
+                            if not (certify and keeps):
+                                # One fixed-shape lane loop per option count (no temporaries, so
+                                # LLVM vectorises each loop); larger groups loop.
+                                s0 = np.uint64(base + option_off[o]) * nlu
+                                s1 = np.uint64(base + option_off[o + 1]) * nlu
+                                if k == 2:
+                                    for lane in range(nlu):
+                                        acc[lane] += pg * max(values[s0 + lane], values[s1 + lane])
+                                    continue
+                                s2 = np.uint64(base + option_off[o + 2]) * nlu
+                                if k == 3:
+                                    for lane in range(nlu):
+                                        m = max(values[s0 + lane], values[s1 + lane])
+                                        acc[lane] += pg * max(m, values[s2 + lane])
+                                    continue
+                                s3 = np.uint64(base + option_off[o + 3]) * nlu
+                                if k == 4:
+                                    for lane in range(nlu):
+                                        m = max(values[s0 + lane], values[s1 + lane])
+                                        m2 = max(values[s2 + lane], values[s3 + lane])
+                                        acc[lane] += pg * max(m, m2)
+                                    continue
+                                s4 = np.uint64(base + option_off[o + 4]) * nlu
+                                if k == 5:
+                                    for lane in range(nlu):
+                                        m = max(values[s0 + lane], values[s1 + lane])
+                                        m2 = max(values[s2 + lane], values[s3 + lane])
+                                        acc[lane] += pg * max(m, m2, values[s4 + lane])
+                                    continue
+                                s5 = np.uint64(base + option_off[o + 5]) * nlu
+                                if k == 6:
+                                    for lane in range(nlu):
+                                        m = max(values[s0 + lane], values[s1 + lane])
+                                        m2 = max(values[s2 + lane], values[s3 + lane])
+                                        acc[lane] += pg * max(
+                                            m, m2, values[s4 + lane], values[s5 + lane]
+                                        )
+                                    continue
+                                for lane in range(nlu):
+                                    m = max(values[s0 + lane], values[s1 + lane])
+                                    m2 = max(values[s2 + lane], values[s3 + lane])
+                                    best[lane] = max(m, m2, values[s4 + lane], values[s5 + lane])
+                                for j in range(6, k):
+                                    sj = np.uint64(base + option_off[o + j]) * nlu
+                                    for lane in range(nlu):
+                                        best[lane] = max(best[lane], values[sj + lane])
+                                for lane in range(nlu):
+                                    acc[lane] += pg * best[lane]
+                                continue
+                            for j in range(k):
+                                offs[j] = np.uint64(base + option_off[o + j]) * nlu
+                            # Certifying keeps: lane 0's best option c against the best of the
+                            # others, in every lane; the group is planned when c wins by the
+                            # margin everywhere. (``unsure`` is an integer reduction of float
+                            # compares, which LLVM vectorises without reordering any sum.) Fixed
+                            # shapes up to five others, as above.
+                            c = 0
+                            for j in range(1, k):
+                                if values[offs[j]] > values[offs[c]]:
+                                    c = j
+                            sc = offs[c]
+                            offs[c] = offs[k - 1]
+                            r0 = offs[0]
+                            unsure = 0
                             if k == 2:
                                 for lane in range(nlu):
-                                    acc[lane] += pg * max(values[s0 + lane], values[s1 + lane])
-                                continue
-                            s2 = np.uint64(base + kt.option_off[o + 2]) * nlu
-                            if k == 3:
+                                    v = values[sc + lane]
+                                    other = values[r0 + lane]
+                                    acc[lane] += pg * max(v, other)
+                                    unsure |= v - other < margin
+                            elif k == 3:
+                                r1 = offs[1]
                                 for lane in range(nlu):
-                                    m = max(values[s0 + lane], values[s1 + lane])
-                                    acc[lane] += pg * max(m, values[s2 + lane])
-                                continue
-                            s3 = np.uint64(base + kt.option_off[o + 3]) * nlu
-                            if k == 4:
+                                    v = values[sc + lane]
+                                    other = max(values[r0 + lane], values[r1 + lane])
+                                    acc[lane] += pg * max(v, other)
+                                    unsure |= v - other < margin
+                            elif k == 4:
+                                r1, r2 = offs[1], offs[2]
                                 for lane in range(nlu):
-                                    m = max(values[s0 + lane], values[s1 + lane])
-                                    m2 = max(values[s2 + lane], values[s3 + lane])
-                                    acc[lane] += pg * max(m, m2)
-                                continue
-                            s4 = np.uint64(base + kt.option_off[o + 4]) * nlu
-                            if k == 5:
-                                for lane in range(nlu):
-                                    m = max(values[s0 + lane], values[s1 + lane])
-                                    m2 = max(values[s2 + lane], values[s3 + lane])
-                                    acc[lane] += pg * max(m, m2, values[s4 + lane])
-                                continue
-                            s5 = np.uint64(base + kt.option_off[o + 5]) * nlu
-                            if k == 6:
-                                for lane in range(nlu):
-                                    m = max(values[s0 + lane], values[s1 + lane])
-                                    m2 = max(values[s2 + lane], values[s3 + lane])
-                                    acc[lane] += pg * max(
-                                        m, m2, values[s4 + lane], values[s5 + lane]
+                                    v = values[sc + lane]
+                                    other = max(
+                                        values[r0 + lane], values[r1 + lane], values[r2 + lane]
                                     )
-                                continue
-                            for lane in range(nlu):
-                                m = max(values[s0 + lane], values[s1 + lane])
-                                m2 = max(values[s2 + lane], values[s3 + lane])
-                                best[lane] = max(m, m2, values[s4 + lane], values[s5 + lane])
-                            for j in range(6, k):
-                                sj = np.uint64(base + kt.option_off[o + j]) * nlu
+                                    acc[lane] += pg * max(v, other)
+                                    unsure |= v - other < margin
+                            elif k == 5:
+                                r1, r2, r3 = offs[1], offs[2], offs[3]
                                 for lane in range(nlu):
-                                    best[lane] = max(best[lane], values[sj + lane])
-                            for lane in range(nlu):
-                                acc[lane] += pg * best[lane]
-                            continue
-                        for j in range(k):
-                            offs[j] = np.uint64(base + kt.option_off[o + j]) * nlu
-                        # Certifying keeps: lane 0's best option c against the best of the
-                        # others, in every lane; the group is planned when c wins by the
-                        # margin everywhere. (``unsure`` is an integer reduction of float
-                        # compares, which LLVM vectorises without reordering any sum.) Fixed
-                        # shapes up to five others, as above.
-                        c = 0
-                        for j in range(1, k):
-                            if values[offs[j]] > values[offs[c]]:
-                                c = j
-                        sc = offs[c]
-                        offs[c] = offs[k - 1]
-                        r0 = offs[0]
-                        unsure = 0
-                        if k == 2:
-                            for lane in range(nlu):
-                                v = values[sc + lane]
-                                other = values[r0 + lane]
-                                acc[lane] += pg * max(v, other)
-                                unsure |= v - other < margin
-                        elif k == 3:
-                            r1 = offs[1]
-                            for lane in range(nlu):
-                                v = values[sc + lane]
-                                other = max(values[r0 + lane], values[r1 + lane])
-                                acc[lane] += pg * max(v, other)
-                                unsure |= v - other < margin
-                        elif k == 4:
-                            r1, r2 = offs[1], offs[2]
-                            for lane in range(nlu):
-                                v = values[sc + lane]
-                                other = max(values[r0 + lane], values[r1 + lane], values[r2 + lane])
-                                acc[lane] += pg * max(v, other)
-                                unsure |= v - other < margin
-                        elif k == 5:
-                            r1, r2, r3 = offs[1], offs[2], offs[3]
-                            for lane in range(nlu):
-                                v = values[sc + lane]
-                                m = max(values[r0 + lane], values[r1 + lane])
-                                other = max(m, values[r2 + lane], values[r3 + lane])
-                                acc[lane] += pg * max(v, other)
-                                unsure |= v - other < margin
-                        elif k == 6:
-                            r1, r2, r3, r4 = offs[1], offs[2], offs[3], offs[4]
-                            for lane in range(nlu):
-                                v = values[sc + lane]
-                                m = max(values[r0 + lane], values[r1 + lane])
-                                m2 = max(values[r2 + lane], values[r3 + lane])
-                                other = max(m, m2, values[r4 + lane])
-                                acc[lane] += pg * max(v, other)
-                                unsure |= v - other < margin
-                        else:
-                            for lane in range(nlu):
-                                best[lane] = values[r0 + lane]
-                            for j in range(1, k - 1):
-                                sj = offs[j]
+                                    v = values[sc + lane]
+                                    m = max(values[r0 + lane], values[r1 + lane])
+                                    other = max(m, values[r2 + lane], values[r3 + lane])
+                                    acc[lane] += pg * max(v, other)
+                                    unsure |= v - other < margin
+                            elif k == 6:
+                                r1, r2, r3, r4 = offs[1], offs[2], offs[3], offs[4]
                                 for lane in range(nlu):
-                                    best[lane] = max(best[lane], values[sj + lane])
-                            for lane in range(nlu):
-                                v = values[sc + lane]
-                                acc[lane] += pg * max(v, best[lane])
-                                unsure |= v - best[lane] < margin
-                        if ti < room:
-                            plan[plan_base + ti * groups + g] = NO_PLAN if unsure else c
-                    for lane in range(nlu):
-                        values[dst + lane] = max(acc[lane], bankv[lane])
-                    if record:
+                                    v = values[sc + lane]
+                                    m = max(values[r0 + lane], values[r1 + lane])
+                                    m2 = max(values[r2 + lane], values[r3 + lane])
+                                    other = max(m, m2, values[r4 + lane])
+                                    acc[lane] += pg * max(v, other)
+                                    unsure |= v - other < margin
+                            else:
+                                for lane in range(nlu):
+                                    best[lane] = values[r0 + lane]
+                                for j in range(1, k - 1):
+                                    sj = offs[j]
+                                    for lane in range(nlu):
+                                        best[lane] = max(best[lane], values[sj + lane])
+                                for lane in range(nlu):
+                                    v = values[sc + lane]
+                                    acc[lane] += pg * max(v, best[lane])
+                                    unsure |= v - best[lane] < margin
+                            if ti < room:
+                                plan[plan_base + ti * groups + g] = NO_PLAN if unsure else c
                         for lane in range(nlu):
-                            rolls[dst + lane] = acc[lane]
-                            banks[base + n - 1, lane] = bankv[lane] >= acc[lane]
+                            values[dst + lane] = max(acc[lane], bankv[lane])
+                        if record:
+                            for lane in range(nlu):
+                                rolls[dst + lane] = acc[lane]
+                                banks[base + n - 1, lane] = bankv[lane] >= acc[lane]
+                        if certify:
+                            # An integer reduction, like ``unsure`` above: LLVM vectorises it.
+                            rolls_win = 0
+                            for lane in range(nlu):
+                                rolls_win |= bankv[lane] - acc[lane] < margin
+                            banked = ti < room and rolls_win == 0
                     if certify:
-                        # An integer reduction, like ``unsure`` below: LLVM vectorises it.
-                        rolls_win = 0
-                        for lane in range(nlu):
-                            rolls_win |= bankv[lane] - acc[lane] < margin
-                        if ti < room and rolls_win == 0:
-                            _extend_run(run_lo, run_hi, n - 1, ti)
-                        else:
-                            _close_run(run_lo, run_hi, n - 1, best_run)
+                        # The run of rows (walking down) that bank by the margin in every lane,
+                        # and the longest so far, closed at the last row. Written out here, not
+                        # in a function: an array passed to one, even inlined, costs atomic
+                        # reference counts on every call, and this runs for every cell.
+                        slot = n - 1
+                        if banked:
+                            if run_hi[slot] == run_lo[slot]:
+                                run_hi[slot] = ti + 1
+                            run_lo[slot] = ti
+                        if not banked or ti == 0:
+                            if run_hi[slot] - run_lo[slot] > best_run[6 + slot] - best_run[slot]:
+                                best_run[slot] = run_lo[slot]
+                                best_run[6 + slot] = run_hi[slot]
+                            run_lo[slot] = run_hi[slot] = 0
             # W(0, 6) in float64, whatever the precision of the stored values: the last cell
             # solved (a turn cannot bank at t = 0).
             for lane in range(nlu):
@@ -596,7 +602,6 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
             if certify:
                 cert[CERT_ROOM] = min(top, room)
                 for n in range(6):
-                    _close_run(run_lo, run_hi, n, best_run)
                     cert[CERT_HI + n] = min(best_run[6 + n], cert[CERT_ROOM])
                     cert[CERT_LO + n] = min(best_run[n], cert[CERT_HI + n])
             largest = max(largest, _take_block(kt, w0, lanes, out, new_values[kb]))
