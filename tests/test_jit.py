@@ -48,7 +48,7 @@ def test_the_pass_solver_counts_no_references_in_its_loops() -> None:
     """
     model = build_model(preset("facebook").with_goal(1000))
     compile_kernels(model, build_schedule(model))  # the types of a real solve
-    (types,) = kernel.solve_blocks.overloads  # a solve compiles one pass solver
+    types = next(iter(kernel.solve_blocks.overloads))  # a solve compiles one pass solver
     options = {
         k: v for k, v in kernel.solve_blocks.targetoptions.items() if k not in ("cache", "nopython")
     }
