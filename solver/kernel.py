@@ -291,8 +291,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         reach_len = p[P_REACH]
         max_off = p[P_MAX_OFF]
         groups = kt.option_start.shape[0] - 1
-        # The tables, taken out of ``kt`` once (a tuple's member taken in a loop can cost a
-        # reference count each time).
+        # The tables the loops read, by name.
         option_off, option_start, group_prob = kt.option_off, kt.option_start, kt.group_prob
         group_start, farkle_prob, single_plan = kt.group_start, kt.farkle_prob, kt.single_plan
         fill, reach = kt.fill, kt.reach
