@@ -187,8 +187,8 @@ def _optimal_block(
             1,
             1,
             np.zeros(1, dtype=np.int64),  # the counter dealing blocks out (unused: one block)
+            np.zeros(2, dtype=np.int64),  # the batches (unused)
             scratch,
-            np.empty((1, nl), dtype=w0.dtype),
             np.zeros((1, CERT_WIDTH), dtype=np.int64),
             np.zeros(1),
             False,

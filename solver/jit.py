@@ -15,23 +15,28 @@ A user's ``NUMBA_CPU_NAME`` or ``NUMBA_CPU_FEATURES`` is left alone, and so is a
 numba has already set up. numba's disk cache keys compiled code by CPU name and features, so
 code compiled either way is never loaded for the other.
 
-It also holds the one primitive numba lacks on the CPU that the kernels need: an atomic
-fetch-and-add (:func:`take_next`), with which threads deal a batch's blocks out among
-themselves as they go.
+It also holds the primitives numba lacks on the CPU that the kernels need: an atomic
+fetch-and-add (:func:`take_next`), with which threads deal a pass's blocks out among
+themselves as they go, and a count that threads raise when they finish a block and read
+while they wait for a batch to be finished (:func:`arrive`, :func:`arrived`, and
+:func:`yield_cpu` to give the core away while waiting).
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
+import sys
 from typing import Any
 
 import llvmlite.binding as llvm
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils, codegen, config
 from numba.core.registry import cpu_target
 from numba.extending import intrinsic
 
-__all__ = ["njit", "take_next", "wide_vectors"]
+__all__ = ["arrive", "arrived", "njit", "take_next", "wide_vectors", "yield_cpu"]
 
 #: The LLVM tuning flag that keeps AVX-512 CPUs to 256-bit vectors.
 PREFER_256 = "prefer-256-bit"
@@ -63,29 +68,115 @@ def _configure() -> None:
 _configure()
 
 
+def _item_pointer(context: Any, builder: Any, array_type: Any, array: Any, index: Any) -> Any:
+    """The address of an int64 array's item ``index``, in generated code."""
+    numba_cgutils: Any = cgutils  # numba's modules are untyped
+    data = context.make_array(array_type)(context, builder, array)
+    return numba_cgutils.get_item_pointer(context, builder, array_type, data, [index])
+
+
+def _counter(counter: Any) -> bool:
+    return isinstance(counter, types.Array) and counter.dtype == types.int64
+
+
 def _take_next(typingctx: Any, counter: Any) -> Any:
     """``counter[0] += 1`` atomically, in a kernel; the value before (an int64 array's first item).
 
     Threads that share ``counter`` each take a different number, every number once: LLVM's
     ``atomicrmw add``. Monotonic ordering is enough: the counter orders nothing but itself
-    (what the threads write is read only after the caller joins them).
+    (what a block writes is published by :func:`arrive`).
     """
-    if not (isinstance(counter, types.Array) and counter.dtype == types.int64):
+    if not _counter(counter):
         return None
     signature = types.int64(counter)
-    numba_cgutils: Any = cgutils  # numba's modules are untyped
 
     def generate(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        array_type = sig.args[0]
-        array = context.make_array(array_type)(context, builder, args[0])
         first = context.get_constant(types.intp, 0)
-        pointer = numba_cgutils.get_item_pointer(context, builder, array_type, array, [first])
+        pointer = _item_pointer(context, builder, sig.args[0], args[0], first)
         one = context.get_constant(types.int64, 1)
         return builder.atomic_rmw("add", pointer, one, "monotonic")
 
     return signature, generate
 
 
-#: :func:`_take_next` as numba's intrinsic: callable from kernels only (typed ``Any``, since
-#: numba's own typing of the decorator wants the typing context as an argument).
+def _arrive(typingctx: Any, counter: Any, index: Any) -> Any:
+    """``counter[index] += 1`` atomically, after everything this thread wrote before it.
+
+    Release ordering: a thread that reads the new count with :func:`arrived` (acquire)
+    also sees every value written before the count was raised.
+    """
+    if not (_counter(counter) and isinstance(index, types.Integer)):
+        return None
+    signature = types.void(counter, index)
+
+    def generate(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        at = context.cast(builder, args[1], sig.args[1], types.intp)
+        pointer = _item_pointer(context, builder, sig.args[0], args[0], at)
+        one = context.get_constant(types.int64, 1)
+        builder.atomic_rmw("add", pointer, one, "release")
+        return context.get_dummy_value()
+
+    return signature, generate
+
+
+def _arrived(typingctx: Any, counter: Any, index: Any) -> Any:
+    """``counter[index]``, read atomically with acquire ordering (see :func:`_arrive`).
+
+    Atomic, so that a loop waiting on it reads it afresh each time (a plain load may be
+    hoisted out of the loop).
+    """
+    if not (_counter(counter) and isinstance(index, types.Integer)):
+        return None
+    signature = types.int64(counter, index)
+
+    def generate(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        at = context.cast(builder, args[1], sig.args[1], types.intp)
+        pointer = _item_pointer(context, builder, sig.args[0], args[0], at)
+        int64 = context.get_value_type(types.int64)
+        return builder.load_atomic(pointer, "acquire", 8, typ=int64)
+
+    return signature, generate
+
+
+#: The symbol compiled code calls to give the core away (:func:`yield_cpu`), bound here to
+#: the system's own (``sched_yield``, or ``SwitchToThread`` on Windows). Compiled code names
+#: the symbol, not an address, so numba's disk cache can keep it.
+YIELD_SYMBOL = "optimal_farkle_yield"
+
+
+def _bind_yield() -> None:
+    if sys.platform == "win32":  # pragma: no cover - not on this project's CI
+        function: Any = ctypes.WinDLL("kernel32").SwitchToThread  # type: ignore[attr-defined]
+    else:
+        function = ctypes.CDLL(None).sched_yield
+    address = ctypes.cast(function, ctypes.c_void_p).value
+    llvm.add_symbol(YIELD_SYMBOL, address)
+
+
+_bind_yield()
+
+
+def _yield_cpu(typingctx: Any) -> Any:
+    """Give the core to another thread that is ready to run, if any (a waiting kernel's).
+
+    Waiting threads spin on :func:`arrived`; on a loaded machine the thread they wait for
+    may be the one that needs the core.
+    """
+    signature = types.void()
+
+    def generate(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        numba_cgutils: Any = cgutils
+        fnty = ir.FunctionType(ir.IntType(32), [])
+        function = numba_cgutils.get_or_insert_function(builder.module, fnty, YIELD_SYMBOL)
+        builder.call(function, [])
+        return context.get_dummy_value()
+
+    return signature, generate
+
+
+# numba's intrinsics, callable from kernels only (typed ``Any``, since numba's own typing of
+# the decorator wants the typing context as an argument).
 take_next: Any = intrinsic(_take_next)
+arrive: Any = intrinsic(_arrive)
+arrived: Any = intrinsic(_arrived)
+yield_cpu: Any = intrinsic(_yield_cpu)

@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .jit import njit, take_next
+from .jit import arrive, arrived, njit, take_next, yield_cpu
 from .model import (
     LANES,
     NO_PLAN,
@@ -187,6 +187,10 @@ def lane_setup(
     return top
 
 
+#: A dealt block waits for the batch before it this many reads of its count before it starts
+#: giving the core away between reads (a few microseconds).
+WAIT_SPINS = 1000
+
 #: The columns of a block's certificate (see ``certs`` in :func:`_make_turn_solver`).
 CERT_LO, CERT_HI, CERT_ROOM = 0, 6, 12
 CERT_WIDTH = 13
@@ -221,8 +225,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         stop: int,
         stride: int,
         dealt: np.ndarray,
+        batch_start: np.ndarray,
         scratch: TurnScratch,
-        new_values: np.ndarray,
         certs: np.ndarray,
         margins: np.ndarray,
         keeps: bool,
@@ -232,7 +236,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         bank_first: np.ndarray,
         farkle: np.ndarray,
     ) -> float:
-        """Solve blocks ``first, first + stride, ... < stop`` (or as dealt); the largest change.
+        """Solve blocks ``first, first + stride, ... < stop``, or deal and write them; the largest change.
 
         Parameters
         ----------
@@ -243,19 +247,21 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         block_lanes : (blocks, 7, nl) int64
             The start states of each block's lanes (a block that is not full repeats a real
             state, which is harmless).
-        dealt : (1,) int64
-            With ``stride == 0`` the blocks ``first .. stop - 1`` are dealt from this counter:
-            each block goes to the next thread that asks (:func:`solver.jit.take_next`), so
-            threads sharing the counter (set to 0 first) finish together, whatever their blocks
-            cost. Unused with ``stride > 0``.
+        dealt, batch_start : (1 + batches,), (batches + 1,) int64
+            With ``stride == 0`` the blocks ``first .. stop - 1`` (whole batches: block
+            ``k`` is in batch ``m`` when ``batch_start[m] <= k < batch_start[m + 1]``) are
+            dealt from the counter ``dealt[0]``: each block goes to the next thread that asks
+            (:func:`solver.jit.take_next`), so threads sharing the counter finish together,
+            whatever their blocks cost. Each block's values are written into ``w0`` when it
+            is done and counted in ``dealt[1 + m]``; a block starts once every block of the
+            batch before it is counted (:func:`solver.jit.arrived`), the pass's one order (a
+            batch's blocks never read each other). The caller sets ``dealt[0]`` and the
+            counts of the batches dealt to 0. With ``stride > 0`` nothing is written, and
+            these are unused (the timed sample; recording, one block).
         scratch : TurnScratch
             Owned by the caller (:func:`turn_scratch`): after a block ``values`` holds
             ``W(t, n)`` for rows below the block's top (rows above it hold the fill values),
             recording also ``rolls``, and ``out`` each lane's ``W(0, 6)`` (float64).
-        new_values : (blocks, nl) float64
-            Each block's ``W(0, 6)``; the caller writes them into ``w0`` once the whole
-            batch is done, so the result does not depend on how blocks are split between
-            threads (unused when recording).
         certs : (blocks, CERT_WIDTH) int64
             Bank certificates: rolls are skipped at rows ``lo <= ti < hi`` for ``n`` dice
             (``lo, hi = cert[CERT_LO + n - 1], cert[CERT_HI + n - 1]``), below
@@ -312,11 +318,28 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         run_hi = np.empty(6, dtype=np.int64)
         best_run = np.empty(12, dtype=np.int64)  # and the longest one: lo, then hi, per count
         largest = 0.0
+        dealing = stride == 0 and not record
+        batch = 0  # dealing: the batch of the block in hand (blocks come in order)
+        while dealing and batch_start[batch + 1] <= first:
+            batch += 1
+        first_batch = batch
         kb = first - stride
         while True:
             kb = first + take_next(dealt) if stride == 0 else kb + stride
             if kb >= stop:
                 break
+            if dealing:
+                while batch_start[batch + 1] <= kb:
+                    batch += 1
+                if batch > first_batch:
+                    # Wait for the batch before: spin a little, then give the core away (the
+                    # thread waited for may need it).
+                    size = batch_start[batch] - batch_start[batch - 1]
+                    spins = 0
+                    while arrived(dealt, batch) < size:
+                        spins += 1
+                        if spins > WAIT_SPINS:
+                            yield_cpu()
             lanes = block_lanes[kb]
             cert = certs[kb]
             plan_base = plan_start[kb]
@@ -603,7 +626,28 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                 for n in range(6):
                     cert[CERT_HI + n] = min(best_run[6 + n], cert[CERT_ROOM])
                     cert[CERT_LO + n] = min(best_run[n], cert[CERT_HI + n])
-            largest = max(largest, _take_block(kt, w0, lanes, out, new_values[kb]))
+            # The block's changes; dealing, its values written into w0 and the block counted
+            # done. (A block that is not full repeats a state in its lanes, with the same
+            # value: its change is counted where it first appears.)
+            for lane in range(nl):
+                at = flat_index(
+                    lanes[0, lane],
+                    lanes[1, lane],
+                    lanes[2, lane],
+                    lanes[3, lane],
+                    lanes[4, lane],
+                    lanes[5, lane],
+                    lanes[6, lane],
+                    nb,
+                    p[P_NF],
+                    p[P_NE],
+                    p[P_NS],
+                )
+                largest = max(largest, abs(out[lane] - w0[at]))
+                if dealing:
+                    w0[at] = out[lane]
+            if dealing:
+                arrive(dealt, 1 + batch)
         return largest
 
     return solve_blocks
@@ -615,35 +659,6 @@ solve_blocks = _make_turn_solver(LANES, False)
 record_block = _make_turn_solver(LANES, True)
 #: One start state with its choices (the decision API, the hints, the AI, the analysis).
 solve_one = _make_turn_solver(1, True)
-
-
-@njit(cache=True, nogil=True, boundscheck=False)
-def _take_block(
-    kt: KernelTables, w0: np.ndarray, lanes: np.ndarray, out: np.ndarray, new_values: np.ndarray
-) -> float:
-    """Copy a solved block's values (``out``) into its row of ``new_values``; the largest change."""
-    p = kt.params
-    nb, nf, ne, ns = p[P_NB], p[P_NF], p[P_NE], p[P_NS]
-    largest = 0.0
-    for lane in range(lanes.shape[1]):
-        new_values[lane] = out[lane]
-        old = w0[
-            flat_index(
-                lanes[0, lane],
-                lanes[1, lane],
-                lanes[2, lane],
-                lanes[3, lane],
-                lanes[4, lane],
-                lanes[5, lane],
-                lanes[6, lane],
-                nb,
-                nf,
-                ne,
-                ns,
-            )
-        ]
-        largest = max(largest, abs(out[lane] - old))
-    return largest
 
 
 def compiled_before() -> bool:

@@ -304,7 +304,6 @@ class Strategy:
         skip_nothing = np.zeros((1, CERT_WIDTH), dtype=np.int64)
         no_plan = np.empty(0, dtype=np.uint8)
         no_margin = np.zeros(1)
-        unused = np.empty((1, 1))
         no_start = np.full(1, -1, dtype=np.int64)
         top = int(
             solve_one(
@@ -314,9 +313,9 @@ class Strategy:
                 0,
                 1,
                 1,
-                no_start,  # the counter dealing blocks out (unused: one block)
+                no_start,  # the counter dealing blocks out and the batches (unused: one block)
+                no_start,
                 scratch,
-                unused,
                 skip_nothing,
                 no_margin,
                 False,

@@ -71,8 +71,9 @@ changes and ever more is skipped.
 
 Passes run on every core the process may use: a batch's blocks are independent, so the
 threads (the kernels release the GIL) take them one at a time, each the next block when it
-is done with the last (:meth:`_Runner._batch`), and finish a batch together however unequal
-its blocks are.
+is done with the last, and a block of the next batch once every block of its own is written
+(:meth:`_Runner._batches`): the threads finish together however unequal the blocks are, and
+the result is the same on any number of them.
 """
 
 from __future__ import annotations
@@ -149,6 +150,9 @@ GUESS_MARGIN = 1e-300
 #: moved values by up to 5.5e-4, so a certificate must outlast drifts of that size: with
 #: 1e-3 two passes found some failed (then inexact, and 3 s each instead of 2).
 VERIFY_MARGIN = 1e-2
+#: A pass solves this many layer groups per kernel call (between calls it reports its
+#: progress and looks for a cancel): under ``facebook`` 53 calls a pass.
+CALL_GROUPS = 8
 #: Before the solve, every SAMPLE_STRIDE-th block of a pass is timed (a share of about
 #: 1 / SAMPLE_STRIDE of the pass) to learn what a full pass costs on this machine, now,
 #: under these rules (see :class:`_Clock`).
@@ -184,8 +188,8 @@ class _Runner:
     Certificates are kept per block: each block's hold with its own margin ``margins[k]``
     and slack, against the values ``snapshot`` they were last (re)made at. A block's turns
     read only its lanes' bank targets (a column of ``W0`` above the lane's score) and farkle
-    targets (:func:`solver.kernel.lane_inputs`), so what matters is how far *those* moved:
-    where the changes are local (the first passes move a few states by 0.03 and most by
+    targets (as the kernel records them: :attr:`bank_first`, :attr:`farkle`), so what
+    matters is how far *those* moved: where the changes are local (the first passes move a few states by 0.03 and most by
     less than 0.001) most blocks certify with margins far below the largest change.
     """
 
@@ -196,7 +200,6 @@ class _Runner:
         self.tables = model.kernel_tables()
         self.scratch = [turn_scratch(model.scratch_rows(), LANES) for _ in range(self.threads)]
         blocks = self.schedule.blocks
-        self.new_values: np.ndarray = np.empty((blocks, LANES))
         self.certs = np.zeros((blocks, CERT_WIDTH), dtype=np.int64)
         self.plan = np.empty(0, dtype=np.uint8)
         self.plan_start = np.full(blocks, -1, dtype=np.int64)
@@ -208,7 +211,8 @@ class _Runner:
         self.last_change = math.inf
         self.exact = True  # whether the last pass's skipping all held
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
-        self.dealt = np.zeros(1, dtype=np.int64)  # a batch's blocks, as dealt so far (_batch)
+        # The counter dealing blocks out, then each batch's count of blocks done (_batches).
+        self.dealt = np.zeros(1 + len(self.schedule.batch_start), dtype=np.int64)
         self.work_done = np.cumsum(self.schedule.work) / float(self.schedule.work.sum())
         self.inner = 0  # layer iterations beyond the first, over the passes (a bench figure)
         self.seed = False  # seed each layer group from the one above (see _layers)
@@ -380,8 +384,8 @@ class _Runner:
                 stop,
                 stride,
                 self.dealt,
+                self.schedule.batch_start,
                 self.scratch[worker],
-                self.new_values,
                 self.certs,
                 margins,
                 keeps,
@@ -542,29 +546,33 @@ class _Runner:
         self.last_change = change
         return local
 
-    def _batch(self, w0_flat: np.ndarray, k: int, margins: np.ndarray, keeps: bool = True) -> float:
-        """Solve batch ``k`` on every thread; write its values back; its largest change.
+    def _batches(
+        self, w0_flat: np.ndarray, k0: int, k1: int, margins: np.ndarray, keeps: bool = True
+    ) -> float:
+        """Solve batches ``k0 .. k1 - 1``, in order, on every thread; their largest change.
 
-        The threads take the batch's blocks one at a time as they finish the last (stride 0:
-        dealt from :attr:`dealt`), so they end together, however unequal the blocks' costs.
-        Dealt in turn instead, one thread waited for the other 0.3 s in a full pass of
-        ``facebook`` (0.1-0.2 s in a pass that skips what is certified): the blocks' costs
-        are far from the estimate of their rows.
+        One kernel call per thread for all of them: the threads take the blocks one at a
+        time as they finish the last (stride 0: dealt from :attr:`dealt`), write each
+        block's values when it is done, and start a block once the batch before it is
+        written, so they end together however unequal the blocks' costs. (Dealt in turn
+        instead, one thread waited for the other 0.3 s in a full pass of ``facebook``.
+        Called batch by batch, a pass spent about 0.1 s more, under ``facebook``, in the
+        calls and in waking the threads, one batch taking 18 blocks of about 0.1 ms.) A
+        thread can fail only before it takes a block (the kernel allocates its buffers
+        first and raises nothing after), so no thread waits for a block that never comes.
         """
         sch = self.schedule
-        lo, hi = int(sch.batch_start[k]), int(sch.batch_start[k + 1])
-        if self.pool is None or hi - lo < 2:
-            change = self._run(w0_flat, lo, hi, 1, 0, margins, keeps)
-        else:
-            self.dealt[0] = 0
-            futures = [
-                self.pool.submit(self._run, w0_flat, lo, hi, 0, i, margins, keeps)
-                for i in range(1, self.threads)
-            ]
-            change = self._run(w0_flat, lo, hi, 0, 0, margins, keeps)
-            for fut in futures:
-                change = max(change, fut.result())
-        w0_flat[sch.block_flat[lo:hi]] = self.new_values[lo:hi]
+        lo, hi = int(sch.batch_start[k0]), int(sch.batch_start[k1])
+        self.dealt[0] = 0
+        self.dealt[1 + k0 : 1 + k1] = 0
+        futures = [
+            self.pool.submit(self._run, w0_flat, lo, hi, 0, i, margins, keeps)
+            for i in range(1, self.threads)
+            if self.pool is not None and hi - lo > 1
+        ]
+        change = self._run(w0_flat, lo, hi, 0, 0, margins, keeps)
+        for fut in futures:
+            change = max(change, fut.result())
         return change
 
     def _layers(self, w0_flat: np.ndarray, j: int, tolerance: float) -> float:
@@ -589,8 +597,7 @@ class _Runner:
         none = np.zeros(sch.blocks)
         guesses = np.full(sch.blocks, GUESS_MARGIN) if self.guess_layers else none
         for iteration in range(MAX_LAYER_ITERATIONS):
-            for k in range(k0, k1):
-                self._batch(w0_flat, k, guesses if iteration == 0 else none)
+            self._batches(w0_flat, k0, k1, guesses if iteration == 0 else none)
             now = w0_flat[states].copy()
             step = float(np.abs(now - seen[-1]).max())
             seen.append(now)
@@ -615,18 +622,20 @@ class _Runner:
         sch = self.schedule
         largest = 0.0
         groups = len(sch.group_start) - 1
-        for j in range(groups):
-            if layers > 0 and sch.mirrored:
+        layered = layers > 0 and sch.mirrored
+        step = 1 if layered else CALL_GROUPS
+        for j in range(0, groups, step):
+            end = min(j + step, groups)
+            if layered:
                 change = self._layers(w0_flat, j, layers)
             else:
-                change = 0.0
-                for k in range(int(sch.group_start[j]), int(sch.group_start[j + 1])):
-                    change = max(change, self._batch(w0_flat, k, margins, keeps))
+                k0, k1 = int(sch.group_start[j]), int(sch.group_start[end])
+                change = self._batches(w0_flat, k0, k1, margins, keeps)
             largest = max(largest, change)
             if cancel is not None and cancel.is_set():
                 raise SolveCancelled()
-            if on_progress is not None and (j % 8 == 0 or j == groups - 1):
-                last_block = int(sch.batch_start[sch.group_start[j + 1]]) - 1
+            if on_progress is not None and (j % CALL_GROUPS == 0 or end == groups):
+                last_block = int(sch.batch_start[sch.group_start[end]]) - 1
                 on_progress(float(self.work_done[last_block]))
         return largest
 

@@ -55,8 +55,10 @@ def small() -> Model:
 
 
 def test_a_late_thread_finds_its_batch_already_solved(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pool's thread starts each batch only once the calling thread has finished it: the
-    calling thread has then taken every block (dealt in turn, it would have left half)."""
+    """The pool's thread starts each call only once the calling thread has finished it: the
+    calling thread has then taken every block of those batches, each once the batch before
+    was written (dealt in turn, it would have left half), and the pass is the one-thread
+    pass."""
     model = small()
     late: list[float] = []
     done = threading.Event()
@@ -80,11 +82,14 @@ def test_a_late_thread_finds_its_batch_already_solved(monkeypatch: pytest.Monkey
     try:
         alone.sweep(expected)
         monkeypatch.setattr(_Runner, "_run", held_back)
-        sizes = np.diff(runner.schedule.batch_start)
-        for k in np.flatnonzero(sizes > 1)[:20]:
+        groups = runner.schedule.group_start
+        for j in range(0, len(groups) - 1, 4):
             done.clear()
-            runner._batch(flat, int(k), np.zeros(runner.schedule.blocks))
-        assert len(late) == 20 and all(change == 0.0 for change in late)
+            k0, k1 = int(groups[j]), int(groups[min(j + 4, len(groups) - 1)])
+            runner._batches(flat, k0, k1, np.zeros(runner.schedule.blocks))
+        assert len(late) == -(-(len(groups) - 1) // 4)
+        assert all(change == 0.0 for change in late)
+        assert np.array_equal(flat, expected)
     finally:
         runner.close()
         alone.close()
@@ -92,11 +97,12 @@ def test_a_late_thread_finds_its_batch_already_solved(monkeypatch: pytest.Monkey
 
 @pytest.mark.parametrize("certify", [0.0, 1e-3])
 def test_who_solves_a_block_changes_nothing(certify: float) -> None:
-    """Three threads and one: the same values, certificates and plans, to the last bit."""
+    """Three threads, eight (more than the cores: threads lose their core while others wait
+    for their blocks) and one: the same values, certificates and plans, to the last bit."""
     model = small()
     start = np.random.default_rng(4).uniform(0.2, 0.8, model.start_states)
     results = []
-    for threads in (1, 3):
+    for threads in (1, 3, 8):
         runner = _Runner(model, threads)
         flat = start.copy()
         try:
@@ -106,7 +112,8 @@ def test_who_solves_a_block_changes_nothing(certify: float) -> None:
             results.append((flat, runner.certs.copy(), runner.plan.copy(), runner.tops.copy()))
         finally:
             runner.close()
-    (one, *rest_one), (three, *rest_three) = results
-    assert np.array_equal(one, three)
-    for a, b in zip(rest_one, rest_three, strict=True):
-        assert np.array_equal(a, b)
+    (one, *rest_one), *others = results
+    for many, *rest_many in others:
+        assert np.array_equal(one, many)
+        for a, b in zip(rest_one, rest_many, strict=True):
+            assert np.array_equal(a, b)
