@@ -227,7 +227,6 @@ def optimal_exits(
     schedule = build_schedule(model)
     states = model.start_states
     nb = model.nb
-    groups = len(model.options.group_prob)
     rows = model.scratch_rows() // 6
     lanes_of = schedule.block_lanes
     blocks = schedule.blocks
@@ -245,7 +244,7 @@ def optimal_exits(
     fill_keep = fill_keeps(kt)
 
     def run(worker: int) -> None:
-        scratch = turn_scratch(model.scratch_rows(), LANES, record=True, groups=groups)
+        scratch = turn_scratch(kt, model.scratch_rows(), LANES, record=True)
         mass = np.zeros((rows, 7))
         below = np.zeros((LANES, nb + 1))
         past = np.zeros((LANES, rows))

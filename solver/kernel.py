@@ -78,6 +78,11 @@ class TurnScratch(NamedTuple):
     ``farkv``: each lane's value of farkling; ``out``: ``W(0, 6)``; all float64;
     ``choice``/``banks``: the recorded choices (only the recording solvers write them; others
     may pass 1-element arrays).
+
+    The rest is the solver's working space for one cell at a time (see the solver's body).
+    Allocated here rather than in the kernel: each ``np.empty`` or ``np.zeros`` there is a
+    function of numpy's that numba compiles for the first run on a machine (0.3 to 0.4 s of
+    the pass solver's compile). ``weight`` is all zeros between cells.
     """
 
     values: np.ndarray  # (rows * lanes,) float64
@@ -87,11 +92,26 @@ class TurnScratch(NamedTuple):
     out: np.ndarray  # (lanes,) float64
     choice: np.ndarray  # (rows, groups, lanes) uint8
     banks: np.ndarray  # (rows * 6, lanes) bool
+    bankv: np.ndarray  # (lanes,) float64: the row's bank values
+    acc: np.ndarray  # (lanes,) float64: the cell's value of rolling, as it is summed
+    best: np.ndarray  # (lanes,) float64: a group's best option
+    pick: np.ndarray  # (lanes,) float64: its index, as a float (like the values)
+    weight: np.ndarray  # (max_off,) float64: planned probability per target cell
+    touched: np.ndarray  # (max_off,) int64: the target cells with a weight
+    pending: np.ndarray  # (groups,) int64: the groups whose options are compared
+    offs: np.ndarray  # (max_group,) uint64: a group's target rows
+    run_lo: np.ndarray  # (6,) int64: certifying, the run of certified rows so far...
+    run_hi: np.ndarray  # (6,) int64
+    best_run: np.ndarray  # (12,) int64: ... and the longest one: lo, then hi, per count
 
 
-def turn_scratch(model_rows: int, lanes: int, record: bool = False, groups: int = 1) -> TurnScratch:
+def turn_scratch(
+    kt: KernelTables, model_rows: int, lanes: int, record: bool = False
+) -> TurnScratch:
     """Scratch for turns of ``model_rows`` rows (:meth:`solver.model.Model.scratch_rows`)."""
     rows = model_rows // 6
+    groups = kt.option_start.shape[0] - 1
+    max_off = int(kt.params[P_MAX_OFF])
     return TurnScratch(
         values=np.empty(model_rows * lanes),
         rolls=np.empty(model_rows * lanes if record else 1),
@@ -100,6 +120,17 @@ def turn_scratch(model_rows: int, lanes: int, record: bool = False, groups: int 
         out=np.empty(lanes, dtype=np.float64),
         choice=np.empty((rows, groups, lanes) if record else (1, 1, 1), dtype=np.uint8),
         banks=np.empty((model_rows, lanes) if record else (1, 1), dtype=np.bool_),
+        bankv=np.empty(lanes, dtype=np.float64),
+        acc=np.empty(lanes, dtype=np.float64),
+        best=np.empty(lanes, dtype=np.float64),
+        pick=np.empty(lanes, dtype=np.float64),
+        weight=np.zeros(max_off, dtype=np.float64),
+        touched=np.empty(max_off, dtype=np.int64),
+        pending=np.empty(groups, dtype=np.int64),
+        offs=np.empty(int(kt.params[P_MAX_GROUP]), dtype=np.uint64),
+        run_lo=np.empty(6, dtype=np.int64),
+        run_hi=np.empty(6, dtype=np.int64),
+        best_run=np.empty(12, dtype=np.int64),
     )
 
 
@@ -306,17 +337,14 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         # Unsigned lane indices: numba wraps negative signed indices with a select per
         # element, which keeps LLVM from seeing the lane loops as contiguous.
         nlu = np.uint64(nl)
-        bankv = np.empty(nl, dtype=np.float64)
-        acc = np.empty(nl, dtype=np.float64)
-        best = np.empty(nl, dtype=np.float64)
-        offs = np.empty(p[P_MAX_GROUP], dtype=np.uint64)  # (np.diff here costs 3 s of compile)
-        pick = np.empty(nl)  # the best option's index, as a float (like the values)
-        weight = np.zeros(max_off, dtype=np.float64)  # planned probability per target cell
-        touched = np.empty(max_off, dtype=np.int64)
-        pending = np.empty(groups, dtype=np.int64)  # groups whose options are compared
-        run_lo = np.empty(6, dtype=np.int64)  # certifying: the run of certified rows so far
-        run_hi = np.empty(6, dtype=np.int64)
-        best_run = np.empty(12, dtype=np.int64)  # and the longest one: lo, then hi, per count
+        bankv, acc, best, pick = scratch.bankv, scratch.acc, scratch.best, scratch.pick
+        weight, touched, pending = scratch.weight, scratch.touched, scratch.pending
+        offs, run_lo, run_hi, best_run = (
+            scratch.offs,
+            scratch.run_lo,
+            scratch.run_hi,
+            scratch.best_run,
+        )
         largest = 0.0
         dealing = stride == 0 and not record
         batch = 0  # dealing: the batch of the block in hand (blocks come in order)

@@ -300,7 +300,7 @@ class Strategy:
         m = self.model
         lanes = np.array(key, dtype=np.int64).reshape(1, 7, 1)
         rows = m.scratch_rows()
-        scratch = turn_scratch(rows, 1, record=True, groups=len(m.options.group_prob))
+        scratch = turn_scratch(self._tables, rows, 1, record=True)
         skip_nothing = np.zeros((1, CERT_WIDTH), dtype=np.int64)
         no_plan = np.empty(0, dtype=np.uint8)
         no_margin = np.zeros(1)

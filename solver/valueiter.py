@@ -198,7 +198,9 @@ class _Runner:
         self.schedule = schedule if schedule is not None else build_schedule(model)
         self.threads = max(1, threads)
         self.tables = model.kernel_tables()
-        self.scratch = [turn_scratch(model.scratch_rows(), LANES) for _ in range(self.threads)]
+        self.scratch = [
+            turn_scratch(self.tables, model.scratch_rows(), LANES) for _ in range(self.threads)
+        ]
         blocks = self.schedule.blocks
         self.certs = np.zeros((blocks, CERT_WIDTH), dtype=np.int64)
         self.plan = np.empty(0, dtype=np.uint8)
