@@ -43,7 +43,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .jit import arrive, arrived, njit, take_next, yield_cpu
+from .jit import arrive, arrived, njit, relax, take_next, yield_cpu
 from .model import (
     LANES,
     NO_PLAN,
@@ -368,6 +368,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                         spins += 1
                         if spins > WAIT_SPINS:
                             yield_cpu()
+                        else:
+                            relax()
             lanes = block_lanes[kb]
             cert = certs[kb]
             plan_base = plan_start[kb]
