@@ -215,6 +215,9 @@ class _Runner:
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
         # The counter dealing blocks out, then each batch's count of blocks done (_batches).
         self.dealt = np.zeros(1 + len(self.schedule.batch_start), dtype=np.int64)
+        # Batches of more than one block: where the threads share the work (a batch of one
+        # leaves the others waiting for it, so batches of one run on the calling thread).
+        self.shared = np.diff(self.schedule.batch_start) > 1
         self.work_done = np.cumsum(self.schedule.work) / float(self.schedule.work.sum())
         self.inner = 0  # layer iterations beyond the first, over the passes (a bench figure)
         self.seed = False  # seed each layer group from the one above (see _layers)
@@ -570,7 +573,7 @@ class _Runner:
         futures = [
             self.pool.submit(self._run, w0_flat, lo, hi, 0, i, margins, keeps)
             for i in range(1, self.threads)
-            if self.pool is not None and hi - lo > 1
+            if self.pool is not None and self.shared[k0:k1].any()
         ]
         change = self._run(w0_flat, lo, hi, 0, 0, margins, keeps)
         for fut in futures:
