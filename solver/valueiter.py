@@ -215,8 +215,9 @@ class _Runner:
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
         # The counter dealing blocks out, then each batch's count of blocks done (_batches).
         self.dealt = np.zeros(1 + len(self.schedule.batch_start), dtype=np.int64)
-        # Batches of more than one block: where the threads share the work (a batch of one
-        # leaves the others waiting for it, so batches of one run on the calling thread).
+        # Batches of more than one block: where the threads share the work. A call whose
+        # batches all hold one block runs on the calling thread alone (the others would only
+        # wait for it).
         self.shared = np.diff(self.schedule.batch_start) > 1
         self.work_done = np.cumsum(self.schedule.work) / float(self.schedule.work.sum())
         self.inner = 0  # layer iterations beyond the first, over the passes (a bench figure)
