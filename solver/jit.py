@@ -84,6 +84,12 @@ def _counter(counter: Any) -> bool:
     return isinstance(counter, types.Array) and counter.dtype == types.int64
 
 
+def _count_pointer(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+    """The address of ``counter[index]`` for an intrinsic called as ``(counter, index)``."""
+    at = context.cast(builder, args[1], sig.args[1], types.intp)
+    return _item_pointer(context, builder, sig.args[0], args[0], at)
+
+
 def _take_next(typingctx: Any, counter: Any) -> Any:
     """``counter[0] += 1`` atomically, in a kernel; the value before (an int64 array's first item).
 
@@ -115,10 +121,8 @@ def _arrive(typingctx: Any, counter: Any, index: Any) -> Any:
     signature = types.void(counter, index)
 
     def generate(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        at = context.cast(builder, args[1], sig.args[1], types.intp)
-        pointer = _item_pointer(context, builder, sig.args[0], args[0], at)
         one = context.get_constant(types.int64, 1)
-        builder.atomic_rmw("add", pointer, one, "release")
+        builder.atomic_rmw("add", _count_pointer(context, builder, sig, args), one, "release")
         return context.get_dummy_value()
 
     return signature, generate
@@ -135,8 +139,7 @@ def _arrived(typingctx: Any, counter: Any, index: Any) -> Any:
     signature = types.int64(counter, index)
 
     def generate(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        at = context.cast(builder, args[1], sig.args[1], types.intp)
-        pointer = _item_pointer(context, builder, sig.args[0], args[0], at)
+        pointer = _count_pointer(context, builder, sig, args)
         int64 = context.get_value_type(types.int64)
         return builder.load_atomic(pointer, "acquire", 8, typ=int64)
 
