@@ -267,7 +267,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         bank_first: np.ndarray,
         farkle: np.ndarray,
     ) -> float:
-        """Solve blocks ``first, first + stride, ... < stop``, or deal and write them; the largest change.
+        """Solve blocks ``first, first + stride, ... < stop`` (or deal them out); the largest change.
 
         Parameters
         ----------
@@ -360,8 +360,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                 while batch_start[batch + 1] <= kb:
                     batch += 1
                 if batch > first_batch:
-                    # Wait for the batch before: spin a little, then give the core away (the
-                    # thread waited for may need it).
+                    # Wait for the batch before: spin a little with the CPU's pause hint, then
+                    # give the core away between reads (the thread waited for may need it).
                     size = batch_start[batch] - batch_start[batch - 1]
                     spins = 0
                     while arrived(dealt, batch) < size:
