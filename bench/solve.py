@@ -126,20 +126,23 @@ def stages(marks: list[list[Any]], total: float) -> list[tuple[str, float]]:
     return out
 
 
-def eta_drift(marks: list[list[Any]], total: float) -> float:
-    """After 10 % progress, the largest |elapsed/fraction - total| / total (0.3 = 30 %).
+def eta_drift(marks: list[list[Any]], total: float) -> tuple[float, float, float, str]:
+    """After 10 % progress, the largest |elapsed/fraction - total| / total (0.3 = 30 %), with
+    where it was: seconds into the solve, the fraction shown and the stage.
 
     Measured from the solve's own start (its first progress mark), the way the game's solve
     screen shows its estimate: the predicted total is ``elapsed / fraction``.
     """
     if not marks:
-        return float("nan")
+        return float("nan"), 0.0, 0.0, ""
     begin = marks[0][0]
     real = total - begin
-    worst = 0.0
-    for t, fraction, _ in marks:
+    worst = (0.0, 0.0, 0.0, "")
+    for t, fraction, message in marks:
         if 0.1 <= fraction < 1.0:
-            worst = max(worst, abs((t - begin) / fraction - real) / real)
+            drift = abs((t - begin) / fraction - real) / real
+            if drift > worst[0]:
+                worst = (drift, t - begin, fraction, message)
     return worst
 
 
@@ -199,7 +202,12 @@ def report(label: str, figures: dict[str, Any]) -> None:
     print(f"    peak memory (RSS)          {max(c['peak_mb'] for c in cold):.0f} MB")
     print(f"    cache file                 {last['cache_bytes'] / 1e6:.2f} MB")
     drifts = [eta_drift(c["marks"], c["total_s"]) for c in cold]
-    print(f"    ETA drift after 10 %       {max(drifts):.0%} at worst over the cold runs")
+    drift, at, fraction, stage = max(drifts)
+    print(
+        f"    ETA drift after 10 %       {drift:.0%} at worst over the cold runs "
+        f"({', '.join(f'{d[0]:.0%}' for d in drifts)}); the worst {at:.1f} s in, at "
+        f"{fraction:.0%} shown, during {stage[:30]!r}"
+    )
     load = figures["load"]
     print(
         f"    load from cache            {load['load_s']:.2f} s; decision (new turn) median "
