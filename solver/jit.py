@@ -41,7 +41,7 @@ from numba.core import cgutils, codegen, config
 from numba.core.registry import cpu_target
 from numba.extending import intrinsic
 
-__all__ = ["arrive", "arrived", "njit", "take_next", "wide_vectors", "yield_cpu"]
+__all__ = ["arrive", "arrived", "njit", "relax", "take_next", "wide_vectors", "yield_cpu"]
 
 #: The LLVM tuning flag that keeps AVX-512 CPUs to 256-bit vectors.
 PREFER_256 = "prefer-256-bit"
@@ -88,6 +88,13 @@ def _count_pointer(context: Any, builder: Any, sig: Any, args: Any) -> Any:
     """The address of ``counter[index]`` for an intrinsic called as ``(counter, index)``."""
     at = context.cast(builder, args[1], sig.args[1], types.intp)
     return _item_pointer(context, builder, sig.args[0], args[0], at)
+
+
+def _call(builder: Any, name: str, returns: Any) -> None:
+    """Call the function ``name``, which takes no arguments, in generated code."""
+    numba_cgutils: Any = cgutils
+    fnty = ir.FunctionType(returns, [])
+    builder.call(numba_cgutils.get_or_insert_function(builder.module, fnty, name), [])
 
 
 def _take_next(typingctx: Any, counter: Any) -> Any:
@@ -173,10 +180,7 @@ def _yield_cpu(typingctx: Any) -> Any:
     signature = types.void()
 
     def generate(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-        numba_cgutils: Any = cgutils
-        fnty = ir.FunctionType(ir.IntType(32), [])
-        function = numba_cgutils.get_or_insert_function(builder.module, fnty, YIELD_SYMBOL)
-        builder.call(function, [])
+        _call(builder, YIELD_SYMBOL, ir.IntType(32))
         return context.get_dummy_value()
 
     return signature, generate
@@ -192,12 +196,7 @@ def _relax(typingctx: Any) -> Any:
 
     def generate(context: Any, builder: Any, sig: Any, args: Any) -> Any:
         if platform.machine().lower() in ("x86_64", "amd64", "i386", "i686"):
-            numba_cgutils: Any = cgutils
-            fnty = ir.FunctionType(ir.VoidType(), [])
-            pause = numba_cgutils.get_or_insert_function(
-                builder.module, fnty, "llvm.x86.sse2.pause"
-            )
-            builder.call(pause, [])
+            _call(builder, "llvm.x86.sse2.pause", ir.VoidType())
         return context.get_dummy_value()
 
     return signature, generate

@@ -218,8 +218,9 @@ def lane_setup(
     return top
 
 
-#: A dealt block waits for the batch before it this many reads of its count before it starts
-#: giving the core away between reads (a few microseconds).
+#: A dealt block waits for the batch before it this many reads of its count, each after the
+#: CPU's pause hint, before it starts giving the core away between reads (from a few to some
+#: tens of microseconds, as long as the CPU's pause takes).
 WAIT_SPINS = 1000
 
 #: The columns of a block's certificate (see ``certs`` in :func:`_make_turn_solver`).
