@@ -223,6 +223,10 @@ def lane_setup(
 #: tens of microseconds, as long as the CPU's pause takes).
 WAIT_SPINS = 1000
 
+#: The margin of a block that keeps its values this pass (see ``margins`` in
+#: :func:`_make_turn_solver`).
+UNCHANGED = -1.0
+
 #: The columns of a block's certificate (see ``certs`` in :func:`_make_turn_solver`).
 CERT_LO, CERT_HI, CERT_ROOM = 0, 6, 12
 CERT_WIDTH = 13
@@ -302,7 +306,10 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
             banking wins by the margin in every lane (the rows it skipped count as such).
         margins : (blocks,) float64
             Certifying block ``k`` when ``margins[k] > 0``: the margin by which its certified
-            choices win in every lane (a one-element array when recording).
+            choices win in every lane (a one-element array when recording). :data:`UNCHANGED`
+            (negative): the block keeps its values (nothing is computed or recorded, and its
+            change counts as 0: :mod:`solver.valueiter` bounds it); dealing, it is counted
+            done once the batch before is.
         keeps : bool
             Certifying: whether to certify keep choices too (banks only costs nothing; keeps
             cost a second comparison of the groups not yet planned).
@@ -357,20 +364,25 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
             kb = first + take_next(dealt) if stride == 0 else kb + stride
             if kb >= stop:
                 break
-            if dealing:
-                while batch_start[batch + 1] <= kb:
-                    batch += 1
-                if batch > first_batch:
-                    # Wait for the batch before: spin a little with the CPU's pause hint, then
-                    # give the core away between reads (the thread waited for may need it).
-                    size = batch_start[batch] - batch_start[batch - 1]
-                    spins = 0
-                    while arrived(dealt, batch) < size:
-                        spins += 1
-                        if spins > WAIT_SPINS:
-                            yield_cpu()
-                        else:
-                            relax()
+            while dealing and batch_start[batch + 1] <= kb:
+                batch += 1
+            if dealing and batch > first_batch:
+                # Wait for the batch before: spin a little with the CPU's pause hint, then
+                # give the core away between reads (the thread waited for may need it). A
+                # block that keeps its values waits too: its count stands for the batches
+                # before it as well.
+                size = batch_start[batch] - batch_start[batch - 1]
+                spins = 0
+                while arrived(dealt, batch) < size:
+                    spins += 1
+                    if spins > WAIT_SPINS:
+                        yield_cpu()
+                    else:
+                        relax()
+            if not record and margins[kb] < 0.0:  # unchanged: it reads and writes nothing
+                if dealing:
+                    arrive(dealt, 1 + batch)
+                continue
             lanes = block_lanes[kb]
             cert = certs[kb]
             plan_base = plan_start[kb]

@@ -13,13 +13,15 @@ block's region, and past the end of the array, seen in CI on zilch).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
-from optimal_farkle.solver.kernel import CERT_HI, CERT_LO, CERT_ROOM, after_farkle
-from optimal_farkle.solver.model import build_model
+from optimal_farkle.solver import valueiter
+from optimal_farkle.solver.kernel import CERT_HI, CERT_LO, CERT_ROOM, UNCHANGED, after_farkle
+from optimal_farkle.solver.model import Model, build_model
 from optimal_farkle.solver.valueiter import (
     CERTIFY_FACTOR,
     FIRST_MARGIN,
@@ -192,3 +194,132 @@ def test_aitken_lands_on_the_fixed_point_of_an_affine_iteration() -> None:
     assert (_aitken(same, same, same) == same).all()
     grew = _aitken(np.zeros(1), np.full(1, 0.1), np.full(1, 0.35))
     assert grew[0] == 0.35
+
+
+# -- blocks that keep their values ------------------------------------------------------------
+# Near the end of a solve most blocks' inputs have stopped moving: the last pass solves only the
+# blocks whose values could still move by a quarter of the tolerance (_Runner.sweep's
+# ``settle``), and counts what the others could have moved in its residual.
+
+
+def _settling(model: Model, runner: _Runner, plain: int = 4) -> np.ndarray:
+    """Values after ``plain`` passes from 0.5 (the last certifying), each block's bound set."""
+    flat = np.full(model.start_states, 0.5)
+    change = max(runner.sweep(flat) for _ in range(plain - 1))
+    runner.sweep(flat, certify=min(FIRST_MARGIN, CERTIFY_FACTOR * change))
+    return flat
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_a_block_that_keeps_its_values_reads_and_writes_nothing(threads: int) -> None:
+    """Kept blocks (margin UNCHANGED) are counted done at once, leave their values and what
+    their turns read as they were, and the other blocks are solved as usual, on any number
+    of threads."""
+    model = build_model(preset("facebook").with_goal(1000), -500)
+    results = []
+    for count in (1, threads):
+        runner = _Runner(model, count)
+        try:
+            flat = _settling(model, runner)
+            keep = np.random.default_rng(6).random(runner.schedule.blocks) < 0.5
+            kept_states = runner.schedule.block_flat[keep].reshape(-1)
+            before = flat.copy()
+            records = (runner.tops.copy(), runner.bank_first.copy(), runner.farkle.copy())
+            margins = np.where(keep, UNCHANGED, 0.0)
+            runner._batches(flat, 0, len(runner.schedule.batch_start) - 1, margins)
+            sizes = np.diff(runner.schedule.batch_start)
+            assert np.array_equal(runner.dealt[1 : 1 + len(sizes)], sizes)  # all counted done
+            assert np.array_equal(flat[kept_states], before[kept_states])
+            solved = runner.schedule.block_flat[~keep].reshape(-1)
+            assert (flat[solved] != before[solved]).any()
+            for now, was in zip(
+                (runner.tops, runner.bank_first, runner.farkle), records, strict=True
+            ):
+                assert np.array_equal(now[keep], was[keep])
+            results.append(flat)
+        finally:
+            runner.close()
+    assert np.array_equal(results[0], results[1])
+
+
+@pytest.mark.parametrize("name", ["facebook", "zilch"])
+def test_a_kept_block_is_never_further_from_its_turns_than_its_bound(name: str) -> None:
+    """Brute force on the promise the residual rests on: with a loose ``settle`` (most blocks
+    keep their values mid-solve), a pass that then solves every block moves each block by
+    no more than its bound before that pass plus its drift in it."""
+    model = build_model(preset(name).with_goal(1000), -500)
+    runner = _Runner(model, 2)
+    try:
+        flat = _settling(model, runner)
+        change = runner.sweep(flat, certify=CERTIFY_FACTOR * runner.last_change, settle=1e-4)
+        kept = runner.stale <= 1e-4  # roughly those kept this pass, bounds grown since
+        assert runner.kept > 0 and kept.mean() > 0.2, (runner.kept, kept.mean())
+        for _ in range(3):
+            bound = runner.stale.copy()
+            own = runner.schedule.block_flat
+            before = flat.copy()
+            change = runner.sweep(flat)  # every block solved
+            moved = np.abs(flat - before)[own].max(axis=1)
+            assert (moved <= bound + runner.local + 1e-15).all(), float(
+                (moved - bound - runner.local).max()
+            )
+            assert runner.kept == 0.0 and np.isfinite(runner.stale).all()
+        assert change < 1e-3
+    finally:
+        runner.close()
+
+
+def test_values_moved_between_passes_grow_the_bounds_of_what_reads_or_holds_them() -> None:
+    """Mixing moves values outside a pass: a block's bound then grows by how far the values
+    its turns read moved, and its own."""
+    model = build_model(preset("facebook").with_goal(1000), -500)
+    runner = _Runner(model, 1)
+    try:
+        flat = _settling(model, runner)
+        bound = runner.stale.copy()
+        state = int(runner.schedule.block_flat[len(runner.schedule.block_flat) // 2, 5])
+        flat[state] += 1e-3
+        runner._moved_between(flat)
+        delta = np.zeros(model.start_states)
+        delta[state] = 1e-3
+        reads = runner._block_drift(delta) > 0
+        holds = (runner.schedule.block_flat == state).any(axis=1)
+        grown = runner.stale - bound
+        assert holds.any() and reads.any()
+        assert np.allclose(
+            grown[holds | reads], 1e-3 * (holds.astype(float) + reads)[holds | reads]
+        )
+        assert (grown[~(holds | reads)] == 0).all()
+    finally:
+        runner.close()
+
+
+def test_a_solve_keeps_blocks_in_its_last_pass_and_counts_them_in_its_residual(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The last pass of a solve keeps most blocks; its residual covers what they could have
+    moved (a plain pass from the answer moves nothing further), and the answer is the one
+    of a solve that solves every block in every pass."""
+    model = build_model(preset("facebook").with_goal(2000), -500)
+    kept: list[float] = []
+    sweep = _Runner.sweep
+
+    def watched(self: _Runner, *args: Any, **kwargs: Any) -> float:
+        change = sweep(self, *args, **kwargs)
+        kept.append(self.kept)
+        return change
+
+    monkeypatch.setattr(_Runner, "sweep", watched)
+    result = value_iteration(model)
+    monkeypatch.undo()
+    assert kept[-1] > 0 and result.residual >= kept[-1]
+    runner = _Runner(model, 1)
+    try:
+        flat = result.w0.reshape(-1).copy()
+        change = runner.sweep(flat)
+    finally:
+        runner.close()
+    assert change <= result.residual <= 1e-12
+    monkeypatch.setattr(valueiter, "SETTLE", 0.0)
+    every = value_iteration(model)
+    assert np.abs(every.w0 - result.w0).max() <= 1e-12
