@@ -60,6 +60,10 @@ COMPILE_SECONDS = 4.2
 #: 0.54, 0.71, 0.45, 0.35, then 0.31 under zilch.
 PENALTY_PASS_COSTS = (0.33, 0.33, 1.3, 0.6, 0.72, 0.45, 0.38)
 LATE_PASS_COST = 0.34
+#: The last pass solves only the blocks whose inputs still move (:mod:`solver.valueiter`,
+#: kept blocks): a quarter of a late pass (0.075 to 0.091 measured under facebook, 0.075
+#: under zilch).
+LAST_PASS_COST = 0.08
 #: Rules with a farkle penalty: the passes a solve takes (facebook 11, zilch 10).
 PENALTY_PASSES = 11
 #: Rules without a penalty: the first pass iterates each layer group to 1e-14, about this
@@ -74,8 +78,8 @@ THREAD_SPEEDUP = 1.8
 SINGLE_SHARE = 0.25
 #: The warm start of rules with a penalty: such a first pass of the game without the penalty
 #: to 1e-3, on guessed choices after each group's first iteration, in full passes of that
-#: game (2.9 measured under facebook, 3.2 under zilch).
-WARM_ITERATIONS = 3.0
+#: game (2.5 to 2.8 measured under facebook, 2.4 to 3.5 under zilch, on a noisy day).
+WARM_ITERATIONS = 2.8
 #: Peak memory above the interpreter's own, per start-of-turn state, during a solve (565 to
 #: 682 bytes measured at goal 2,500 with the 7-field start states; 310 before them).
 SOLVE_BYTES_PER_START_STATE = 650
@@ -181,8 +185,8 @@ def pass_costs(
     if not model.rules.has_penalty:
         return [layered_cost(SINGLE_SHARE) if layered is None else layered, 1.0]
     count = PENALTY_PASSES if passes is None else passes
-    costs = list(PENALTY_PASS_COSTS[:count])
-    return costs + [LATE_PASS_COST] * (count - len(costs))
+    costs = list(PENALTY_PASS_COSTS[: count - 1])
+    return costs + [LATE_PASS_COST] * (count - 1 - len(costs)) + [LAST_PASS_COST]
 
 
 def pass_units(model: Model) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
@@ -201,3 +202,32 @@ def test_taking_the_warm_starts_guesses_does_not_set_the_pace() -> None:
         result = valueiter.value_iteration(model, threads=1)
     assert result.residual <= valueiter.TOLERANCE
     assert speeds[0] < 5.0, speeds
+
+
+def test_a_sample_slowed_by_another_process_is_taken_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another process can only slow a sample down: a sample is taken twice, a third time
+    when the two disagree, and the fastest counts. (One sample, slowed by 1.8 times on a
+    shared machine, once made the predicted total 60% too long.)"""
+    model = build_model(preset("facebook").with_goal(1000), -500)
+    runner = valueiter._Runner(model, 1)
+    calls: list[int] = []
+    run = valueiter._Runner._run
+
+    def hiccup(self: valueiter._Runner, *args: object, **kwargs: object) -> float:
+        calls.append(1)
+        if len(calls) == 1:
+            time.sleep(0.5)  # the first sample is slowed down
+        return run(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    flat = np.full(model.start_states, 0.5)
+    try:
+        quiet = runner.timed_sample(flat)
+        monkeypatch.setattr(valueiter._Runner, "_run", hiccup)
+        slowed = runner.timed_sample(flat)
+    finally:
+        runner.close()
+    assert len(calls) == 3  # the first two disagree: a third is taken
+    # The slowed sample alone would foretell about 0.5 s x 64 for a full pass.
+    assert slowed < 3 * quiet < 1.0, (slowed, quiet)
