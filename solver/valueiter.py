@@ -446,8 +446,8 @@ class _Runner:
         The sample is taken twice, and a third time unless the two agree within
         :data:`SAMPLE_AGREE`; the fastest counts. Another process on the machine can only
         slow a sample down, and it lasts a tenth of a second: on a shared machine one sample
-        of ``facebook`` took 1.8 times as long as those before and after it, and the
-        predicted total was 60% too long for the first seconds.
+        of ``facebook`` took 1.8 times as long as the passes then foretold, which puts the
+        predicted total about 60% too long until the first pass is done.
         """
         blocks = self.schedule.blocks
         stride = min(SAMPLE_STRIDE, blocks)
