@@ -212,9 +212,10 @@ def _settling(model: Model, runner: _Runner, plain: int = 4) -> np.ndarray:
 
 @pytest.mark.parametrize("threads", [1, 3])
 def test_a_block_that_keeps_its_values_reads_and_writes_nothing(threads: int) -> None:
-    """Kept blocks (margin UNCHANGED) are counted done at once, leave their values and what
-    their turns read as they were, and the other blocks are solved as usual, on any number
-    of threads."""
+    """Kept blocks (margin UNCHANGED) are counted done (once the batch before is: three
+    threads once ran ahead of a batch of kept blocks), leave their values and what their
+    turns read as they were, and the other blocks are solved as usual, on any number of
+    threads, to the bit."""
     model = build_model(preset("facebook").with_goal(1000), -500)
     results = []
     for count in (1, threads):

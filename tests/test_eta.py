@@ -208,8 +208,8 @@ def test_a_sample_slowed_by_another_process_is_taken_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Another process can only slow a sample down: a sample is taken twice, a third time
-    when the two disagree, and the fastest counts. (One sample, slowed by 1.8 times on a
-    shared machine, once made the predicted total 60% too long.)"""
+    when the two disagree, and the fastest counts. (One sample, slowed 1.8 times on a shared
+    machine, would put the predicted total about 60% too long until the first pass.)"""
     model = build_model(preset("facebook").with_goal(1000), -500)
     runner = valueiter._Runner(model, 1)
     calls: list[int] = []
