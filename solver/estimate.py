@@ -187,6 +187,8 @@ def pass_costs(
     if not model.rules.has_penalty:
         return [layered_cost(SINGLE_SHARE) if layered is None else layered, 1.0]
     count = PENALTY_PASSES if passes is None else passes
+    if count <= 0:
+        return []
     costs = list(PENALTY_PASS_COSTS[: count - 1])
     return costs + [LATE_PASS_COST] * (count - 1 - len(costs)) + [LAST_PASS_COST]
 

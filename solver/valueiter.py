@@ -525,7 +525,6 @@ class _Runner:
         have stopped moving, the last pass solves only the few that still move.
         """
         if guess:
-            self.stale[:] = math.inf
             return self._guess(w0_flat, on_progress, cancel)
         if self.guessed:  # guesses are not certificates (a certifying pass sizes afresh)
             self.guessed = False
@@ -567,11 +566,10 @@ class _Runner:
         if layers > 0:
             self.stale[:] = math.inf  # extrapolated (and, guessing, from guessed choices)
         self.kept = float(self.stale[keep].max()) if keep.any() else 0.0
-        self.after = w0_flat.copy()
         if certify > 0:
             self.margins = np.minimum(requested, held)
             self.slack = local + ARITHMETIC_SLACK
-            self.snapshot = w0_flat.copy()
+            self.snapshot = self.after  # neither is ever written to
         self._drop(failed)
         return change
 
@@ -605,7 +603,7 @@ class _Runner:
             self.exact = True  # everything was computed
             self.guessed = True
         self._record(before, w0_flat, change)
-        self.after = w0_flat.copy()
+        self.stale[:] = math.inf  # the guesses' values, not those of the best choices
         return change
 
     def _moved_between(self, before: np.ndarray) -> None:
@@ -621,8 +619,10 @@ class _Runner:
     def _record(self, before: np.ndarray, after: np.ndarray, change: float) -> np.ndarray:
         """After any pass: its turns' inputs are recorded (the kernel wrote them), and each
         block's input change (returned) and the largest change are what the next
-        certificates size their margins from (:meth:`_requested`)."""
+        certificates size their margins from (:meth:`_requested`); the values after it are
+        kept to see what moves them before the next (:meth:`_moved_between`)."""
         self.inputs = True
+        self.after = after.copy()
         local = self._block_drift(np.abs(after - before))
         self.local = local
         self.last_change = change
