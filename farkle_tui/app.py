@@ -25,6 +25,7 @@ from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.driver import Driver
 from textual.notifications import SeverityLevel
+from textual.timer import Timer
 
 from optimal_farkle.engine import FarkleError, Rules
 from optimal_farkle.engine.dice import DiceSource
@@ -42,6 +43,7 @@ from .services import (
     ExactCachedFn,
     LoadExactFn,
     LoadFn,
+    PrecompileFn,
     Reporter,
     Services,
     SolveFn,
@@ -52,12 +54,16 @@ from .workers import ReportsWorkerErrors
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.players import AIPlayer
+    from optimal_farkle.solver.precompile import Background
     from optimal_farkle.solver.strategy import Strategy
     from optimal_farkle.solver.table3 import ExactTableStrategy
 
 #: ``then(strategy, reason, exact)``: go on with the two-player strategy (None: ``reason`` says
 #: why there is none) and the exact solve of the table (None for most tables).
 Then = Callable[["Strategy | None", str, "ExactTableStrategy | None"], None]
+
+#: How often the app looks whether the background compile has ended (seconds).
+PRECOMPILE_POLL = 1.0
 
 CHECKOUT_CSS = Path(__file__).resolve().parent.parent / "assets" / "css" / "farkle.tcss"
 
@@ -80,6 +86,8 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
     WORKER_WORDS = {"strategy": "loading the strategy"}
 
     def __init__(self, services: Services) -> None:
+        self._precompile: Background | None = None
+        self._precompile_timer: Timer | None = None
         super().__init__()
         self.services = services
 
@@ -99,6 +107,7 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         if settings.theme and settings.theme in self.available_themes:
             self.theme = settings.theme
         self.push_screen(StartScreen())
+        self.call_after_refresh(self._start_precompile)
         storage = self.services.storage
         if storage.settings_error:
             self.notify(
@@ -175,6 +184,44 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
     def on_unmount(self) -> None:
         self.services.settings.theme = self.theme
         self.services.storage.save_settings(self.services.settings)
+        if self._precompile is not None:
+            self._precompile.stop()
+
+    # -- the solver's compile, while the player chooses -------------------------------------
+    def _start_precompile(self) -> None:
+        """Compile the solver's kernels in another process now, if numba's cache lacks them.
+
+        A first game on this machine then waits only for the solve, not for the compile
+        before it (see :mod:`optimal_farkle.solver.precompile`). Started once the start screen
+        is drawn, so that it never delays it.
+        """
+        start = self.services.precompile
+        if start is None:
+            return
+        try:
+            self._precompile = start()
+        except OSError as exc:
+            self._precompile_failed(str(exc))
+            return
+        self._precompile_timer = self.set_interval(PRECOMPILE_POLL, self._watch_precompile)
+
+    def _watch_precompile(self) -> None:
+        background = self._precompile
+        if background is None or not background.finished():
+            return
+        if self._precompile_timer is not None:
+            self._precompile_timer.stop()
+        problem = background.problem()
+        if problem is not None:
+            self._precompile_failed(problem)
+
+    def _precompile_failed(self, why: str) -> None:
+        self.notify(
+            f"The solver could not be compiled in the background ({why}). It is compiled when "
+            "a game first needs it.",
+            severity="warning",
+            timeout=10,
+        )
 
     def notify(
         self,
@@ -450,6 +497,7 @@ def make_app(
     pace: float | None = None,
     animate: bool | float = True,
     farkle_hold: float = FARKLE_HOLD,
+    precompile: PrecompileFn | None = None,
 ) -> FarkleApp:
     """Build the app. Every argument is a seam for tests; the defaults are what players get.
 
@@ -463,6 +511,9 @@ def make_app(
         animate: False skips the roll animation (tests, screenshots); a number sets its
             length in seconds.
         farkle_hold: seconds a person's farkle stays on screen before the computer plays.
+        precompile: starts compiling the solver in another process at launch
+            (:func:`run_app` passes the real one; tests leave it out, as each of their
+            apps would start a process).
     """
     dice_factory: Callable[[], DiceSource] | None
     if dice is None:
@@ -488,12 +539,15 @@ def make_app(
         farkle_hold=farkle_hold,
         load_exact=_default_load_exact(cache_dir),
         exact_cached=_default_exact_cached(cache_dir),
+        precompile=precompile,
     )
     return FarkleApp(services)
 
 
 def run_app() -> int:
     """Run the game in the terminal; the exit code is 0 unless something went wrong."""
-    app = make_app()
+    from optimal_farkle.solver.precompile import start
+
+    app = make_app(precompile=start)
     result = app.run()
     return int(result or 0) if app.return_code is None else app.return_code

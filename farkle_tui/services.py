@@ -25,6 +25,7 @@ from .storage import MAX_PACE, MIN_PACE, Settings, Storage
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.players import AIPlayer
+    from optimal_farkle.solver.precompile import Background
     from optimal_farkle.solver.strategy import Strategy
     from optimal_farkle.solver.table import TableAdvice
     from optimal_farkle.solver.table3 import ExactTableStrategy
@@ -43,6 +44,8 @@ SupportsFn = Callable[[Rules], "str | None"]
 LoadExactFn = Callable[[Rules, int], "ExactTableStrategy | None"]
 #: ``exact_cached(rules, players)``: whether that exact solve is cached (a cheap check, no load).
 ExactCachedFn = Callable[[Rules, int], bool]
+#: ``precompile()``: start compiling the solver's kernels in another process (raises OSError).
+PrecompileFn = Callable[[], "Background"]
 
 #: How long a roll's animation lasts (seconds) unless the app is built with another.
 ROLL_SECONDS = 0.36
@@ -65,6 +68,7 @@ class Services:
         farkle_hold: float = FARKLE_HOLD,
         load_exact: LoadExactFn | None = None,
         exact_cached: ExactCachedFn | None = None,
+        precompile: PrecompileFn | None = None,
     ) -> None:
         self.storage = storage
         self.new_dice = dice
@@ -77,6 +81,7 @@ class Services:
         self.farkle_hold = farkle_hold
         self.load_exact = load_exact
         self.exact_cached = exact_cached
+        self.precompile = precompile
         self.settings: Settings = storage.load_settings()
         self._strategies: dict[str, Strategy] = {}
         self._exact: dict[tuple[str, int], ExactTableStrategy] = {}

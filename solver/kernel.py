@@ -37,9 +37,8 @@ Two extras ride along the values pass, each switched on by its caller:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -702,17 +701,3 @@ solve_blocks = _make_turn_solver(LANES, False)
 record_block = _make_turn_solver(LANES, True)
 #: One start state with its choices (the decision API, the hints, the AI, the analysis).
 solve_one = _make_turn_solver(1, True)
-
-
-def compiled_before() -> bool:
-    """Whether numba's disk cache holds the pass solver (then a solve loads it in a moment).
-
-    Best effort, for the words of the progress: numba still checks the cached code against
-    the source and recompiles when they differ.
-    """
-    try:
-        dispatcher: Any = solve_blocks  # numba's Dispatcher: its disk cache is not typed
-        index: str = dispatcher._cache._cache_file._index_path
-        return os.path.exists(index)
-    except (AttributeError, OSError):  # pragma: no cover - numba's internals moved
-        return False

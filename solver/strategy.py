@@ -4,7 +4,9 @@ Only the start-of-turn win probabilities ``W0`` are stored (4.5 MB for ``faceboo
 in-turn value ``W(t, n)`` of a start state follows from them in one backward pass over the
 turn total (:data:`solver.kernel.solve_one`: one lane, with the choices recorded), which
 takes well under a millisecond, so a turn is recomputed when it is asked about and kept in a
-small cache. A final turn (the opponent reached the goal under the final-turn or equal-turns
+small cache. (The first query in a process loads that solver from numba's disk cache, or
+compiles it, about 3 s, or waits for the game's background compile to finish it:
+:func:`solver.jitcache.compile_lock`.) A final turn (the opponent reached the goal under the final-turn or equal-turns
 endgame) reads the one-turn table ``Q`` of :mod:`solver.endgame` instead.
 
 A :class:`Strategy` is shared between threads (the game's AI and hints workers ask it at the
@@ -24,6 +26,7 @@ import numpy as np
 from optimal_farkle.engine import STEP, Endgame, Rules
 
 from .endgame import WON
+from .jitcache import DECISION_WAIT, compile_lock
 from .kernel import CERT_WIDTH, solve_one, turn_scratch
 from .model import KernelTables, Model
 from .tables import FlatOptions, grouped_tables, next_dice
@@ -305,27 +308,28 @@ class Strategy:
         no_plan = np.empty(0, dtype=np.uint8)
         no_margin = np.zeros(1)
         no_start = np.full(1, -1, dtype=np.int64)
-        top = int(
-            solve_one(
-                self._tables,
-                self._flat,
-                lanes,
-                0,
-                1,
-                1,
-                no_start,  # the counter dealing blocks out and the batches (unused: one block)
-                no_start,
-                scratch,
-                skip_nothing,
-                no_margin,
-                False,
-                no_plan,
-                no_start,
-                no_start,  # the last three: what a pass records of its inputs (not recording)
-                lanes[0],
-                lanes[0],
+        with compile_lock(solve_one, longest=DECISION_WAIT):
+            top = int(
+                solve_one(
+                    self._tables,
+                    self._flat,
+                    lanes,
+                    0,
+                    1,
+                    1,
+                    no_start,  # the counter dealing blocks out and the batches (one block)
+                    no_start,
+                    scratch,
+                    skip_nothing,
+                    no_margin,
+                    False,
+                    no_plan,
+                    no_start,
+                    no_start,  # the last three: what a pass records of its inputs (not here)
+                    lanes[0],
+                    lanes[0],
+                )
             )
-        )
         values, rolls, banks, farkv = scratch.values, scratch.rolls, scratch.banks, scratch.farkv
         value = values[: top * 6].reshape(top, 6).copy()
         banks_at = banks[: top * 6, 0].reshape(top, 6).copy()

@@ -108,13 +108,13 @@ from .estimate import (
     pass_costs,
     warm_units,
 )
+from .jitcache import cached, compile_lock
 from .kernel import (
     CERT_HI,
     CERT_LO,
     CERT_ROOM,
     CERT_WIDTH,
     UNCHANGED,
-    compiled_before,
     solve_blocks,
     turn_scratch,
 )
@@ -892,17 +892,24 @@ def _passes_left(tolerance: float, history: list[float]) -> int | None:
     return max(1, math.ceil(math.log(tolerance / last) / math.log(rate)))
 
 
-def compile_kernels(model: Model, schedule: Schedule) -> float:
+def compile_kernels(
+    model: Model, schedule: Schedule, cancel: threading.Event | None = None
+) -> float:
     """Compile (or load from numba's cache) every kernel a solve of ``model`` runs; seconds.
 
     Calling them on no blocks is enough: numba compiles for the argument types. A solve
-    runs one kernel, the pass solver.
+    runs one kernel, the pass solver. Another farkle process compiling it (the game's
+    :mod:`solver.precompile`) is waited for, then its code is loaded
+    (:func:`solver.jitcache.compile_lock`).
     """
     started = time.perf_counter()
-    runner = _Runner(model, 1, schedule)
-    w0 = np.full(model.start_states, 0.5)
-    runner._run(w0, 0, 0, 1, 0, runner.margins)
-    runner.close()
+    with compile_lock(solve_blocks, cancel):
+        if cancel is not None and cancel.is_set():
+            raise SolveCancelled()
+        runner = _Runner(model, 1, schedule)
+        w0 = np.full(model.start_states, 0.5)
+        runner._run(w0, 0, 0, 1, 0, runner.margins)
+        runner.close()
     return time.perf_counter() - started
 
 
@@ -928,7 +935,7 @@ def value_iteration(
         progress(
             0.0,
             "loading the solver"
-            if compiled_before()
+            if cached(solve_blocks)
             else "compiling the solver (once for this machine)",
         )
     schedule = build_schedule(model)
@@ -971,7 +978,7 @@ def value_iteration(
     skipped: list[float] = []
     stage = "solving" if mirrored else "passes"
     try:
-        clock.compiled(compile_kernels(model, schedule))
+        clock.compiled(compile_kernels(model, schedule, cancel))
         # The clock's unit: a timed sample of a pass, as the passes run (each batch's blocks
         # shared among the threads). Rules without a penalty spend nearly all their time in
         # the layered first pass, whose batches of one block run on one thread: a second
