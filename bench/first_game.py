@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from unittest import mock
 
 from optimal_farkle.solver import precompile
 
@@ -44,13 +45,8 @@ def first_game(rules: str, setup: float, background: bool) -> dict[str, float]:
     """One player's first game, from empty caches: seconds waited after choosing the rules."""
     with tempfile.TemporaryDirectory() as numba, tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=numba, FARKLE_CACHE_DIR=cache)
-        saved = dict(os.environ)
-        os.environ.update(env)  # the background process inherits the caches
-        try:
+        with mock.patch.dict(os.environ, env):  # the background process inherits the caches
             job = precompile.start() if background else None
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
         time.sleep(setup)
         started = time.perf_counter()
         done = subprocess.run(

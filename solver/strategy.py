@@ -6,8 +6,9 @@ turn total (:data:`solver.kernel.solve_one`: one lane, with the choices recorded
 takes well under a millisecond, so a turn is recomputed when it is asked about and kept in a
 small cache. (The first query in a process loads that solver from numba's disk cache, or
 compiles it, about 3 s, or waits for the game's background compile to finish it:
-:func:`solver.jitcache.compile_lock`.) A final turn (the opponent reached the goal under the final-turn or equal-turns
-endgame) reads the one-turn table ``Q`` of :mod:`solver.endgame` instead.
+:func:`solver.jitcache.compile_lock`.) A final turn (the opponent reached the goal under the
+final-turn or equal-turns endgame) reads the one-turn table ``Q`` of :mod:`solver.endgame`
+instead.
 
 A :class:`Strategy` is shared between threads (the game's AI and hints workers ask it at the
 same time): every query works in its own scratch, the values it returns are immutable, and
