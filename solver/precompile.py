@@ -83,10 +83,6 @@ class Background:
         self._process = process
         self._errors = errors
 
-    @property
-    def pid(self) -> int:
-        return self._process.pid
-
     def finished(self) -> bool:
         return self._process.poll() is not None
 
