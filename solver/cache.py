@@ -50,6 +50,7 @@ from optimal_farkle.engine.files import (
 from optimal_farkle.engine.text import quote
 
 from . import DEFAULT_FLOOR
+from .filelocks import acquire_polling
 from .model import build_model, unsupported
 from .strategy import SolveInfo, Strategy
 from .valueiter import Progress, SolveCancelled, value_iteration
@@ -334,20 +335,22 @@ def _build_lock(
     is nothing to protect: the solve goes on without the lock.
     """
     lock = filelock.FileLock(str(path.with_name(path.name + ".lock"))) if usable else None
-    told = False
-    while lock is not None:
+
+    def waiting() -> None:
+        if progress is not None:
+            progress(0.0, "another farkle process is computing this strategy; waiting")
+
+    if lock is not None:
         try:
-            lock.acquire(timeout=0.2)
-            break
-        except filelock.Timeout:
-            if cancel is not None and cancel.is_set():
-                raise SolveCancelled() from None
-            if progress is not None and not told:
-                progress(0.0, "another farkle process is computing this strategy; waiting")
-                told = True
+            acquired = acquire_polling(
+                lock, lambda: cancel is not None and cancel.is_set(), waiting
+            )
         except OSError as exc:
             _say(report, f"cannot lock the strategy cache ({exc}); solving without the lock")
             lock = None
+        else:
+            if not acquired:
+                raise SolveCancelled()
     try:
         yield
     finally:

@@ -30,10 +30,10 @@ from typing import Any
 
 import filelock
 
+from .filelocks import acquire_polling
+
 #: The lock file, in numba's cache folder for the kernels.
 LOCK_FILE = "farkle-compile.lock"
-#: How often a waiting process looks at its cancel event (seconds).
-POLL = 0.2
 #: A compile that holds the lock longer than this is taken to be stuck (a stopped process);
 #: the waiter then compiles for itself.
 LONGEST_WAIT = 300.0
@@ -91,14 +91,12 @@ def compile_lock(
             path.parent.mkdir(parents=True, exist_ok=True)
             lock = filelock.FileLock(str(path))
             deadline = time.monotonic() + longest
-            while True:
-                try:
-                    lock.acquire(timeout=POLL)
-                    break
-                except filelock.Timeout:
-                    if (cancel is not None and cancel.is_set()) or time.monotonic() > deadline:
-                        lock = None
-                        break
+
+            def give_up() -> bool:
+                return (cancel is not None and cancel.is_set()) or time.monotonic() > deadline
+
+            if not acquire_polling(lock, give_up):
+                lock = None
         except OSError:
             lock = None
     try:
