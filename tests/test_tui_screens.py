@@ -158,6 +158,40 @@ def test_solve_screen_cancel_stops_the_solve_and_returns() -> None:
     run(body())
 
 
+def test_the_solve_screens_clock_runs_while_the_solver_is_silent() -> None:
+    """A stage that reports once and then works for seconds (the compile, or waiting for
+    another farkle process's solve) must not show a frozen "0 s so far"."""
+    release = threading.Event()
+
+    def silent_solve(rules: Rules, progress: Any, cancel: threading.Event, report: Any) -> Any:
+        progress(0.0, "another farkle process is computing this strategy; waiting")
+        while not release.wait(0.05):
+            if cancel.is_set():
+                raise RuntimeError("SolveCancelled")
+        return FakeStrategy(rules)
+
+    async def body() -> None:
+        app = app_for_tests(
+            load=lambda r, report: None, supports=lambda r: None, solve=silent_solve
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.begin(GameSetup(RULES, (Player("Ann"), Player("Bob")), 0))
+            await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen))
+            solve = app.screen
+            note = solve.query_one("#solve-note", Static)
+            await wait_for(pilot, lambda: "another farkle process" in text_of(note))
+            assert "(0 s so far)" in text_of(note)
+            await wait_for(pilot, lambda: "(2 s so far)" in text_of(note), timeout=6.0)
+            assert "another farkle process is computing this strategy; waiting" in text_of(note)
+            assert "left" not in text_of(note)  # nothing measured yet to predict from
+            release.set()
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+            await pilot.pause(0.1)
+
+    run(body())
+
+
 def test_solve_screen_finishes_and_the_game_starts_with_the_strategy() -> None:
     go = threading.Event()
 

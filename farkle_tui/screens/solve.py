@@ -15,7 +15,9 @@ Dismisses with :class:`Solved` (the strategy), :class:`PlayWithout` (the player 
 without it, and why it is missing), or None when cancelled.
 
 The time left is estimated from the progress fraction and the time since the start (the
-solver reports progress in units of known cost), so it does not restart with each phase.
+solver reports progress in units of known cost), so it does not restart with each phase. The
+time so far is shown anew every second, between reports too: the compile, or a wait for another
+farkle process solving the same rules, reports once and then nothing for seconds.
 """
 
 from __future__ import annotations
@@ -196,6 +198,10 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
     def on_mount(self) -> None:
         if not self.unsupported:
             self.started = time.monotonic()
+            # The clock runs between reports too: a stage can be silent for seconds (the
+            # compile, or another farkle process's solve of these rules) and must not look
+            # frozen.
+            self.set_interval(1.0, self._show_progress)
             self._solve()
 
     def on_unmount(self) -> None:
@@ -249,12 +255,19 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
         self.fraction = max(0.0, min(1.0, message.fraction))
         for bar in self.query(ProgressBar).results(ProgressBar):
             bar.update(progress=round(self.fraction * STEPS))
-        if message.note:
-            self.notes.append(message.note)
+        if message.note or not self.notes:
+            self.notes.append(message.note or "Solving")
+        self._show_progress()
+
+    def _show_progress(self) -> None:
+        """The line under the bar: the stage, the time so far and the time left (from the
+        last report's fraction: while the solver is silent the time left grows with the
+        time so far, as it should)."""
+        if self.left or self.outcome or self.cancel_event.is_set() or not self.notes:
+            return
         elapsed = time.monotonic() - self.started
         left = time_left(elapsed, self.fraction)
-        note = self.notes[-1] if self.notes else "Solving"
-        self._note(f"{note}  ({elapsed:.0f} s so far{', ' + left if left else ''})")
+        self._note(f"{self.notes[-1]}  ({elapsed:.0f} s so far{', ' + left if left else ''})")
 
     def _leave(self, result: Any) -> None:
         """Dismiss once: a solve that ends after the player left must not close what came next."""
