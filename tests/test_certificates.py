@@ -21,7 +21,7 @@ import pytest
 from optimal_farkle.engine import preset
 from optimal_farkle.solver import valueiter
 from optimal_farkle.solver.kernel import CERT_HI, CERT_LO, CERT_ROOM, UNCHANGED, after_farkle
-from optimal_farkle.solver.model import Model, build_model
+from optimal_farkle.solver.model import NO_PLAN, Model, build_model
 from optimal_farkle.solver.valueiter import (
     CERTIFY_FACTOR,
     FIRST_MARGIN,
@@ -324,3 +324,36 @@ def test_a_solve_keeps_blocks_in_its_last_pass_and_counts_them_in_its_residual(
     monkeypatch.setattr(valueiter, "SETTLE", 0.0)
     every = value_iteration(model)
     assert np.abs(every.w0 - result.w0).max() <= 1e-12
+
+
+def test_keeps_that_all_win_the_game_are_planned() -> None:
+    """A cell from which every keep of a group banks the goal (first to the goal: each is
+    worth 1, now and in every later pass) is planned whatever the margin: the keeps tie, and
+    a tie by zero used to hold the group out of the plan in every pass, near the goal of
+    every lane, so that every later pass compared them again."""
+    model = build_model(preset("facebook").with_goal(1000), -500)
+    runner = _Runner(model, 1)
+    kt = runner.tables
+    flat = np.full(model.start_states, 0.5)
+    try:
+        for _ in range(3):
+            runner.sweep(flat)
+        runner.sweep(flat, certify=1e-3)  # nothing skipped yet: every cell computes its keeps
+        groups = len(kt.single_plan)
+        checked = 0
+        for k in range(runner.schedule.blocks):
+            b, u = runner.schedule.block_lanes[k, 0], runner.schedule.block_lanes[k, 4]
+            # From this row on banking wins the game in every lane (and is allowed).
+            won = np.maximum(model.nb - b, np.asarray(kt.bank_min)[u if model.ne > 1 else 1])
+            for ti in range(int(runner.certs[k, CERT_ROOM])):
+                for n in range(1, 7):
+                    for g in range(kt.group_start[n], kt.group_start[n + 1]):
+                        options = kt.option_off[kt.option_start[g] : kt.option_start[g + 1]]
+                        if len(options) < 2 or (ti * 6 + options.min()) // 6 < won.max():
+                            continue
+                        checked += 1
+                        entry = runner.plan[runner.plan_start[k] + ti * groups + g]
+                        assert entry != NO_PLAN, (k, ti, n, g)
+        assert checked > 100, checked
+    finally:
+        runner.close()
