@@ -20,8 +20,18 @@ import pytest
 
 from optimal_farkle.engine import preset
 from optimal_farkle.solver import valueiter
-from optimal_farkle.solver.kernel import CERT_HI, CERT_LO, CERT_ROOM, UNCHANGED, after_farkle
-from optimal_farkle.solver.model import NO_PLAN, Model, build_model
+from optimal_farkle.solver.kernel import (
+    CERT_HI,
+    CERT_LO,
+    CERT_ROOM,
+    CERT_WIDTH,
+    UNCHANGED,
+    after_farkle,
+    record_block,
+    solve_blocks,
+    turn_scratch,
+)
+from optimal_farkle.solver.model import LANES, NO_PLAN, Model, build_model
 from optimal_farkle.solver.valueiter import (
     CERTIFY_FACTOR,
     FIRST_MARGIN,
@@ -355,5 +365,57 @@ def test_keeps_that_all_win_the_game_are_planned() -> None:
                         entry = runner.plan[runner.plan_start[k] + ti * groups + g]
                         assert entry != NO_PLAN, (k, ti, n, g)
         assert checked > 100, checked
+    finally:
+        runner.close()
+
+
+@pytest.mark.parametrize("name", ["facebook", "zilch"])
+def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str) -> None:
+    """A thread's scratch remembers the rows past the last block's top that hold 1 (first to
+    the goal, every lane's fill) and does not write them again: blocks solved one after
+    another on one scratch, in an order that makes the tops rise and fall, give to the bit
+    what each gives on a fresh scratch."""
+    model = build_model(preset(name).with_goal(1000), -500)
+    runner = _Runner(model, 1)
+    flat = np.full(model.start_states, 0.5)
+    try:
+        for _ in range(3):
+            runner.sweep(flat)
+        runner.sweep(flat, certify=1e-2)  # rows skipped near the top need fewer rows past it
+        order = np.random.default_rng(3).permutation(runner.schedule.blocks)[:400]
+        shared = turn_scratch(runner.tables, model.scratch_rows(), LANES)
+        assert len({int(runner.schedule.top[k]) for k in order}) > 5  # the tops vary
+
+        def solve(k: int, scratch: Any) -> np.ndarray:
+            none = np.zeros(runner.schedule.blocks)
+            solve_blocks(
+                runner.tables, flat, runner.schedule.block_lanes, int(k), int(k) + 1, 1,
+                runner.dealt, runner.schedule.batch_start, scratch, runner.certs, none, False,
+                runner.plan, runner.plan_start, runner.tops, runner.bank_first, runner.farkle,
+            )  # fmt: skip
+            return scratch.out.copy()
+
+        rows = shared.values.reshape(-1, 6 * LANES)
+        full = turn_scratch(runner.tables, model.scratch_rows(), LANES, record=True)
+        for k in order:
+            fresh = turn_scratch(runner.tables, model.scratch_rows(), LANES)
+            got = solve(k, shared)
+            assert np.array_equal(got, solve(k, fresh)), k
+            # Every row a roll reads was written: the recording solver fills them all.
+            record_block(
+                runner.tables, flat, runner.schedule.block_lanes[k : k + 1], 0, 1, 1,
+                np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64), full,
+                np.zeros((1, CERT_WIDTH), dtype=np.int64), np.zeros(1), False,
+                np.empty(0, dtype=np.uint8), np.full(1, -1, dtype=np.int64),
+                np.empty(1, dtype=np.int64), np.empty((1, 1), dtype=np.int64),
+                np.empty((1, 1), dtype=np.int64),
+            )  # fmt: skip
+            assert np.abs(got - full.out).max() <= 1e-14, k
+            # Only what ``filled`` claims may carry over, and it must be 1: poison the rest.
+            lo, hi = int(shared.filled[0]), int(shared.filled[1])
+            if lo < hi:
+                assert (rows[lo:hi] == 1.0).all(), k
+            rows[:lo] = -7.0
+            rows[max(lo, hi) :] = -7.0
     finally:
         runner.close()
