@@ -29,11 +29,13 @@ Two extras ride along the values pass, each switched on by its caller:
   roll group the keep every lane prefers by the margin (the *plan*). A later pass whose
   inputs have moved by less than ``margin / 2`` since cannot change those choices, so it
   skips the rolls (``max(roll, bank) = bank`` exactly) and the comparisons there. A keep
-  worth 1 in a lane is certain there by any margin: no value exceeds 1, and a cell is worth 1
-  only where banking wins the game (at or past the goal, first to the goal; ``1 - R`` past
-  it where ``R`` is 0), which no pass changes. Without this, keeps that all win the game
-  tie, by zero, and near every lane's goal such groups were compared again in every pass
-  (under ``facebook`` a pass then planned 0.68 of the keep choices; with it, 0.78).
+  worth 1 at or past the lane's goal is certain there by any margin: no value exceeds 1, and
+  there a cell is worth 1 only where banking wins the game (first to the goal; past it
+  ``1 - R`` where ``R`` is 0), which no pass changes. (Below the goal a bank is worth
+  ``1 - W0``, which a mixed point clipped to 0 could make 1 for a pass.) Without this, keeps
+  that all win the game tie, by zero, and near every lane's goal such groups were compared
+  again in every pass (under ``facebook`` a pass then planned 0.68 of the keep choices; with
+  it, 0.78).
 * *Choices* (``record``): the optimal action of every cell (bank or roll) and the first best
   keep of every roll group: what the decision API, the exits of :mod:`solver.exits` and the
   match evaluator read, so the Bellman backup is written once, here. Ties bank, and go to
@@ -610,7 +612,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 offs[j] = np.uint64(base + option_off[o + j]) * nlu
                             # Certifying keeps: lane 0's best option c against the best of the
                             # others, in every lane; the group is planned when c wins by the
-                            # margin everywhere, or is worth 1 (won, see the module docstring).
+                            # margin everywhere, or is won (worth 1 past the goal, see the module
+                            # docstring).
                             # (``unsure`` is an integer reduction of float compares, which LLVM
                             # vectorises without reordering any sum.) Fixed shapes up to five
                             # others, as above.
@@ -622,19 +625,24 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                             offs[c] = offs[k - 1]
                             r0 = offs[0]
                             unsure = 0
+                            won_at = ti + option_off[o + c] // 6  # c's row: won from the goal on
                             if k == 2:
                                 for lane in range(nlu):
                                     v = values[sc + lane]
                                     other = values[r0 + lane]
                                     acc[lane] += pg * max(v, other)
-                                    unsure |= (v - other < margin) & (v < 1.0)
+                                    unsure |= (v - other < margin) & (
+                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    )
                             elif k == 3:
                                 r1 = offs[1]
                                 for lane in range(nlu):
                                     v = values[sc + lane]
                                     other = max(values[r0 + lane], values[r1 + lane])
                                     acc[lane] += pg * max(v, other)
-                                    unsure |= (v - other < margin) & (v < 1.0)
+                                    unsure |= (v - other < margin) & (
+                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    )
                             elif k == 4:
                                 r1, r2 = offs[1], offs[2]
                                 for lane in range(nlu):
@@ -643,7 +651,9 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                         values[r0 + lane], values[r1 + lane], values[r2 + lane]
                                     )
                                     acc[lane] += pg * max(v, other)
-                                    unsure |= (v - other < margin) & (v < 1.0)
+                                    unsure |= (v - other < margin) & (
+                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    )
                             elif k == 5:
                                 r1, r2, r3 = offs[1], offs[2], offs[3]
                                 for lane in range(nlu):
@@ -651,7 +661,9 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                     m = max(values[r0 + lane], values[r1 + lane])
                                     other = max(m, values[r2 + lane], values[r3 + lane])
                                     acc[lane] += pg * max(v, other)
-                                    unsure |= (v - other < margin) & (v < 1.0)
+                                    unsure |= (v - other < margin) & (
+                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    )
                             elif k == 6:
                                 r1, r2, r3, r4 = offs[1], offs[2], offs[3], offs[4]
                                 for lane in range(nlu):
@@ -660,7 +672,9 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                     m2 = max(values[r2 + lane], values[r3 + lane])
                                     other = max(m, m2, values[r4 + lane])
                                     acc[lane] += pg * max(v, other)
-                                    unsure |= (v - other < margin) & (v < 1.0)
+                                    unsure |= (v - other < margin) & (
+                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    )
                             else:
                                 for lane in range(nlu):
                                     best[lane] = values[r0 + lane]
@@ -671,7 +685,9 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 for lane in range(nlu):
                                     v = values[sc + lane]
                                     acc[lane] += pg * max(v, best[lane])
-                                    unsure |= (v - best[lane] < margin) & (v < 1.0)
+                                    unsure |= (v - best[lane] < margin) & (
+                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    )
                             if ti < room:
                                 plan[plan_base + ti * groups + g] = NO_PLAN if unsure else c
                         for lane in range(nlu):

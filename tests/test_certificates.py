@@ -419,3 +419,56 @@ def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str)
             rows[max(lo, hi) :] = -7.0
     finally:
         runner.close()
+
+
+def test_a_keep_is_planned_only_where_it_wins_by_the_margin_or_is_won_past_the_goal() -> None:
+    """Every planned keep, checked against the recording solver's in-turn values of its block,
+    lane by lane: it beats every other keep of its group by the margin, or it is worth 1 at
+    or past the lane's goal. A value of 1 below the goal is not enough: it is ``1 - W0``, and
+    a mixed point clipped to 0 makes it 1 for a pass (here some ``W0`` are set to 0)."""
+    model = build_model(preset("facebook").with_goal(1000), -500)
+    runner = _Runner(model, 1)
+    kt = runner.tables
+    flat = np.full(model.start_states, 0.5)
+    margin = 1e-3
+    try:
+        for _ in range(3):
+            runner.sweep(flat)
+        flat[np.random.default_rng(5).random(model.start_states) < 0.2] = 0.0
+        # Certify every block from these values, writing none (stride 1), so that the
+        # recording solver below reads exactly what the certifying turns read.
+        runner._size_plans()
+        blocks = runner.schedule.blocks
+        runner._run(flat, 0, blocks, 1, 0, np.full(blocks, margin))
+        groups = len(kt.single_plan)
+        full = turn_scratch(kt, model.scratch_rows(), LANES, record=True)
+        checked = won_below_goal = 0
+        for k in range(0, blocks, 3):
+            record_block(
+                kt, flat, runner.schedule.block_lanes[k : k + 1], 0, 1, 1,
+                np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64), full,
+                np.zeros((1, CERT_WIDTH), dtype=np.int64), np.zeros(1), False,
+                np.empty(0, dtype=np.uint8), np.full(1, -1, dtype=np.int64),
+                np.empty(1, dtype=np.int64), np.empty((1, 1), dtype=np.int64),
+                np.empty((1, 1), dtype=np.int64),
+            )  # fmt: skip
+            values = full.values.reshape(-1, LANES)
+            goal = model.nb - runner.schedule.block_lanes[k, 0]
+            for ti in range(int(runner.certs[k, CERT_ROOM])):
+                for g in range(groups):
+                    start, stop = kt.option_start[g], kt.option_start[g + 1]
+                    if stop - start < 2:
+                        continue
+                    cells = ti * 6 + kt.option_off[start:stop]
+                    worth = values[cells]
+                    won_below_goal += int(((worth >= 1.0) & (cells[:, None] // 6 < goal)).any())
+                    c = runner.plan[runner.plan_start[k] + ti * groups + g]
+                    if c == NO_PLAN:
+                        continue
+                    others = np.delete(worth, c, axis=0).max(axis=0)
+                    won = (worth[c] >= 1.0) & (cells[c] // 6 >= goal)
+                    assert ((worth[c] - others >= margin - 1e-12) | won).all(), (k, ti, g)
+                    checked += 1
+        assert checked > 1000 and won_below_goal > 100, (checked, won_below_goal)
+    finally:
+        runner.close()
