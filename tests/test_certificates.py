@@ -369,6 +369,19 @@ def test_keeps_that_all_win_the_game_are_planned() -> None:
         runner.close()
 
 
+def record_one(kt: Any, w0: np.ndarray, lanes: np.ndarray, scratch: Any) -> None:
+    """Solve one block of ``lanes`` ``(7, LANES)`` with the recording solver (nothing skipped,
+    every fill row written) into ``scratch``, as :mod:`solver.exits` does."""
+    record_block(
+        kt, w0, lanes.reshape(1, 7, -1), 0, 1, 1,
+        np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64), scratch,
+        np.zeros((1, CERT_WIDTH), dtype=np.int64), np.zeros(1), False,
+        np.empty(0, dtype=np.uint8), np.full(1, -1, dtype=np.int64),
+        np.empty(1, dtype=np.int64), np.empty((1, 1), dtype=np.int64),
+        np.empty((1, 1), dtype=np.int64),
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize("name", ["facebook", "zilch"])
 def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str) -> None:
     """A thread's scratch remembers the rows past the last block's top that hold 1 (first to
@@ -402,14 +415,7 @@ def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str)
             got = solve(k, shared)
             assert np.array_equal(got, solve(k, fresh)), k
             # Every row a roll reads was written: the recording solver fills them all.
-            record_block(
-                runner.tables, flat, runner.schedule.block_lanes[k : k + 1], 0, 1, 1,
-                np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64), full,
-                np.zeros((1, CERT_WIDTH), dtype=np.int64), np.zeros(1), False,
-                np.empty(0, dtype=np.uint8), np.full(1, -1, dtype=np.int64),
-                np.empty(1, dtype=np.int64), np.empty((1, 1), dtype=np.int64),
-                np.empty((1, 1), dtype=np.int64),
-            )  # fmt: skip
+            record_one(runner.tables, flat, runner.schedule.block_lanes[k], full)
             assert np.abs(got - full.out).max() <= 1e-14, k
             # Only what ``filled`` claims may carry over, and it must be 1: poison the rest.
             lo, hi = int(shared.filled[0]), int(shared.filled[1])
@@ -444,14 +450,7 @@ def test_a_keep_is_planned_only_where_it_wins_by_the_margin_or_is_won_past_the_g
         full = turn_scratch(kt, model.scratch_rows(), LANES, record=True)
         checked = won_below_goal = 0
         for k in range(0, blocks, 3):
-            record_block(
-                kt, flat, runner.schedule.block_lanes[k : k + 1], 0, 1, 1,
-                np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64), full,
-                np.zeros((1, CERT_WIDTH), dtype=np.int64), np.zeros(1), False,
-                np.empty(0, dtype=np.uint8), np.full(1, -1, dtype=np.int64),
-                np.empty(1, dtype=np.int64), np.empty((1, 1), dtype=np.int64),
-                np.empty((1, 1), dtype=np.int64),
-            )  # fmt: skip
+            record_one(kt, flat, runner.schedule.block_lanes[k], full)
             values = full.values.reshape(-1, LANES)
             goal = model.nb - runner.schedule.block_lanes[k, 0]
             for ti in range(int(runner.certs[k, CERT_ROOM])):
