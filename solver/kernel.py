@@ -175,6 +175,15 @@ def final_kind(endgame: int, o: int, r: int, ne: int) -> int:
     return 1 + (o if ne > 1 else 1)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def keep_unsure(v: float, other: float, margin: float, won_at: int, goal: int) -> bool:
+    """Whether a keep worth ``v`` (its row ``won_at``) is not certain against the best other,
+    ``other``, in a lane whose goal is row ``goal``: it wins by less than ``margin`` and is not
+    worth 1 at or past the goal (where nothing beats it in any later pass: the module
+    docstring)."""
+    return (v - other < margin) & ((v < 1.0) | (won_at < goal))
+
+
 @njit(cache=True, nogil=True)
 def lane_setup(
     kt: KernelTables,
@@ -631,8 +640,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                     v = values[sc + lane]
                                     other = values[r0 + lane]
                                     acc[lane] += pg * max(v, other)
-                                    unsure |= (v - other < margin) & (
-                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    unsure |= keep_unsure(
+                                        v, other, margin, won_at, info[_GOAL, lane]
                                     )
                             elif k == 3:
                                 r1 = offs[1]
@@ -640,8 +649,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                     v = values[sc + lane]
                                     other = max(values[r0 + lane], values[r1 + lane])
                                     acc[lane] += pg * max(v, other)
-                                    unsure |= (v - other < margin) & (
-                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    unsure |= keep_unsure(
+                                        v, other, margin, won_at, info[_GOAL, lane]
                                     )
                             elif k == 4:
                                 r1, r2 = offs[1], offs[2]
@@ -651,8 +660,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                         values[r0 + lane], values[r1 + lane], values[r2 + lane]
                                     )
                                     acc[lane] += pg * max(v, other)
-                                    unsure |= (v - other < margin) & (
-                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    unsure |= keep_unsure(
+                                        v, other, margin, won_at, info[_GOAL, lane]
                                     )
                             elif k == 5:
                                 r1, r2, r3 = offs[1], offs[2], offs[3]
@@ -661,8 +670,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                     m = max(values[r0 + lane], values[r1 + lane])
                                     other = max(m, values[r2 + lane], values[r3 + lane])
                                     acc[lane] += pg * max(v, other)
-                                    unsure |= (v - other < margin) & (
-                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    unsure |= keep_unsure(
+                                        v, other, margin, won_at, info[_GOAL, lane]
                                     )
                             elif k == 6:
                                 r1, r2, r3, r4 = offs[1], offs[2], offs[3], offs[4]
@@ -672,8 +681,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                     m2 = max(values[r2 + lane], values[r3 + lane])
                                     other = max(m, m2, values[r4 + lane])
                                     acc[lane] += pg * max(v, other)
-                                    unsure |= (v - other < margin) & (
-                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    unsure |= keep_unsure(
+                                        v, other, margin, won_at, info[_GOAL, lane]
                                     )
                             else:
                                 for lane in range(nlu):
@@ -685,8 +694,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 for lane in range(nlu):
                                     v = values[sc + lane]
                                     acc[lane] += pg * max(v, best[lane])
-                                    unsure |= (v - best[lane] < margin) & (
-                                        (v < 1.0) | (won_at < info[_GOAL, lane])
+                                    unsure |= keep_unsure(
+                                        v, best[lane], margin, won_at, info[_GOAL, lane]
                                     )
                             if ti < room:
                                 plan[plan_base + ti * groups + g] = NO_PLAN if unsure else c
