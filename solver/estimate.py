@@ -54,13 +54,14 @@ REFERENCE_OPTIONS = 823
 COMPILE_SECONDS = 4.2
 #: Rules with a farkle penalty: what each pass costs relative to a full pass, in order (the
 #: first two take the warm start's guessed choices; the third verifies them, computing
-#: everything and comparing the keeps twice; from then on the certificates skip most cells,
-#: the more the smaller the changes), then LATE_PASS_COST for every further pass but the
-#: last, which costs LAST_PASS_COST. Measured (two runs each, since keeps that all win the
-#: game are planned and the rows past the top are written once) 0.26, 0.27, 1.15, 0.53, 0.55,
-#: 0.31, 0.28, then 0.24 under facebook; 0.32, 0.33, 1.54, 0.58, 0.79, 0.47, 0.36, then 0.31
-#: under zilch: between the two (the clock's pace, measured on the passes done, takes up
-#: what is common to a rule set's passes).
+#: everything and certifying every keep it compares, about 30% more than comparing alone;
+#: from then on the certificates skip most cells, the more the smaller the changes), then
+#: LATE_PASS_COST for every further pass but the last, which costs LAST_PASS_COST. Measured
+#: (two runs each, since keeps that all win the game are planned and the rows past the top
+#: are written once) 0.26, 0.27, 1.15, 0.53, 0.55, 0.31, 0.28, then 0.24 under facebook;
+#: 0.32, 0.33, 1.54, 0.58, 0.79, 0.47, 0.36, then 0.31 under zilch: between the two (the
+#: clock's pace, measured on the passes done, takes up what is common to a rule set's
+#: passes).
 PENALTY_PASS_COSTS = (0.3, 0.3, 1.3, 0.55, 0.65, 0.38, 0.32)
 LATE_PASS_COST = 0.28
 #: The last pass solves only the blocks whose inputs still move (:mod:`solver.valueiter`,

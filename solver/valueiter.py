@@ -133,7 +133,8 @@ FIRST_MARGIN = 0.3
 #: Every later pass certifies for the next with this many times the last pass's change...
 CERTIFY_FACTOR = 5.0
 #: ... and certifies keep choices too once that change is below this (before, too few keeps
-#: are certain for the second comparison to pay).
+#: are certain for the certifying comparison to pay: on a pass that compares every keep it
+#: costs about 30% more than the plain maximum, 4.7-5.2 s against 3.6-4.0 s under ``facebook``).
 KEEPS_AT = 1e-3
 #: ... until it is below this: by then every keep that will ever be certain is (under
 #: ``facebook`` the share planned grew from 0.70 to 0.72 at a change of 1.4e-6, and not
@@ -494,9 +495,9 @@ class _Runner:
 
         ``certify > 0`` also certifies, for the passes after this one, every cell and keep
         that wins by a block's margin (at most ``certify``; ``keeps``: keep choices as well as
-        banks; banks cost nothing, keeps a second comparison). The certificates that held
-        are kept: at the end they still win by ``M - 2 (drift + s)``, so a block's margin is
-        the smaller of that and the new one.
+        banks; banks cost nothing, keeps the certifying comparison of the groups not planned).
+        The certificates that held are kept: at the end they still win by
+        ``M - 2 (drift + s)``, so a block's margin is the smaller of that and the new one.
 
         ``layers > 0`` (rules without a penalty) iterates each layer group until it changes
         no value by more than ``layers`` (see the module docstring); no certificates then.
