@@ -238,6 +238,11 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         """
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
+    def action_help_quit(self) -> None:
+        """Ctrl+C (which copies in a field) says how to quit: Textual's own notice is markup,
+        which a plain-text notification showed as ``[b]ctrl+q[/b]``."""
+        self.notify("Press ctrl+q to quit farkle.", title="Do you want to quit?")
+
     # -- flow -------------------------------------------------------------------------------
     def back_to_start(self) -> None:
         """Pop every screen above the start screen (the start screen refreshes on resume).

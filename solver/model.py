@@ -250,16 +250,22 @@ class Model:
         )
 
 
+def used_floor(rules: Rules, floor: int = DEFAULT_FLOOR) -> int:
+    """The lowest banked score the model of ``rules`` at ``floor`` holds: ``floor`` under a farkle
+    penalty, else 0 (without one no banked score ever falls)."""
+    return floor if rules.has_penalty else 0
+
+
 def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:
     """The kernel's view of ``rules`` at ``floor`` (a multiple of 50 at or below 0)."""
     if floor % STEP or floor > 0:
         raise ValueError(f"the floor must be a multiple of {STEP} at or below 0, got {floor}")
     penalty = rules.has_penalty
-    used_floor = floor if penalty else 0
+    lowest = used_floor(rules, floor)
     return Model(
         rules=rules,
-        floor=used_floor,
-        nb=(rules.goal - used_floor) // STEP,
+        floor=lowest,
+        nb=(rules.goal - lowest) // STEP,
         nf=rules.penalty_farkles if penalty else 1,
         ne=2 if entry_matters(rules) else 1,
         ns=2 if rules.endgame is Endgame.EQUAL_TURNS else 1,

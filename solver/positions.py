@@ -21,6 +21,9 @@ from typing import Any
 from optimal_farkle.engine import STEP, Endgame, FarkleError, Rules
 from optimal_farkle.engine.game import GameState, Player, check_start_scores, new_game
 
+from . import DEFAULT_FLOOR
+from .model import used_floor
+
 #: The two seats of an analysed position: the player to move first.
 PLAYERS = (Player("You"), Player("Opponent"))
 
@@ -71,6 +74,50 @@ def final_turn_allowed(rules: Rules, starter: bool) -> bool:
     return rules.endgame is Endgame.EQUAL_TURNS and not starter
 
 
+def is_final_turn(rules: Rules, position: Position) -> bool:
+    """Whether ``position`` is a final turn: the opponent is at or past the goal, and the rules
+    owe the mover a turn then."""
+    return position.opponent >= rules.goal and final_turn_allowed(rules, position.starter)
+
+
+def held_score_error(
+    name: str, value: int, rules: Rules, floor: int = DEFAULT_FLOOR, low: int | None = None
+) -> str | None:
+    """Why the strategy of ``rules`` solved at ``floor`` holds no banked score ``value`` (called
+    ``name`` in the message), or None when it holds it.
+
+    A strategy holds the multiples of 50 from its floor (:func:`solver.model.used_floor`: 0 for
+    rules whose scores never fall) up to the last score below the goal; it reads a lower score
+    as its floor, so an analysis of one would show another position's figures. ``low`` raises
+    the bottom of the range where the caller needs more.
+    """
+    lowest = used_floor(rules, floor)
+    low, high = (lowest if low is None else low), rules.goal - STEP
+    if value % STEP == 0 and low <= value <= high:
+        return None
+    where = "no score falls below 0 under these rules" if lowest == 0 else f"floor {lowest:,}"
+    won = (
+        ": a score of the goal or more has already reached the goal" if value >= rules.goal else ""
+    )
+    return (
+        f"{name} must be a multiple of {STEP} from {low:,} to {high:,} ({where}, goal "
+        f"{rules.goal:,}), got {value:,}{won}"
+    )
+
+
+def check_held(rules: Rules, position: Position, floor: int = DEFAULT_FLOOR) -> None:
+    """Raise :class:`FarkleError` when the strategy at ``floor`` does not hold ``position``'s
+    banked scores (:func:`held_score_error`; an opponent owed nothing more in a final turn is
+    checked by :func:`start_state`)."""
+    scores = [("Your score", position.score)]
+    if not is_final_turn(rules, position):
+        scores.append(("The opponent's score", position.opponent))
+    for name, value in scores:
+        error = held_score_error(name, value, rules, floor)
+        if error is not None:
+            raise FarkleError(f"{error}.")
+
+
 def _on_board(rules: Rules, score: int, flag: bool | None, name: str) -> bool:
     if rules.entry_minimum == 0:
         return True
@@ -92,7 +139,7 @@ def start_state(rules: Rules, position: Position) -> GameState:
     give the mover a final turn), a farkle count the rules cannot reach, or a player off the
     board with a score that meets the entry minimum.
     """
-    final = position.opponent >= rules.goal and final_turn_allowed(rules, position.starter)
+    final = is_final_turn(rules, position)
     if final:
         if position.opponent % STEP:
             raise FarkleError(

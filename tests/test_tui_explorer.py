@@ -432,3 +432,42 @@ def test_unsolved_rules_are_computed_on_request() -> None:
             assert screen.table is not None and screen.table.top == 600
 
     run(body())
+
+
+def test_scores_the_strategy_does_not_hold_are_refused_as_the_command_line_refuses_them() -> None:
+    """A strategy reads a score below its floor as the floor, so the explorer once showed the
+    floor's figures under a score no strategy holds: -500 without a penalty (no score falls
+    below 0) read as 0, and -5,000 under ``facebook`` (floor -2,500) as -2,500."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_from_start(pilot)
+            rules_box = screen.query_one("#rules", Select)
+            grid = screen.query_one("#explorer-table", TurnGrid)
+            note = screen.query_one("#explorer-note", Static)
+            for key, typed, words in (
+                ("facebook", "-5000", "from -2,500 to 9,950 (floor -2,500, goal 10,000)"),
+                ("neller-busche", "-500", "from 0 to 9,950 (no score falls below 0 under these"),
+            ):
+                rules_box.value = key
+                await wait_for(
+                    pilot, lambda key=key: screen.rules.name == key and not screen.waiting
+                )
+                await wait_for(pilot, lambda: grid.kind != "")
+                before = (screen.position, shown(grid))
+                screen.query_one("#score", Input).value = typed  # pasted: no valid prefix first
+                await pilot.pause()
+                assert note.has_class("-error") and words in text_of(note)
+                assert (screen.position, shown(grid)) == before
+            # A score valid under one rule set and not the next is cleared with the switch.
+            rules_box.value = "facebook"
+            await wait_for(pilot, lambda: screen.rules.name == "facebook" and not screen.waiting)
+            await type_into(pilot, "score", "-500")
+            await wait_for(pilot, lambda: screen.position.score == -500)
+            rules_box.value = "neller-busche"
+            await wait_for(pilot, lambda: screen.rules.name == "neller-busche")
+            assert screen.position.score == 0
+            assert screen.query_one("#score", Input).value == "0"
+
+    run(body())

@@ -89,10 +89,23 @@ def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_
             name.value = "Zed"
             await pilot.pause()
             assert setup.query_one("#seat-2-name", Input).value == "Player 2"
-            # A head start that is not a multiple of 50 is refused inline; a good one is used.
-            await refused(pilot, setup, "#seat-2-head", "75", "#seats-info", "multiple of 50")
-            await refused(pilot, setup, "#seat-1-head", "-50", "#seats-info", "cannot be negative")
-            await refused(pilot, setup, "#seat-1-head", "10000", "#seats-info", "strictly between")
+            # A head start outside 0 to 950 in steps of 50 is refused inline, each with the one
+            # range (a negative one once said "cannot be negative" and a high one named a range
+            # from -1000); a good one is used.
+            setup.query_one("#seat-1-head", Input).value = "0"
+            for field, typed in (
+                ("#seat-2-head", "75"),
+                ("#seat-1-head", "-50"),
+                ("#seat-1-head", "10000"),
+            ):
+                await refused(
+                    pilot,
+                    setup,
+                    field,
+                    typed,
+                    "#seats-info",
+                    "must be a multiple of 50 from 0 to 950",
+                )
             setup.query_one("#seat-1-head", Input).value = "0"
             setup.query_one("#seat-2-head", Input).value = "500"
             await pilot.pause()

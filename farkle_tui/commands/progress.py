@@ -139,23 +139,13 @@ def model_of(rules: Rules, floor: int) -> Model:
 
 
 def check_score(option: str, value: int, model: Model, low: int | None = None) -> None:
-    """Refuse a banked score the model does not hold, naming ``option`` and the range it holds.
+    """Refuse a banked score the model does not hold, naming ``option`` and the range it holds
+    (:func:`solver.positions.held_score_error`; ``low`` raises the bottom of the range)."""
+    from optimal_farkle.solver.positions import held_score_error
 
-    The model holds the multiples of 50 from its floor (0 for rules without a farkle
-    penalty, whose scores never fall) up to the last score below the goal; ``low`` raises
-    the bottom of the range where the caller needs more.
-    """
-    goal = model.rules.goal
-    low, high = (model.floor if low is None else low), goal - STEP
-    where = (
-        "no score falls below 0 under these rules" if model.floor == 0 else f"floor {model.floor:,}"
-    )
-    if value % STEP or not low <= value <= high:
-        won = ": a score of the goal or more has already reached the goal" if value >= goal else ""
-        fail(
-            f"{option} must be a multiple of {STEP} from {low:,} to {high:,} ({where}, goal "
-            f"{goal:,}), got {value:,}{won}"
-        )
+    error = held_score_error(option, value, model.rules, model.floor, low)
+    if error is not None:
+        fail(error)
 
 
 def check_position_scores(args: argparse.Namespace, rules: Rules) -> None:

@@ -26,7 +26,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
-from optimal_farkle.engine import PRESETS, FarkleError, Rules, load_rules, preset
+from optimal_farkle.engine import PRESETS, STEP, FarkleError, Rules, load_rules, preset
 from optimal_farkle.engine.game import Player, check_start_scores
 from optimal_farkle.engine.text import name_problem
 
@@ -437,8 +437,17 @@ class SetupScreen(Screen[None]):
         return players
 
     def chosen_start_scores(self) -> tuple[int, ...] | None:
-        """The head starts as start scores (None when all are 0); FarkleError says what is wrong."""
+        """The head starts as start scores (None when all are 0); FarkleError says what is wrong.
+
+        A head start is a multiple of 50 from 0 to the last score below the goal: one message
+        for every way out of that range, with the range (until the rules are valid, whose
+        error shows under the rules choice, only a negative one is refused).
+        """
         names = [f"{name}'s head start" for name in self.seat_names()]
+        try:
+            rules: Rules | None = self.chosen_rules()
+        except FarkleError:
+            rules = None
         scores = []
         for i, name in enumerate(names, start=1):
             text = self._head_field(i).value.strip() or "0"
@@ -448,15 +457,16 @@ class SetupScreen(Screen[None]):
                 raise FarkleError(
                     f"{name} must be a whole number of points, got {text!r}."
                 ) from None
+            if rules is not None and (points < 0 or points >= rules.goal or points % STEP):
+                raise FarkleError(
+                    f"{name} must be a multiple of {STEP} from 0 to {rules.goal - STEP:,}, "
+                    f"got {points:,}."
+                )
             if points < 0:
                 raise FarkleError(f"{name} cannot be negative.")
             scores.append(points)
-        if not any(scores):
+        if not any(scores) or rules is None:
             return None
-        try:
-            rules = self.chosen_rules()
-        except FarkleError:
-            return None  # the rules' own error is shown under the rules choice
         return check_start_scores(rules, len(scores), scores, names)
 
     def _refresh_seats(self) -> bool:
