@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from tui_support import RULES, SIZE, app_for_tests, run, text_of, wait_for
+from textual.widgets import Footer
+from tui_support import RULES, SIZE, app_for_tests, rows_of, run, text_of, wait_for
 
 from optimal_farkle.engine.game import Roll, SetAside, apply
 from optimal_farkle.solver.cache import solve_strategy
@@ -52,6 +53,10 @@ def test_a_drill_from_the_start_screen_judges_answers_and_keeps_the_score(
             assert isinstance(screen, DrillScreen)
             for number in range(2):
                 await wait_for(pilot, lambda: screen.state is not None and not screen.answered)
+                await pilot.pause()
+                # The footer offers what the keys do now (it once offered Next here).
+                keys = rows_of(app, screen.query_one(Footer))
+                assert "Roll" in keys and "Bank" in keys and "Next" not in keys, keys
                 state = screen.state
                 assert state is not None and is_decision(state)
                 # Answer with the smallest set-aside and a roll (or a bank when it must).
@@ -76,8 +81,15 @@ def test_a_drill_from_the_start_screen_judges_answers_and_keeps_the_score(
                 # The running score, in the panel (the header is too narrow for it).
                 assert screen.score_words() in answer
                 assert f"of {number + 1} best" in answer
+                await pilot.pause()
+                keys = rows_of(app, screen.query_one(Footer))
+                assert "Roll" not in keys, keys
                 if number == 0:
+                    assert "Next" in keys, keys
                     await pilot.press("n")
+                else:  # the last position: nothing comes next
+                    assert "Next" not in keys, keys
+                    assert "The drill is over" in text_of(screen.query_one("#drill-selection"))
             await wait_for(pilot, lambda: screen.saved)
             await pilot.press("q")
             await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))

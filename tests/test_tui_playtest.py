@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
-import html
-import re
-from typing import Any
+from textual.widgets import DataTable, Footer, Static
+from tui_support import (
+    SIZE,
+    app_for_tests,
+    click_when_ready,
+    human_step,
+    rows_of,
+    run,
+    start_game,
+    wait_for,
+)
 
-from tui_support import SIZE, app_for_tests, human_step, run, start_game, wait_for
-
-from optimal_farkle.engine import preset
+from optimal_farkle.engine import Rules, preset
+from optimal_farkle.engine.dice import SeededDice
+from optimal_farkle.engine.game import Bank, Phase, Player, Roll, SetAside
+from optimal_farkle.engine.record import GameRecord, GameSession
+from optimal_farkle.tui.game_setup import HUMAN
+from optimal_farkle.tui.screens.confirm import ConfirmScreen
+from optimal_farkle.tui.screens.game import GameScreen, Leave
+from optimal_farkle.tui.screens.replays import ReplaysScreen
 from optimal_farkle.tui.screens.start import StartScreen
+from optimal_farkle.tui.widgets.banner import Banner
 from optimal_farkle.tui.widgets.log import MoveLog
+from optimal_farkle.tui.widgets.words import Line
 
 
 def test_ctrl_c_says_how_to_quit_in_plain_words() -> None:
@@ -28,18 +43,6 @@ def test_ctrl_c_says_how_to_quit_in_plain_words() -> None:
             assert isinstance(app.screen, StartScreen)
 
     run(body())
-
-
-def log_rows(app: Any, log: MoveLog) -> list[str]:
-    """The log's rows as the terminal shows them (inside its border)."""
-    region = log.content_region
-    svg = app.export_screenshot()
-    rows = []
-    for row in range(region.y, region.bottom):
-        pieces = re.findall(rf'<text [^>]*line-{row}\)">([^<]*)</text>', svg)
-        line = html.unescape("".join(pieces)).replace("\xa0", " ")
-        rows.append(line[region.x : region.right])
-    return rows
 
 
 def test_the_move_log_shows_its_newest_line_after_the_window_is_resized() -> None:
@@ -63,14 +66,102 @@ def test_the_move_log_shows_its_newest_line_after_the_window_is_resized() -> Non
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is screen)
             await pilot.pause()
-            shown = " ".join(" ".join(log_rows(app, log)).split())
+            shown = rows_of(app, log)
             assert " ".join(newest.split()) in shown, shown
             # Narrower: every line is wrapped again to fit, and the newest still shows.
             await pilot.resize_terminal(64, SIZE[1])
             await pilot.pause()
             await pilot.pause()
             assert log.virtual_size.width <= log.scrollable_content_region.width
-            shown = " ".join(" ".join(log_rows(app, log)).split())
+            shown = rows_of(app, log)
             assert " ".join(newest.split())[-20:] in shown, shown
+
+    run(body())
+
+
+def test_a_long_status_and_banner_wrap_instead_of_losing_their_end() -> None:
+    """At 80 columns the one-line status lost its end (a computer's win chance, a final
+    turn's target) and the banner the end of a step's announcements (who won)."""
+    name = "Alexandria Montgomery-Featherstonehaugh"
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, name=name)
+            status = screen.query_one("#status", Static)
+            await pilot.pause()
+            said = f"Turn 1 ▶ {name} │ turn total 0 │ 6 dice to roll"
+            assert said in rows_of(app, status), rows_of(app, status)
+            banner = screen.query_one(Banner)
+            long = Line(f"Hot dice! {name} used every die and rolls all six again · " * 2, "hot")
+            banner.say(long)
+            await pilot.pause()
+            assert " ".join(long.text.split()) in rows_of(app, banner)
+
+    run(body())
+
+
+def greedy_record(rules: Rules, names: tuple[str, str], seed: int) -> GameRecord:
+    """A finished hot-seat game: the biggest set-aside, then bank at 300 or more."""
+    session = GameSession.start(
+        rules, tuple(Player(n, HUMAN) for n in names), dice=SeededDice(seed)
+    )
+    while not session.is_over:
+        state = session.state
+        if state.phase is Phase.CHOOSE:
+            session.act(SetAside(state.options()[0].dice))
+        else:
+            session.act(Bank() if state.can_bank() and state.turn_total >= 300 else Roll())
+    return session.record
+
+
+def test_the_replays_list_shows_every_result_whole_at_80_columns() -> None:
+    """A long rule set's name pushed the result past the table's edge ("Root wo")."""
+    rules = preset("neller-busche").with_goal(1000)
+
+    async def body() -> None:
+        app = app_for_tests()
+        for seed in (1, 2):
+            app.services.storage.archive(greedy_record(rules, ("Root", "Perfect"), seed))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("p")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplaysScreen))
+            await pilot.pause()
+            table = app.screen.query_one(DataTable)
+            assert table.virtual_size.width <= table.scrollable_content_region.width
+            shown = rows_of(app, table)
+            for i in range(table.row_count):
+                result = str(table.get_row_at(i)[2])
+                assert " won " in result and result in shown, (result, shown)
+
+    run(body())
+
+
+def test_footers_offer_only_the_keys_that_work_there() -> None:
+    """The start screen offered c Continue with no game to continue, and a dialog showed the
+    keys of the screen under it (a game's 1-6, r, b), which do nothing while it is up."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.pause()
+            keys = rows_of(app, app.screen.query_one(Footer))
+            assert "New game" in keys and "Continue" not in keys, keys
+            screen = await start_game(pilot)
+            await human_step(pilot, screen)
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.pause()
+            keys = rows_of(app, app.screen.query_one(Footer))
+            assert "Cancel" in keys and "Roll" not in keys and "Bank" not in keys, keys
+            await click_when_ready(pilot, f"#{Leave.START.value}")
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.pause()
+            keys = rows_of(app, app.screen.query_one(Footer))
+            assert "Continue" in keys, keys
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
 
     run(body())

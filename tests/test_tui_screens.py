@@ -269,7 +269,7 @@ def test_replays_list_finished_games_and_open_one() -> None:
             assert table.row_count == 1
             row = table.get_row_at(0)
             assert (
-                str(row[1]) == "Ann vs Bob" and str(row[3]).startswith("Ann won ") and len(row) == 4
+                str(row[1]) == "Ann vs Bob" and str(row[2]).startswith("Ann won ") and len(row) == 4
             )
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))

@@ -203,7 +203,7 @@ def test_a_four_player_game_is_played_saved_resumed_after_a_crash_and_replayed(
             await wait_for(pilot, lambda: isinstance(app.screen, ReplaysScreen))
             table = app.screen.query_one(DataTable)
             row = [str(cell) for cell in table.get_row_at(0)]
-            assert row[1].startswith("4: Ann, Bob, Strong") and " won, " in row[3]
+            assert row[1].startswith("4: Ann, Bob, Strong") and " won, " in row[2]
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
             replay_screen: ReplayScreen = app.screen  # type: ignore[assignment]
@@ -453,7 +453,7 @@ def test_a_big_table_in_the_replays_list_fits_a_row() -> None:
     session = GameSession.start(RULES, players, dice=SeededDice(1))
     session.act(Roll())
     game = SavedGame(Path("g.json"), session.record, session.state)
-    when, names, rules, result = replay_row(game)
+    when, names, result, rules = replay_row(game)
     assert names.startswith("5: Annabel, Bart") and names.endswith("…") and len(names) <= 20
     assert result == "unfinished, best 0"
     # Each of the four columns has a space either side.

@@ -764,7 +764,7 @@ def test_replays_say_which_file_is_unreadable_and_why(tmp_path: Path) -> None:
             await pilot.pause()
             row = [str(cell) for cell in app.screen.query_one(DataTable).get_row_at(0)]
             assert row[1] == "20250101-cut.json"
-            assert row[3].startswith("unreadable: the file is truncated")
+            assert row[2].startswith("unreadable: the file is truncated")
 
     run(body())
 

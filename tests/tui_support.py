@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import html
+import re
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -185,3 +187,15 @@ def cli(argv: list[str], capsys: Any) -> tuple[int, str, str]:
         code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def rows_of(app: Any, widget: Any) -> str:
+    """The screen rows a widget covers as the terminal shows them, joined, spaces collapsed
+    (the rows hold nothing else where the widget spans the screen's width)."""
+    region = widget.content_region
+    svg = app.export_screenshot()
+    rows = []
+    for row in range(region.y, region.bottom):
+        pieces = re.findall(rf'<text [^>]*line-{row}\)">([^<]*)</text>', svg)
+        rows.append(html.unescape("".join(pieces)).replace("\xa0", " "))
+    return " ".join(" ".join(rows).split())

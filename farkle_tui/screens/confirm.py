@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 C = TypeVar("C", bound=StrEnum)
 
@@ -46,6 +46,8 @@ class ConfirmScreen(ModalScreen[C | None], Generic[C]):
             with Horizontal(classes="buttons"):
                 for i, (value, label) in enumerate(self.choices):
                     yield Button(label, id=value.value, variant="primary" if i == 0 else "default")
+        # Its own footer: the screen below showed its keys, which do nothing while this is up.
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query(Button).first().focus()

@@ -103,6 +103,7 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
         self.card: LevelPlayer | None = None
         self.judgements: list[Judgement] = []  # the answers judged so far (tests read them)
         self.answered = False  # the current position has been answered
+        self.last = False  # the position on screen is the drill's last
         self.saved = False
         self.message = ""  # the selection line's text (tests read it)
 
@@ -141,6 +142,8 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
         self.state = message.state
         self.selected = frozenset()
         self.answered = False
+        self.last = len(self.judgements) + 1 >= DRILL_LENGTH
+        self.refresh_bindings()
         self.sub_title = f"position {self.number} of {DRILL_LENGTH}"
         shown = seats(message.state)
         board = self.query_one(Scoreboard)
@@ -176,6 +179,8 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
 
     def _selection_text(self, state: GameState) -> str:
         if self.answered:
+            if self.last:
+                return "The drill is over: q goes back."
             return "n: next position · q: end the drill"
         dice = self._dice(state)
         if not dice:
@@ -227,6 +232,7 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
             else:
                 actions.append(Roll())
         self.answered = True
+        self.refresh_bindings()
         self._draw()
         self.query_one("#drill-answer", Static).update(Text("Judging…", style="dim"))
         self._judge(state, tuple(actions))
@@ -279,6 +285,16 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
         card = sum(j.card_agrees for j in done)
         loss = sum(j.loss for j in done)
         return f"{best} of {len(done)} best · card's move {card} · −{100 * loss:.2f} given away"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The footer offers what a key does now: roll and bank until the position is
+        answered, then next (not after the last one); it once showed next before an answer,
+        where it did nothing."""
+        if action == "next":
+            return self.answered and not self.last
+        if action == "answer":
+            return not self.answered
+        return True
 
     def action_next(self) -> None:
         if self.answered and len(self.judgements) < DRILL_LENGTH and self.state is not None:

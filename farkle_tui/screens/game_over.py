@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from optimal_farkle.engine.game import GameState
 
@@ -96,6 +96,8 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
                 yield Button("New game", id=GameOverChoice.NEW_GAME.value, variant="primary")
                 yield Button("Start screen", id=GameOverChoice.START.value)
                 yield Button("Quit", id=GameOverChoice.QUIT.value)
+        # Its own footer: the game's keys below do nothing while this is up.
+        yield Footer()
 
     def on_mount(self) -> None:
         for button in self.query("#new").results(Button):  # absent if the app is closing

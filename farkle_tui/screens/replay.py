@@ -27,7 +27,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from optimal_farkle.engine.events import Farkled
+from optimal_farkle.engine.events import Farkled, GameOver
 from optimal_farkle.engine.game import Bank, GameState, Phase, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, replay_steps
 
@@ -117,7 +117,7 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
 
     DEFAULT_CSS = """
     ReplayScreen #replay-status { height: 1; padding: 0 1; text-style: bold; }
-    ReplayScreen #replay-move { height: 2; padding: 0 1; color: $text-muted; }
+    ReplayScreen #replay-move { height: auto; max-height: 3; padding: 0 1; color: $text-muted; }
     ReplayScreen #replay-bottom { height: 1fr; min-height: 6; }
     ReplayScreen #replay-analysis {
         width: 46; height: 100%;
@@ -325,14 +325,20 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
         lines = []
         if i > 0:
             before, _action, events, _after = self.steps[i - 1]
-            said = "; ".join(describe_event(e, players, before).text for e in events)
+            # The end of the game is the status line's ("game over, Ann won") and the
+            # scoreboard's: said here too, it pushed the last move past the rows it has.
+            said = "; ".join(
+                describe_event(e, players, before).text
+                for e in events
+                if not isinstance(e, GameOver)
+            )
             lines.append(f"Last: {said}")
         else:
             lines.append("Start of the game.")
         if i < self.last:
             before, action, _events, _after = self.steps[i]
             lines.append(f"Next: {before.player.name} {_verb(action, before)}")
-        else:
+        elif not self.states[i].is_over:
             lines.append("End of the record.")
         self.query_one("#replay-move", Static).update("\n".join(lines))
 

@@ -19,11 +19,17 @@ from ..storage import SavedGame
 from ..widgets.header import TitleHeader
 from ..widgets.words import pts
 
-COLUMNS = ("Date", "Players", "Rules", "Result")
+#: The result before the rules: at 80 columns a long rule set's name ("Neller-Busche
+#: fundamental Farkle") pushed the result past the edge ("Root wo").
+COLUMNS = ("Date", "Players", "Result", "Rules")
 #: For three or more players: the widest list of players a row shows (the rest reads "…"),
 #: after the number of players, and the widest winner's name in the result.
 PLAYERS_WIDTH = 20
 NAME_WIDTH = 12
+#: The rules column is cut to the room the other columns leave, but never below this.
+RULES_WIDTH = 12
+#: Columns a row loses to the table's border and scroll bar, and to each cell's padding.
+FRAME, CELL_PADDING = 3, 2
 
 
 def _cut(text: str, width: int) -> str:
@@ -31,13 +37,13 @@ def _cut(text: str, width: int) -> str:
 
 
 def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
-    """(date, players, rules, result) of a kept game, readable even when the file is not."""
+    """(date, players, result, rules) of a kept game, readable even when the file is not."""
     when = game.when.strftime("%d %b %H:%M") if game.when else "?"
     if game.state is None or game.record is None:
         # The file's name where the players would be, and the reason without the full path
         # (a long data dir would leave no room for it).
         reason = game.error.removeprefix(f"{game.path}: ")
-        return (when, game.path.name, "?", f"unreadable: {reason}")
+        return (when, game.path.name, f"unreadable: {reason}", "?")
     state = game.state
     players = state.players
     first = game.record.first
@@ -49,14 +55,24 @@ def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
             result = f"{_cut(winner, NAME_WIDTH)} won, {pts(state.standings[state.winner].score)}"
         else:
             result = f"unfinished, best {pts(max(s.score for s in state.standings))}"
-        return (when, _cut(names, PLAYERS_WIDTH), state.rules.display_name, result)
+        return (when, _cut(names, PLAYERS_WIDTH), result, state.rules.display_name)
     names = " vs ".join(players[i].name for i in order)
     scores = " to ".join(pts(state.standings[i].score) for i in order)
     if state.winner is not None:
         result = f"{players[state.winner].name} won {scores}"
     else:
         result = f"unfinished, {scores}"
-    return (when, names, state.rules.display_name, result)
+    return (when, names, result, state.rules.display_name)
+
+
+def fit_rules(rows: list[tuple[str, str, str, str]], width: int) -> list[tuple[str, str, str, str]]:
+    """``rows`` with the rule sets' names cut to the room the other columns leave in a table
+    ``width`` columns wide (at least :data:`RULES_WIDTH`)."""
+    if not rows:
+        return rows
+    used = sum(max(len(row[i]) for row in rows) for i in range(3))
+    room = max(RULES_WIDTH, width - FRAME - CELL_PADDING * len(COLUMNS) - used)
+    return [(*row[:3], _cut(row[3], room)) for row in rows]
 
 
 def replays_summary(games: list[SavedGame]) -> str:
@@ -94,8 +110,9 @@ class ReplaysScreen(Screen[None]):
         self.games = self.services.storage.finished_games()
         table = self.query_one(DataTable)
         table.add_columns(*COLUMNS)
-        for i, game in enumerate(self.games):
-            table.add_row(*(Text(cell) for cell in replay_row(game)), key=str(i))
+        rows = fit_rules([replay_row(game) for game in self.games], self.app.size.width)
+        for i, row in enumerate(rows):
+            table.add_row(*(Text(cell) for cell in row), key=str(i))
         self.query_one("#replays-info", Static).update(replays_summary(self.games))
         table.focus()
 

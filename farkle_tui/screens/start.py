@@ -17,6 +17,7 @@ from enum import StrEnum
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Static
@@ -147,12 +148,23 @@ class StartScreen(Screen[None]):
             button.parent.display = True  # type: ignore[union-attr]
             info.display = True
             info.update(game_summary(saved.state))
+        self.refresh_bindings()  # the footer offers Continue with the button, not without
         first = (
             button
             if saved is not None and saved.state is not None
             else self.query_one("#new", Button)
         )
         first.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``c`` is offered only when there is a game to continue (the footer showed it, doing
+        nothing, on a fresh install and after a game ended)."""
+        if action == "continue":
+            try:
+                return self.can_continue
+            except NoMatches:  # not composed yet
+                return False
+        return True
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         actions: dict[str, Callable[[], object]] = {

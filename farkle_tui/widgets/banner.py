@@ -1,4 +1,7 @@
-"""The banner: one line announcing farkles, hot dice, penalties, the final round and the win.
+"""The banner: a line announcing farkles, hot dice, penalties, the final round and the win.
+
+It takes up to three rows where the announcements of one step are long (a hot-dice roll that
+then farkles, a bank that wins the game), rather than cut off their end.
 
 Never a pop-up: the computer's farkles are announced here too, and play goes on. Each tone
 has its own symbol, so the announcement reads without colour.
@@ -18,7 +21,8 @@ class Banner(Static):
 
     DEFAULT_CSS = """
     Banner {
-        height: 1;
+        height: auto;
+        max-height: 3;
         width: 100%;
         padding: 0 1;
         text-style: bold;
