@@ -201,3 +201,35 @@ def test_the_computers_win_chance_says_whose_it_is(strategy: Any) -> None:
             assert "Perfect's win chance" in text_of(status)
 
     run(body())
+
+
+def test_the_status_shows_the_computers_win_chance_only_for_the_position_shown(
+    strategy: Any,
+) -> None:
+    """The status kept the chance the computer had before its roll while the new roll was
+    shown, and the hints beside it gave the new position's, another figure."""
+
+    async def body() -> None:
+        app = app_for_tests(seed=8, pace=0.3)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, opponent="optimal", first=1, other="Perfect")
+            status = screen.query_one("#status")
+            checked = 0
+            for _ in range(400):
+                await pilot.pause(0.01)
+                state = screen.state
+                if state is None or state.current != 1 or state.is_over:
+                    if checked:
+                        break
+                    continue
+                shown = text_of(status)
+                if "win chance" in shown:
+                    assert screen.advice is not None
+                    win = screen.advice.win_chances(state)[state.current]
+                    assert shown.strip().endswith(f"Perfect's win chance {screen._chance(win)}"), (
+                        shown
+                    )
+                    checked += 1
+            assert checked > 0
+
+    run(body())

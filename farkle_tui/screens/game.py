@@ -346,8 +346,11 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         self.query_one(Scoreboard).state = state
         self.query_one(Tray).set_aside = state.set_aside
         self._draw_dice(state, rolled=any(isinstance(e, Rolled) for e in events))
+        # The computer's win chance is that of the position it decided in: a new position
+        # shows none until it decides again (the status kept the chance before a roll under
+        # the new roll, beside the hints' figure for it).
+        self.ai_win = None
         if state.current not in self.ais or state.is_over:
-            self.ai_win = None
             self._ai_said = ""
         self._status(state)
         self._feedback()
