@@ -10,6 +10,23 @@ from pathlib import Path
 import pytest
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _session_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The session's strategy cache for fixtures of every scope.
+
+    A module-scoped fixture is set up before the function-scoped :func:`_isolated_dirs`, so
+    the strategies such fixtures solved went to the user's real cache, where the app of the
+    test did not look (a replay then offered to solve the strategy its test had solved).
+    """
+    before = os.environ.get("FARKLE_CACHE_DIR")
+    os.environ["FARKLE_CACHE_DIR"] = str(_session_cache(tmp_path_factory))
+    yield
+    if before is None:
+        os.environ.pop("FARKLE_CACHE_DIR", None)
+    else:
+        os.environ["FARKLE_CACHE_DIR"] = before
+
+
 @pytest.fixture(autouse=True)
 def _isolated_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch

@@ -14,8 +14,18 @@ from typing import Any
 
 import pytest
 from small_rules import small_rules_file
-from textual.widgets import Input, Select, Static, TabbedContent
-from tui_support import RULES, SIZE, app_for_tests, human_step, run, start_game, text_of, wait_for
+from textual.widgets import Footer, Input, Select, Static, TabbedContent, Tabs
+from tui_support import (
+    RULES,
+    SIZE,
+    app_for_tests,
+    human_step,
+    rows_of,
+    run,
+    start_game,
+    text_of,
+    wait_for,
+)
 
 from optimal_farkle.engine import STEP, Rules, preset
 from optimal_farkle.engine.game import Phase
@@ -469,5 +479,24 @@ def test_scores_the_strategy_does_not_hold_are_refused_as_the_command_line_refus
             await wait_for(pilot, lambda: screen.rules.name == "neller-busche")
             assert screen.position.score == 0
             assert screen.query_one("#score", Input).value == "0"
+
+    run(body())
+
+
+def test_every_view_shows_its_keys_whole_at_80_columns() -> None:
+    """With the views' keys and the map's, the footer ran past 80 columns and cut off the key
+    back (``… + - Zoom  t Table  m▏``): the views' keys are in their tabs' titles."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_from_start(pilot)
+            tabs = rows_of(app, screen.query_one("#explorer-tabs", TabbedContent).query_one(Tabs))
+            assert "Table (t)" in tabs and "Map (m)" in tabs and "Compare (c)" in tabs, tabs
+            for key, words in (("m", ("Move", "Zoom", "Back")), ("c", ("Back",)), ("t", ("Back",))):
+                await pilot.press(key)
+                await pilot.pause()
+                keys = rows_of(app, screen.query_one(Footer))
+                assert all(w in keys for w in words), (key, keys)
 
     run(body())

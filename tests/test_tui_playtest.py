@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Footer, Static
 from tui_support import (
+    RULES,
     SIZE,
     app_for_tests,
     click_when_ready,
@@ -21,6 +22,7 @@ from optimal_farkle.engine.record import GameRecord, GameSession
 from optimal_farkle.tui.game_setup import HUMAN
 from optimal_farkle.tui.screens.confirm import ConfirmScreen
 from optimal_farkle.tui.screens.game import GameScreen, Leave
+from optimal_farkle.tui.screens.replay import ReplayScreen
 from optimal_farkle.tui.screens.replays import ReplaysScreen
 from optimal_farkle.tui.screens.start import StartScreen
 from optimal_farkle.tui.widgets.banner import Banner
@@ -163,5 +165,31 @@ def test_footers_offer_only_the_keys_that_work_there() -> None:
             assert "Continue" in keys, keys
             await pilot.press("c")
             await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+
+    run(body())
+
+
+def test_the_replay_footer_shows_every_key_at_80_columns() -> None:
+    """Ten entries did not fit: ``→ Next ← Back n Next decision … ↑ Pr▏`` hid the rest."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        app.services.storage.archive(greedy_record(RULES, ("Ann", "Bob"), 1))
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("p")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplaysScreen))
+            await pilot.pause()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+            await pilot.pause()
+            keys = rows_of(app, app.screen.query_one(Footer))
+            for words in ("Step", "Decision", "Turn", "Start/end", "Back"):
+                assert words in keys, keys
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            for key, position in (("end", screen.last), ("home", 0), ("right", 1), ("left", 0)):
+                await pilot.press(key)
+                assert screen.position == position, key
 
     run(body())

@@ -67,10 +67,12 @@ class ExplorerScreen(Screen[None]):
 
     services = ServicesAccessor()
 
+    # The views' keys are in their tabs' titles, not the footer: with the map's own keys the
+    # footer did not fit 80 columns (its back key was cut off).
     BINDINGS = [
-        Binding("t", "view('table')", "Table"),
-        Binding("m", "view('map')", "Map"),
-        Binding("c", "view('compare')", "Compare"),
+        Binding("t", "view('table')", "Table", show=False),
+        Binding("m", "view('map')", "Map", show=False),
+        Binding("c", "view('compare')", "Compare", show=False),
         Binding("s", "solve", "Compute strategy"),
         Binding("escape", "back", "Back"),
     ]
@@ -160,17 +162,17 @@ class ExplorerScreen(Screen[None]):
         )
         yield Static("", id="explorer-note")
         with TabbedContent(initial="table", id="explorer-tabs"):
-            with TabPane("Table", id="table"):
+            with TabPane("Table (t)", id="table"):
                 yield TurnGrid(id="explorer-table")
-            with TabPane("Map", id="map"):
+            with TabPane("Map (m)", id="map"):
                 yield ScoreHeatmap(self.rules.goal, id="explorer-map")
-            with TabPane("Compare", id="compare"):
+            with TabPane("Compare (c)", id="compare"):
                 yield TypeAheadSelect(
                     self._compare_choices(), allow_blank=False, compact=True, id="compare-with"
                 )
                 yield Static("", id="compare-note")
                 yield TurnGrid(id="compare-table")
-        yield Footer()
+        yield Footer(compact=True, show_command_palette=False)
 
     DEFAULT_CSS = """
     ExplorerScreen #explorer-note { height: auto; max-height: 3; padding: 0 1; }

@@ -48,18 +48,26 @@ if TYPE_CHECKING:
     from optimal_farkle.solver.table3 import ExactTableStrategy
 
 
+STEP = Binding.Group("Step")
+DECISION = Binding.Group("Decision")
+TURN = Binding.Group("Turn")
+ENDS = Binding.Group("Start/end")
+
+
 class ReplayScreen(ReportsWorkerErrors, Screen[None]):
     """One saved game, replayed; keys step by action, decision or turn, both ways."""
 
+    # Each pair of keys in one footer entry: ten entries did not fit 80 columns (home, end
+    # and back were cut off).
     BINDINGS = [
-        Binding("right,l", "step(1)", "Next"),
-        Binding("left,h", "step(-1)", "Back"),
-        Binding("n", "decision(1)", "Next decision"),
-        Binding("p", "decision(-1)", "Prev decision"),
-        Binding("down,j,pagedown", "turn(1)", "Next turn", key_display="↓"),
-        Binding("up,k,pageup", "turn(-1)", "Prev turn", key_display="↑"),
-        Binding("home,g", "jump(0)", "Start", key_display="home"),
-        Binding("end,G", "jump(-1)", "End", key_display="end"),
+        Binding("right,l", "step(1)", "Next", key_display="→", group=STEP),
+        Binding("left,h", "step(-1)", "Back", key_display="←", group=STEP),
+        Binding("n", "decision(1)", "Next decision", group=DECISION),
+        Binding("p", "decision(-1)", "Prev decision", group=DECISION),
+        Binding("down,j,pagedown", "turn(1)", "Next turn", key_display="↓", group=TURN),
+        Binding("up,k,pageup", "turn(-1)", "Prev turn", key_display="↑", group=TURN),
+        Binding("home,g", "jump(0)", "Start", key_display="home", group=ENDS),
+        Binding("end,G", "jump(-1)", "End", key_display="end", group=ENDS),
         Binding("a", "analyse", "Analyse", show=False),
         Binding("escape,q", "app.pop_screen", "Back"),
     ]
