@@ -7,10 +7,22 @@ building its parser) does not pay for numba until a strategy is actually needed.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from optimal_farkle.engine import Rules
 
 #: The lowest banked score the win-probability model represents (the article's floor).
 DEFAULT_FLOOR = -2500
+
+
+def used_floor(rules: Rules, floor: int = DEFAULT_FLOOR) -> int:
+    """The lowest banked score the model of ``rules`` at ``floor`` holds: ``floor`` under a farkle
+    penalty, else 0 (without one no banked score ever falls). Here, not in :mod:`solver.model`,
+    so that :mod:`solver.positions` checks a position without loading numpy (the command
+    line's parser imports it and must start fast)."""
+    return floor if rules.has_penalty else 0
+
 
 _EXPORTS = {
     "load_strategy": "cache",
@@ -30,7 +42,7 @@ _EXPORTS = {
     "expected_strategy": "expected",
 }
 
-__all__ = ["DEFAULT_FLOOR", *_EXPORTS]  # noqa: PLE0604 - the lazy exports, by name
+__all__ = ["DEFAULT_FLOOR", "used_floor", *_EXPORTS]  # noqa: PLE0604 - the lazy exports, by name
 
 
 def __getattr__(name: str) -> Any:

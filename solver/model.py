@@ -44,7 +44,7 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Endgame, Rules
 
-from . import DEFAULT_FLOOR
+from . import DEFAULT_FLOOR, used_floor
 from .endgame import WON, FinalTurnTables, entry_matters, final_turn_tables, needs_final_turn
 from .tables import FlatOptions, flat_options
 
@@ -248,12 +248,6 @@ class Model:
             fill=np.ascontiguousarray(self.final.fill, dtype=np.float64),
             p_min=float(self.final.p_min),
         )
-
-
-def used_floor(rules: Rules, floor: int = DEFAULT_FLOOR) -> int:
-    """The lowest banked score the model of ``rules`` at ``floor`` holds: ``floor`` under a farkle
-    penalty, else 0 (without one no banked score ever falls)."""
-    return floor if rules.has_penalty else 0
 
 
 def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:

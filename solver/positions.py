@@ -21,8 +21,7 @@ from typing import Any
 from optimal_farkle.engine import STEP, Endgame, FarkleError, Rules
 from optimal_farkle.engine.game import GameState, Player, check_start_scores, new_game
 
-from . import DEFAULT_FLOOR
-from .model import used_floor
+from . import DEFAULT_FLOOR, used_floor
 
 #: The two seats of an analysed position: the player to move first.
 PLAYERS = (Player("You"), Player("Opponent"))

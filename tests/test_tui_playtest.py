@@ -27,7 +27,7 @@ from optimal_farkle.tui.screens.replays import ReplaysScreen
 from optimal_farkle.tui.screens.start import StartScreen
 from optimal_farkle.tui.widgets.banner import Banner
 from optimal_farkle.tui.widgets.log import MoveLog
-from optimal_farkle.tui.widgets.words import Line
+from optimal_farkle.tui.widgets.words import Line, select_words
 
 
 def test_ctrl_c_says_how_to_quit_in_plain_words() -> None:
@@ -193,3 +193,9 @@ def test_the_replay_footer_shows_every_key_at_80_columns() -> None:
                 assert screen.position == position, key
 
     run(body())
+
+
+def test_picking_the_one_die_left_is_not_worded_as_a_range() -> None:
+    """With one die showing, the prompt read "Select scoring dice with 1-1"."""
+    assert select_words(1) == "Select the die with 1"
+    assert select_words(5) == "Select scoring dice with 1-5"

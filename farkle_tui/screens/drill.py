@@ -39,7 +39,7 @@ from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot
 from ..widgets.header import TitleHeader
 from ..widgets.scoreboard import Scoreboard
 from ..widgets.tray import Tray
-from ..widgets.words import MARK_SIGNS, MARK_STYLES, pts
+from ..widgets.words import MARK_SIGNS, MARK_STYLES, pts, select_words
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
             return "n: next position · q: end the drill"
         dice = self._dice(state)
         if not dice:
-            return f"Select scoring dice with 1-{len(state.roll)}, then r (roll on) or b (bank)."
+            return f"{select_words(len(state.roll))}, then r (roll on) or b (bank)."
         try:
             option = scorer(state.rules).validate(state.roll, dice)
         except FarkleError as exc:

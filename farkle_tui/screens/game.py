@@ -66,6 +66,7 @@ from ..widgets.words import (
     names_and,
     pct,
     pts,
+    select_words,
 )
 from ..workers import ReportsWorkerErrors, failure_text
 from .coaching import GROUP as COACH_GROUP
@@ -472,7 +473,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         dice = selection_dice(state.roll, self.selected)
         n = len(state.roll)
         if not dice:
-            return f"Select scoring dice with 1-{n} or the mouse, then r to roll on or b to bank."
+            return f"{select_words(n)} or the mouse, then r to roll on or b to bank."
         try:
             option = scorer(state.rules).validate(state.roll, dice)
         except FarkleError as exc:

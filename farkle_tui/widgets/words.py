@@ -50,6 +50,14 @@ MARK_STYLES = {
 MARK_SIGNS = {"best": "✓", "good": "·", "inaccuracy": "?!", "mistake": "?", "blunder": "??"}
 
 
+def select_words(showing: int) -> str:
+    """How to pick dice when ``showing`` dice show: ``Select scoring dice with 1-5`` (with one
+    die, "1-1" read like a typo)."""
+    if showing == 1:
+        return "Select the die with 1"
+    return f"Select scoring dice with 1-{showing}"
+
+
 def pct(p: float) -> str:
     """A win probability as a percentage with one decimal: ``53.5%``.
 
