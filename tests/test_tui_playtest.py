@@ -9,6 +9,7 @@ from tui_support import (
     app_for_tests,
     click_when_ready,
     human_step,
+    notifications,
     rows_of,
     run,
     start_game,
@@ -19,13 +20,14 @@ from optimal_farkle.engine import Rules, preset
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Bank, Phase, Player, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, GameSession
-from optimal_farkle.tui.game_setup import HUMAN
+from optimal_farkle.tui.game_setup import HUMAN, GameSetup
 from optimal_farkle.tui.screens.confirm import ConfirmScreen
 from optimal_farkle.tui.screens.game import GameScreen, Leave
 from optimal_farkle.tui.screens.replay import ReplayScreen
 from optimal_farkle.tui.screens.replays import ReplaysScreen
 from optimal_farkle.tui.screens.start import StartScreen
 from optimal_farkle.tui.widgets.banner import Banner
+from optimal_farkle.tui.widgets.coach_line import CoachLine
 from optimal_farkle.tui.widgets.log import MoveLog
 from optimal_farkle.tui.widgets.words import Line, select_words
 
@@ -199,3 +201,25 @@ def test_picking_the_one_die_left_is_not_worded_as_a_range() -> None:
     """With one die showing, the prompt read "Select scoring dice with 1-1"."""
     assert select_words(1) == "Select the die with 1"
     assert select_words(5) == "Select scoring dice with 1-5"
+
+
+def test_the_coach_turned_on_where_it_cannot_judge_says_so() -> None:
+    """At a table of three, k said "each of your moves is judged against optimal play" while
+    the coach line said it judges two players only."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            players = (Player("Ann", HUMAN), Player("Max", "max-score"), Player("Cy", "cautious"))
+            app.begin(GameSetup(RULES, players, 0))
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+            await pilot.pause()
+            await pilot.press("k")
+            await pilot.pause()
+            assert said and "judged against optimal play" not in said[-1], said
+            assert "two players only" in said[-1], said
+            assert "two players only" in rows_of(app, app.screen.query_one(CoachLine))
+
+    run(body())

@@ -85,21 +85,32 @@ class GameCoach:
         self.line.display = self.on
         if self.on:
             self.line.say(self._idle_text())
-        self.screen.notify(
-            "Coach on: each of your moves is judged against optimal play and the card (k turns "
-            "it off)."
-            if self.on
-            else "Coach off.",
-            timeout=3,
-        )
+        unable = self._unable()
+        if not self.on:
+            said = "Coach off."
+        elif unable is None:
+            said = (
+                "Coach on: each of your moves is judged against optimal play and the card (k "
+                "turns it off)."
+            )
+        else:  # it once promised judgements here too
+            said = f"Coach on, for games it can judge: in this one {unable}."
+        self.screen.notify(said, timeout=3)
 
-    def _idle_text(self) -> Text | str:
+    def _unable(self) -> str | None:
+        """Why the coach cannot judge this game's moves, or None when it can."""
         if self.strategy is None:
-            return Text(
-                f"Coach: no optimal strategy for these rules ({self.unavailable or 'not solved'})."
+            return (
+                f"there is no optimal strategy for these rules ({self.unavailable or 'not solved'})"
             )
         if len(self.session.state.players) != 2:
-            return Text("Coach: the optimal strategy is solved for two players only.")
+            return "the optimal strategy is solved for two players only"
+        return None
+
+    def _idle_text(self) -> Text | str:
+        unable = self._unable()
+        if unable is not None:
+            return Text(f"Coach: {unable}.")
         return Text.assemble(
             ("Coach ", "bold"),
             "on: each move's cost, the better move and the card's move show here.",
