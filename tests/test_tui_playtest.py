@@ -27,9 +27,9 @@ from optimal_farkle.tui.screens.replay import ReplayScreen
 from optimal_farkle.tui.screens.replays import ReplaysScreen
 from optimal_farkle.tui.screens.start import StartScreen
 from optimal_farkle.tui.widgets.banner import Banner
-from optimal_farkle.tui.widgets.coach_line import CoachLine
+from optimal_farkle.tui.widgets.coach_line import CoachLine, CoachTally
 from optimal_farkle.tui.widgets.log import MoveLog
-from optimal_farkle.tui.widgets.words import Line, select_words
+from optimal_farkle.tui.widgets.words import Line, points_lost, select_words
 
 
 def test_ctrl_c_says_how_to_quit_in_plain_words() -> None:
@@ -223,3 +223,11 @@ def test_the_coach_turned_on_where_it_cannot_judge_says_so() -> None:
             assert "two players only" in rows_of(app, app.screen.query_one(CoachLine))
 
     run(body())
+
+
+def test_nothing_given_away_is_not_a_negative_zero() -> None:
+    """The drill said "−0.00 given away" and the coach "game −0.00 in 2"."""
+    assert points_lost(0.0) == "0.00" and points_lost(0.00004) == "0.00"
+    assert points_lost(0.0123) == "−1.23"
+    tally = CoachTally(decisions=2)
+    assert tally.words() == "game 0.00 in 2"

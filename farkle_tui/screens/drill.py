@@ -39,7 +39,7 @@ from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot
 from ..widgets.header import TitleHeader
 from ..widgets.scoreboard import Scoreboard
 from ..widgets.tray import Tray
-from ..widgets.words import MARK_SIGNS, MARK_STYLES, pts, select_words
+from ..widgets.words import MARK_SIGNS, MARK_STYLES, points_lost, pts, select_words
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
@@ -284,7 +284,7 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
         best = sum(j.mark == "best" for j in done)
         card = sum(j.card_agrees for j in done)
         loss = sum(j.loss for j in done)
-        return f"{best} of {len(done)} best · card's move {card} · −{100 * loss:.2f} given away"
+        return f"{best} of {len(done)} best · card's move {card} · {points_lost(loss)} given away"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The footer offers what a key does now: roll and bank until the position is

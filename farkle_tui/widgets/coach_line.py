@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from .words import MARK_SIGNS, MARK_STYLES
+from .words import MARK_SIGNS, MARK_STYLES, points_lost
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.analysis import DecisionAnalysis
@@ -57,7 +57,7 @@ class CoachTally:
             )
             if count
         ]
-        text = f"game −{100 * self.loss:.2f} in {self.decisions}"
+        text = f"game {points_lost(self.loss)} in {self.decisions}"
         return text + (f" ({', '.join(marks)})" if marks else "")
 
 
@@ -65,7 +65,7 @@ def cost_words(loss: float) -> str:
     """``−1.23`` win-chance points, or ``best`` when nothing was given away."""
     from optimal_farkle.solver.analysis import BEST_EPSILON
 
-    return "best" if loss <= BEST_EPSILON else f"−{100 * loss:.2f}"
+    return "best" if loss <= BEST_EPSILON else points_lost(loss)
 
 
 def coach_text(judgement: Judgement, tally: CoachTally, name: str = "") -> Text:

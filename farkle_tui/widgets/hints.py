@@ -24,7 +24,7 @@ from textual.widgets import Static
 from optimal_farkle.engine import FarkleError, ScoringOption, scorer
 from optimal_farkle.engine.game import GameState, Phase, SetAside, apply
 
-from .words import dice_text, pct, pts
+from .words import dice_text, pct, points_lost, pts
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.decisions import Decision, OptionValue
@@ -149,7 +149,7 @@ def render_hints(hints: Hints) -> Group | Text:
                 pts(value.turn_total),
                 str(value.dice_left),
                 pct(value.win),
-                "best" if i == 0 else f"−{100 * cost:.2f}",
+                "best" if i == 0 else points_lost(cost),
                 style="bold green" if i == 0 else "",
             )
         parts += [

@@ -58,6 +58,13 @@ def select_words(showing: int) -> str:
     return f"Select scoring dice with 1-{showing}"
 
 
+def points_lost(loss: float) -> str:
+    """Win-chance points given away (``loss`` a probability): ``−1.23``, and ``0.00`` for
+    what rounds to nothing (it read ``−0.00``)."""
+    points = round(100 * loss, 2)
+    return f"−{points:.2f}" if points > 0 else "0.00"
+
+
 def pct(p: float) -> str:
     """A win probability as a percentage with one decimal: ``53.5%``.
 
