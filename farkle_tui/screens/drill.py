@@ -226,7 +226,7 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
             if how == "bank":
                 refusal = after.bank_refusal()
                 if refusal is not None:
-                    self._say(f"Can't bank {pts(after.turn_total)}: {refusal}", error=True)
+                    self._say(f"Can't bank {pts(after.turn_total)}. {refusal}", error=True)
                     return
                 actions.append(Bank())
             else:

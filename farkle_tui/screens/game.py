@@ -555,7 +555,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             if after is not None and not after.is_over:
                 refusal = after.bank_refusal()
                 if refusal is not None:
-                    self._feedback(f"Can't bank {pts(after.turn_total)}: {refusal}")
+                    self._feedback(f"Can't bank {pts(after.turn_total)}. {refusal}")
                     return
             actions: list[Action] = [SetAside(option.dice)]
             if after is None or not after.is_over:
@@ -564,7 +564,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         else:
             refusal = state.bank_refusal()
             if refusal is not None:
-                self._feedback(f"Can't bank: {refusal}")
+                self._feedback(f"Can't bank. {refusal}")
                 return
             self._act(state, [Bank()])
 
