@@ -148,6 +148,7 @@ class Settings:
     ai_pace: float = DEFAULT_PACE  # seconds between the computer's steps
     theme: str = ""  # Textual theme name; "" = Textual's default
     coach: bool = False  # the live coach in games (off until the player turns it on)
+    hints: bool = False  # the hints panel in games, as the player last left it
 
     @classmethod
     def from_dict(cls, data: Any) -> Settings:

@@ -243,7 +243,8 @@ def test_hints_leave_scores_dice_and_selection_visible_at_80x24_and_120x40() -> 
             async with app.run_test(size=size) as pilot:
                 screen = await start_game(pilot)
                 await pilot.press("r")
-                await pilot.press("h")
+                if not screen.has_class("-hints"):  # the second size's game remembers them on
+                    await pilot.press("h")
                 await pilot.pause()
                 panel = screen.query_one(HintsPanel)
                 assert panel.region.area > 0

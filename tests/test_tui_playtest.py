@@ -28,6 +28,7 @@ from optimal_farkle.tui.screens.replays import ReplaysScreen
 from optimal_farkle.tui.screens.start import StartScreen
 from optimal_farkle.tui.widgets.banner import Banner
 from optimal_farkle.tui.widgets.coach_line import CoachLine, CoachTally
+from optimal_farkle.tui.widgets.hints import HintsPanel
 from optimal_farkle.tui.widgets.log import MoveLog
 from optimal_farkle.tui.widgets.words import Line, points_lost, select_words
 
@@ -231,3 +232,29 @@ def test_nothing_given_away_is_not_a_negative_zero() -> None:
     assert points_lost(0.0123) == "−1.23"
     tally = CoachTally(decisions=2)
     assert tally.words() == "game 0.00 in 2"
+
+
+def test_a_resumed_game_keeps_the_hints_and_says_it_resumed() -> None:
+    """After a quit with the hints on, the game came back with them off and an empty banner."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            await human_step(pilot, screen)
+            await pilot.press("h")
+            await pilot.pause()
+            assert screen.has_class("-hints")
+            await pilot.press("q")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await click_when_ready(pilot, f"#{Leave.START.value}")
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+            resumed = app.screen
+            await pilot.pause()
+            assert resumed is not screen and resumed.has_class("-hints")
+            assert resumed.query_one(HintsPanel).display
+            assert "Game resumed where it was saved." in rows_of(app, resumed.query_one(Banner))
+
+    run(body())

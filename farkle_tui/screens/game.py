@@ -299,7 +299,9 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             before = self.session.record.initial_state()
             for event in self.session.record.events:
                 log.add(describe_event(event, players, before))
-            log.add(Line("Game resumed where it was saved."))
+            resumed = Line("Game resumed where it was saved.")
+            log.add(resumed)
+            self.query_one(Banner).say(resumed)  # the banner was empty on a resumed game
             self._farkled = _last_farkle(self.session.record.events)
         if self.unavailable and self.advice is None:
             log.add(Line(f"Hints are off: {self.unavailable}"))
@@ -318,6 +320,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             self.strategy,
             self.unavailable,
         )
+        # The hints as the player last left them (a resumed game once came back without them).
+        self.set_class(self.services.settings.hints, "-hints")
         self._sync(state)
         self._started = True
         self.refresh_bindings()  # check_action now allows every key: the footer shows them
@@ -790,12 +794,15 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         return self.has_class("-hints")
 
     def action_hints(self) -> None:
-        """Show or hide the hints (they only read the state; they never change the game).
+        """Show or hide the hints (they only read the state; they never change the game), and
+        remember the choice for the next game and a resumed one.
 
         At 80 columns the hints take the move log's place, below the dice; wider, they sit
         beside it. Either way the scores, the dice and the selection line stay in view.
         """
         self.toggle_class("-hints")
+        self.services.settings.hints = self._hints_shown()
+        self.services.storage.save_settings(self.services.settings)
         if self._hints_shown() and self.state is not None:
             self._request_hints(self.state)
 
