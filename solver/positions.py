@@ -73,10 +73,10 @@ def final_turn_allowed(rules: Rules, starter: bool) -> bool:
     return rules.endgame is Endgame.EQUAL_TURNS and not starter
 
 
-def is_final_turn(rules: Rules, position: Position) -> bool:
-    """Whether ``position`` is a final turn: the opponent is at or past the goal, and the rules
-    owe the mover a turn then."""
-    return position.opponent >= rules.goal and final_turn_allowed(rules, position.starter)
+def is_final_turn(rules: Rules, opponent: int, starter: bool) -> bool:
+    """Whether a position is a final turn: the opponent's score ``opponent`` is at or past the
+    goal, and the rules owe the mover (who took the first turn when ``starter``) a turn then."""
+    return opponent >= rules.goal and final_turn_allowed(rules, starter)
 
 
 def held_score_error(
@@ -109,7 +109,7 @@ def check_held(rules: Rules, position: Position, floor: int = DEFAULT_FLOOR) -> 
     banked scores (:func:`held_score_error`; an opponent owed nothing more in a final turn is
     checked by :func:`start_state`)."""
     scores = [("Your score", position.score)]
-    if not is_final_turn(rules, position):
+    if not is_final_turn(rules, position.opponent, position.starter):
         scores.append(("The opponent's score", position.opponent))
     for name, value in scores:
         error = held_score_error(name, value, rules, floor)
@@ -138,7 +138,7 @@ def start_state(rules: Rules, position: Position) -> GameState:
     give the mover a final turn), a farkle count the rules cannot reach, or a player off the
     board with a score that meets the entry minimum.
     """
-    final = is_final_turn(rules, position)
+    final = is_final_turn(rules, position.opponent, position.starter)
     if final:
         if position.opponent % STEP:
             raise FarkleError(

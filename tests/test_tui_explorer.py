@@ -6,9 +6,7 @@ what a player reads on the screen is what the command line prints.
 
 from __future__ import annotations
 
-import html
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from tui_support import (
     human_step,
     rows_of,
     run,
+    screen_rows,
     start_game,
     text_of,
     wait_for,
@@ -146,13 +145,6 @@ def test_explorer_from_the_start_screen_shows_the_strategy_and_follows_the_field
     assert_table_is_cli(seen[1], cli_table(tmp_path, Position(500, 300, 2), capsys))
 
 
-def screen_line(app: Any, row: int) -> str:
-    """The characters of one screen row as a terminal shows them (from Textual's screenshot)."""
-    svg = app.export_screenshot()
-    pieces = re.findall(rf'<text [^>]*line-{row}\)">([^<]*)</text>', svg)
-    return html.unescape("".join(pieces)).replace("\xa0", " ")
-
-
 def test_focused_one_line_fields_still_show_their_value() -> None:
     """The app frames a focused Input or Select (a shape cue); on the explorer's one-line
     fields a frame would leave no room for the value: focus shows as bold underline there."""
@@ -171,12 +163,12 @@ def test_focused_one_line_fields_still_show_their_value() -> None:
             ):
                 screen.query_one(field).focus()
                 await pilot.pause()
-                line = screen_line(app, 1)  # the form, under the header
+                line = screen_rows(app, range(1, 2))[0]  # the form, under the header
                 assert value in line and "═" not in line, (field, line)
             await pilot.press("c")
             screen.query_one("#compare-with", Select).focus()
             await pilot.pause()
-            rows = [screen_line(app, row) for row in range(4, 8)]
+            rows = screen_rows(app, range(4, 8))
             assert any("Max score, same rules" in row for row in rows), rows
 
     run(body())

@@ -189,13 +189,19 @@ def cli(argv: list[str], capsys: Any) -> tuple[int, str, str]:
     return code, out, err
 
 
+def screen_rows(app: Any, rows: range) -> list[str]:
+    """The characters of these screen rows as a terminal shows them (from Textual's screenshot,
+    taken once)."""
+    svg = app.export_screenshot()
+    shown = []
+    for row in rows:
+        pieces = re.findall(rf'<text [^>]*line-{row}\)">([^<]*)</text>', svg)
+        shown.append(html.unescape("".join(pieces)).replace("\xa0", " "))
+    return shown
+
+
 def rows_of(app: Any, widget: Any) -> str:
     """The screen rows a widget covers as the terminal shows them, joined, spaces collapsed
     (the rows hold nothing else where the widget spans the screen's width)."""
     region = widget.content_region
-    svg = app.export_screenshot()
-    rows = []
-    for row in range(region.y, region.bottom):
-        pieces = re.findall(rf'<text [^>]*line-{row}\)">([^<]*)</text>', svg)
-        rows.append(html.unescape("".join(pieces)).replace("\xa0", " "))
-    return " ".join(" ".join(rows).split())
+    return " ".join(" ".join(screen_rows(app, range(region.y, region.bottom))).split())

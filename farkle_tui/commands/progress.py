@@ -151,9 +151,9 @@ def check_score(option: str, value: int, model: Model, low: int | None = None) -
 def check_position_scores(args: argparse.Namespace, rules: Rules) -> None:
     """``--score`` and ``--opponent`` inside the solved model (an opponent at or past the goal
     is a final turn where the rules give one: :func:`commands.common.position_from_args`)."""
-    from optimal_farkle.solver.positions import final_turn_allowed
+    from optimal_farkle.solver.positions import is_final_turn
 
     model = model_of(rules, args.floor)
     check_score("--score", args.score, model)
-    if not (args.opponent >= rules.goal and final_turn_allowed(rules, args.starter)):
+    if not is_final_turn(rules, args.opponent, args.starter):
         check_score("--opponent", args.opponent, model)
