@@ -22,6 +22,7 @@ import termios
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -68,8 +69,10 @@ def _threads(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
 
 
-@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="counts threads in /proc")
-def test_farkle_in_a_terminal_ignores_a_bare_sigcont_and_quits() -> None:
+@contextmanager
+def farkle_in_a_terminal() -> Iterator[tuple[subprocess.Popen[bytes], int, bytearray]]:
+    """The real ``farkle`` in a pseudo-terminal of 80x24: the process, the terminal's side
+    (``master``) and everything it has written so far, once its start screen shows."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color"}
@@ -103,14 +106,43 @@ def test_farkle_in_a_terminal_ignores_a_bare_sigcont_and_quits() -> None:
             time.sleep(0.1)
         assert b"New game" in screen, "the start screen did not show"
         time.sleep(0.5)
+        yield child, master, screen
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        os.close(master)
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="counts threads in /proc")
+def test_farkle_in_a_terminal_ignores_a_bare_sigcont_and_quits() -> None:
+    with farkle_in_a_terminal() as (child, master, _screen):
         running = _threads(child.pid)
         child.send_signal(signal.SIGCONT)
         time.sleep(1.0)
         assert _threads(child.pid) == running, "a SIGCONT started more threads"
         os.write(master, b"q")
         assert child.wait(timeout=30) == 0
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-        os.close(master)
+
+
+def test_farkle_stopped_under_a_shell_gets_its_terminal_back_on_fg() -> None:
+    """A shell with job control that sees the game stopped (``kill -STOP``) puts back its own
+    terminal modes; after ``fg`` the game ran on with keys echoed and held until Enter."""
+    with farkle_in_a_terminal() as (child, master, screen):
+        game_modes = termios.tcgetattr(master)
+        assert not game_modes[3] & (termios.ECHO | termios.ICANON)
+        child.send_signal(signal.SIGSTOP)
+        time.sleep(0.3)
+        shell_modes = list(game_modes)  # what the shell puts back: echo and line editing
+        shell_modes[3] |= termios.ECHO | termios.ICANON
+        termios.tcsetattr(master, termios.TCSANOW, shell_modes)
+        shown = len(screen)
+        child.send_signal(signal.SIGCONT)  # fg
+        deadline = time.monotonic() + 10
+        while b"New game" not in screen[shown:] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert termios.tcgetattr(master)[3] == game_modes[3], "the shell's modes stayed"
+        assert b"\x1b[?1049h" in screen[shown:], "the game's screen was not entered again"
+        assert b"New game" in screen[shown:], "the screen was not painted again"
+        os.write(master, b"q")  # one key, no Enter: read at once
+        assert child.wait(timeout=30) == 0
