@@ -15,13 +15,19 @@ Each run is a fresh process doing what the game does on a first start under new 
 
 ``--before PYTHON`` runs the same cold solve with another interpreter (a checkout of the old
 solver with its own venv) in the same run, for before/after ratios, and compares the two
-answers: the largest difference between the start-of-turn win probabilities.
+answers: the largest difference between the start-of-turn win probabilities. ``--before jit``
+is this interpreter with the kernels compiled by numba on the first run, as before they were
+compiled at install (``FARKLE_PREBUILT=0``, :mod:`solver.prebuilt`).
+
+Whether a run used the kernels compiled at install is printed with its figures: only a
+non-editable install (``pip install .``) has them.
 
 Usage::
 
     python bench/solve.py                                  # facebook, 3 cold runs
     python bench/solve.py --rules all --runs 1             # every preset once
     python bench/solve.py --before ../old/.venv/bin/python # with the old solver's figures
+    python bench/solve.py --before jit                     # against numba's first-run compile
 """
 
 from __future__ import annotations
@@ -56,6 +62,11 @@ try:
 except TypeError:  # an older solver without the threads argument
     strategy = solve_strategy(rules, progress=progress)
 total = time.perf_counter() - t0
+try:
+    from optimal_farkle.solver.prebuilt import available
+    prebuilt_used = available()
+except ImportError:  # a solver from before the kernels were prebuilt
+    prebuilt_used = False
 np.save(args["dump"], strategy.w0.reshape(-1))
 path = cache_path(rules)
 info = strategy.info
@@ -65,6 +76,7 @@ print(json.dumps({
     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "cpu_s": sum(resource.getrusage(resource.RUSAGE_SELF)[:2]),
     "cache_bytes": path.stat().st_size, "first_player_win": float(strategy.start_win(0, 0)),
+    "prebuilt": prebuilt_used,
 }))
 """
 
@@ -153,20 +165,30 @@ def spread(values: list[float]) -> str:
 
 
 def bench(
-    python: str, rules: str, goal: int, runs: int, threads: int, dump: Path
+    python: str,
+    rules: str,
+    goal: int,
+    runs: int,
+    threads: int,
+    dump: Path,
+    switches: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Cold runs (fresh caches each), one warm run and a load, with ``python``."""
+    """Cold runs (fresh caches each), one warm run and a load, with ``python``.
+
+    ``switches``: environment variables set for every run.
+    """
     payload = {"rules": rules, "goal": goal, "threads": threads, "dump": str(dump)}
     cold: list[dict[str, Any]] = []
+    base = dict(os.environ, **(switches or {}))
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as numba, tempfile.TemporaryDirectory() as cache:
-            env = dict(os.environ, NUMBA_CACHE_DIR=numba, FARKLE_CACHE_DIR=cache)
+            env = dict(base, NUMBA_CACHE_DIR=numba, FARKLE_CACHE_DIR=cache)
             began = time.perf_counter()
             result = run_child(python, SOLVE, payload, env)
             result["process_s"] = time.perf_counter() - began
             cold.append(result)
     with tempfile.TemporaryDirectory() as numba, tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=numba, FARKLE_CACHE_DIR=cache)
+        env = dict(base, NUMBA_CACHE_DIR=numba, FARKLE_CACHE_DIR=cache)
         run_child(python, SOLVE, payload, env)  # fills numba's cache
         with tempfile.TemporaryDirectory() as fresh:
             began = time.perf_counter()
@@ -180,6 +202,9 @@ def report(label: str, figures: dict[str, Any]) -> None:
     cold = figures["cold"]
     last = cold[-1]
     print(f"  {label}")
+    used = {bool(c.get("prebuilt")) for c in cold}
+    kernels = {frozenset({True}): "compiled at install", frozenset({False}): "compiled by numba"}
+    print(f"    kernels                    {kernels.get(frozenset(used), 'mixed')}")
     print(f"    cold first run (process)   {spread([c['process_s'] for c in cold])}")
     print(f"    warm first run (process)   {figures['warm']['process_s']:.1f} s")
     cpu = [c["cpu_s"] for c in cold]
@@ -223,7 +248,11 @@ def main() -> None:
     parser.add_argument("--goal", type=int, default=0, help="0: the preset's own goal")
     parser.add_argument("--runs", type=int, default=3, help="cold runs per preset")
     parser.add_argument("--threads", type=int, default=0, help="0: the solver's default")
-    parser.add_argument("--before", help="another interpreter with the old solver installed")
+    parser.add_argument(
+        "--before",
+        help="another interpreter with the old solver installed, or 'jit': this one without "
+        "the kernels compiled at install",
+    )
     args = parser.parse_args()
     names = PRESETS if args.rules == "all" else (args.rules,)
     print(f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -240,12 +269,19 @@ def main() -> None:
             report("after (this checkout)", after)
             if args.before:
                 before_dump = Path(work, "before.npy")
+                jit = args.before == "jit"
+                python = sys.executable if jit else args.before
+                switches = {"FARKLE_PREBUILT": "0"} if jit else None
                 try:
-                    before = bench(args.before, name, goal, args.runs, args.threads, before_dump)
+                    before = bench(
+                        python, name, goal, args.runs, args.threads, before_dump, switches
+                    )
                 except RuntimeError as exc:
                     print(f"  before: no figures ({str(exc).strip().splitlines()[-1]})")
                     continue
-                report(f"before ({args.before})", before)
+                report(
+                    f"before ({'numba compiling on the first run' if jit else args.before})", before
+                )
                 ratio = statistics.median(
                     c["process_s"] for c in before["cold"]
                 ) / statistics.median(c["process_s"] for c in after["cold"])

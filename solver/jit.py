@@ -41,7 +41,16 @@ from numba.core import cgutils, codegen, config
 from numba.core.registry import cpu_target
 from numba.extending import intrinsic
 
-__all__ = ["arrive", "arrived", "njit", "relax", "take_next", "wide_vectors", "yield_cpu"]
+__all__ = [
+    "arrive",
+    "arrived",
+    "njit",
+    "relax",
+    "take_next",
+    "target",
+    "wide_vectors",
+    "yield_cpu",
+]
 
 #: The LLVM tuning flag that keeps AVX-512 CPUs to 256-bit vectors.
 PREFER_256 = "prefer-256-bit"
@@ -71,6 +80,21 @@ def _configure() -> None:
 
 
 _configure()
+
+
+def target() -> tuple[str, str]:
+    """The CPU name and LLVM features numba compiles the kernels for in this process.
+
+    As :func:`_configure` left them (or the user's ``NUMBA_CPU_NAME`` and
+    ``NUMBA_CPU_FEATURES``), otherwise the host's own, as numba's JIT takes them.
+    """
+    numba_codegen: Any = codegen  # numba's modules are untyped
+    numba_config: Any = config
+    name = numba_config.CPU_NAME or llvm.get_host_cpu_name()
+    features = numba_config.CPU_FEATURES
+    if features is None:
+        features = numba_codegen.get_host_cpu_features()
+    return str(name), str(features)
 
 
 def _item_pointer(context: Any, builder: Any, array_type: Any, array: Any, index: Any) -> Any:
@@ -153,10 +177,11 @@ def _arrived(typingctx: Any, counter: Any, index: Any) -> Any:
     return signature, generate
 
 
-#: The symbol compiled code calls to give the core away (:func:`yield_cpu`), bound here to
-#: the system's own (``sched_yield``, or ``SwitchToThread`` on Windows). Compiled code names
-#: the symbol, not an address, so numba's disk cache can keep it.
-YIELD_SYMBOL = "optimal_farkle_yield"
+#: The system function compiled code calls to give the core away (:func:`yield_cpu`). Compiled
+#: code names it, not its address, so that numba's disk cache can keep the code and the
+#: prebuilt kernels (:mod:`solver.prebuilt`) link to it like any C code; the JIT is told
+#: where it is here.
+YIELD_SYMBOL = "SwitchToThread" if sys.platform == "win32" else "sched_yield"
 
 
 def _bind_yield() -> None:

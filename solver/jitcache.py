@@ -30,6 +30,7 @@ from typing import Any
 
 import filelock
 
+from . import prebuilt
 from .filelocks import acquire_polling
 
 #: The lock file, in numba's cache folder for the kernels.
@@ -52,8 +53,11 @@ def cached(dispatcher: Any) -> bool | None:
     """Whether numba's disk cache holds code of this kernel for this machine and source.
 
     None when that cannot be told. Any signature counts: the solver calls each kernel with
-    one set of argument types.
+    one set of argument types. A kernel compiled at install (:mod:`solver.prebuilt`) counts
+    as cached.
     """
+    if prebuilt.used_for(dispatcher):
+        return True
     try:
         cache = _cache(dispatcher)
         index = cache._cache_file._load_index()  # {} when missing or for an older source
@@ -84,7 +88,8 @@ def compile_lock(
     when ``cancel`` is set while waiting (the caller checks it next) or after ``longest``
     seconds. In those cases the block runs without the lock.
     """
-    path = None if dispatcher.signatures else lock_path(dispatcher)
+    compiled = dispatcher.signatures or prebuilt.used_for(dispatcher)
+    path = None if compiled else lock_path(dispatcher)
     lock = None
     if path is not None:
         try:

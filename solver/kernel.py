@@ -40,6 +40,9 @@ Two extras ride along the values pass, each switched on by its caller:
   keep of every roll group: what the decision API, the exits of :mod:`solver.exits` and the
   match evaluator read, so the Bellman backup is written once, here. Ties bank, and go to
   the first option in engine order.
+
+A two-player game calls the pass solver and the one-lane decision solver compiled at install
+where they may be used (:mod:`solver.prebuilt`), and numba's dispatchers here otherwise.
 """
 
 from __future__ import annotations

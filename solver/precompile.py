@@ -1,8 +1,10 @@
 """Compiling the solver's kernels before they are first needed, in a process of their own.
 
-On a machine where farkle has never run, the first solve waits for numba to compile the pass
-solver (5 to 7 s on this project's machine). The first hint or computer move after it then
-waits for the one-lane decision solver (about 3 s). The game (``farkle``) therefore starts
+Installing farkle compiles both kernels for the machine (:mod:`solver.prebuilt`). Where that
+could not be done (no C compiler, an editable install, code changed since), the first solve
+waits for numba to compile the pass solver (5 to 7 s on this project's machine), and the
+first hint or computer move after it for the one-lane decision solver (about 3 s). The game
+(``farkle``) therefore starts
 this module at launch when numba's disk cache lacks either kernel::
 
     python -m optimal_farkle.solver.precompile
@@ -45,7 +47,8 @@ def _kernels() -> tuple[Any, ...]:
 
 
 def needed() -> bool:
-    """Whether numba's disk cache lacks a kernel (not when that cannot be told)."""
+    """Whether numba's disk cache lacks a kernel (not when that cannot be told, nor when the
+    kernels were compiled at install: :func:`solver.jitcache.cached`)."""
     from .jitcache import cached
 
     return any(cached(kernel) is False for kernel in _kernels())

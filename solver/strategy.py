@@ -4,8 +4,9 @@ Only the start-of-turn win probabilities ``W0`` are stored (4.5 MB for ``faceboo
 in-turn value ``W(t, n)`` of a start state follows from them in one backward pass over the
 turn total (:data:`solver.kernel.solve_one`: one lane, with the choices recorded), which
 takes well under a millisecond, so a turn is recomputed when it is asked about and kept in a
-small cache. (The first query in a process loads that solver from numba's disk cache, or
-compiles it, about 3 s, or waits for the game's background compile to finish it:
+small cache. (It was compiled when farkle was installed, :mod:`solver.prebuilt`; where it
+was not, the first query in a process loads it from numba's disk cache, or compiles it,
+about 3 s, or waits for the game's background compile to finish it:
 :func:`solver.jitcache.compile_lock`.) A final turn (the opponent reached the goal under the
 final-turn or equal-turns endgame) reads the one-turn table ``Q`` of :mod:`solver.endgame`
 instead.
@@ -26,9 +27,10 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Endgame, Rules
 
+from . import prebuilt
 from .endgame import WON
 from .jitcache import DECISION_WAIT, compile_lock
-from .kernel import CERT_WIDTH, solve_one, turn_scratch
+from .kernel import CERT_WIDTH, TurnScratch, solve_one, turn_scratch
 from .model import KernelTables, Model
 from .tables import FlatOptions, grouped_tables, next_dice
 
@@ -198,6 +200,7 @@ class Strategy:
         self._tables: KernelTables = model.kernel_tables()
         self._turns: OrderedDict[tuple[int, ...], TurnValues] = OrderedDict()
         self._lock = threading.Lock()
+        self._solver = prebuilt.kernel(solve_one)
 
     @property
     def rules(self) -> Rules:
@@ -208,7 +211,8 @@ class Strategy:
         return self.model.floor
 
     # -- start states ------------------------------------------------------------------------------
-    def _key(self, start: StartState) -> tuple[int, int, int, int, int, int, int]:
+    def key(self, start: StartState) -> tuple[int, int, int, int, int, int, int]:
+        """The model's indices of a start state: ``(b, d, f, e, u, o, r)``, as ``w0`` is."""
         m = self.model
         goal = self.rules.goal
         if start.score >= goal or start.opponent >= goal:
@@ -248,7 +252,7 @@ class Strategy:
         if self.rules.endgame is Endgame.FIRST_TO_GOAL and (b >= goal or d >= goal):
             return 1.0 if b >= goal else 0.0
         start = StartState(b, d, f, e, entered, opponent_entered, starter)
-        return float(self.w0[self._key(start)])
+        return float(self.w0[self.key(start)])
 
     def opening_win(self, score: int = 0, opponent: int = 0) -> float:
         """The first mover's win probability at the start of a game from these scores.
@@ -283,7 +287,7 @@ class Strategy:
 
     def turn_of(self, start: StartState) -> TurnValues:
         """:meth:`turn` for a :class:`StartState` (cached; safe to call from any thread)."""
-        key = self._key(start)
+        key = self.key(start)
         with self._lock:
             cached = self._turns.get(key)
             if cached is not None:
@@ -300,37 +304,43 @@ class Strategy:
         """The final player's values when they must bank at least ``target`` points."""
         return FinalTurnValues(target=max(target, STEP), q=self.model.final.q)
 
-    def _solve_turn(self, key: tuple[int, int, int, int, int, int, int]) -> TurnValues:
-        m = self.model
+    def turn_arguments(
+        self, key: tuple[int, int, int, int, int, int, int]
+    ) -> tuple[tuple[object, ...], TurnScratch]:
+        """The decision solver's arguments for one start state (:data:`solver.kernel.solve_one`),
+        in its order, and the scratch it records the turn's choices in."""
         lanes = np.array(key, dtype=np.int64).reshape(1, 7, 1)
-        rows = m.scratch_rows()
-        scratch = turn_scratch(self._tables, rows, 1, record=True)
+        scratch = turn_scratch(self._tables, self.model.scratch_rows(), 1, record=True)
         skip_nothing = np.zeros((1, CERT_WIDTH), dtype=np.int64)
         no_plan = np.empty(0, dtype=np.uint8)
         no_margin = np.zeros(1)
         no_start = np.full(1, -1, dtype=np.int64)
+        arguments = (
+            self._tables,
+            self._flat,
+            lanes,
+            0,
+            1,
+            1,
+            no_start,  # the counter dealing blocks out and the batches (one block)
+            no_start,
+            scratch,
+            skip_nothing,
+            no_margin,
+            False,
+            no_plan,
+            no_start,
+            no_start,  # the last three: what a pass records of its inputs (not here)
+            lanes[0],
+            lanes[0],
+        )
+        return arguments, scratch
+
+    def _solve_turn(self, key: tuple[int, int, int, int, int, int, int]) -> TurnValues:
+        m = self.model
+        arguments, scratch = self.turn_arguments(key)
         with compile_lock(solve_one, longest=DECISION_WAIT):
-            top = int(
-                solve_one(
-                    self._tables,
-                    self._flat,
-                    lanes,
-                    0,
-                    1,
-                    1,
-                    no_start,  # the counter dealing blocks out and the batches (one block)
-                    no_start,
-                    scratch,
-                    skip_nothing,
-                    no_margin,
-                    False,
-                    no_plan,
-                    no_start,
-                    no_start,  # the last three: what a pass records of its inputs (not here)
-                    lanes[0],
-                    lanes[0],
-                )
-            )
+            top = int(self._solver(*arguments))
         values, rolls, banks, farkv = scratch.values, scratch.rolls, scratch.banks, scratch.farkv
         value = values[: top * 6].reshape(top, 6).copy()
         banks_at = banks[: top * 6, 0].reshape(top, 6).copy()

@@ -101,6 +101,7 @@ import numpy as np
 
 from optimal_farkle.engine import Endgame
 
+from . import prebuilt
 from .estimate import (
     COMPILE_SECONDS,
     full_pass_seconds,
@@ -261,6 +262,7 @@ class _Runner:
         self.inputs = False  # whether a pass has recorded them yet
         self.guessed = False  # whether certs and plan hold a guessing pass's guesses (sweep)
         self.reserving: threading.Thread | None = None  # see reserve_plans
+        self.solver = prebuilt.kernel(solve_blocks)  # compiled at install, or numba's
 
     def reserve_plans(self) -> None:
         """Allocate the keep plans' memory and write it once, in a background thread.
@@ -290,14 +292,14 @@ class _Runner:
         self.reserving = threading.Thread(target=reserve, name="farkle-reserve", daemon=True)
         self.reserving.start()
 
-    def _reserved(self) -> None:
+    def wait_for_plans(self) -> None:
         """Wait for :meth:`reserve_plans` to finish, if it was started."""
         if self.reserving is not None:
             self.reserving.join()
             self.reserving = None
 
     def close(self) -> None:
-        self._reserved()
+        self.wait_for_plans()
         if self.pool is not None:
             self.pool.shutdown()
 
@@ -305,7 +307,7 @@ class _Runner:
     def _size_plans(self) -> None:
         """Give every block room for its keep plan: its top rows (in the last pass, or as the
         schedule foretells them before any pass) times the roll groups."""
-        self._reserved()
+        self.wait_for_plans()
         groups = len(self.tables.single_plan)
         self.capacity[:] = self.tops if self.inputs else self.schedule.top
         sizes = self.capacity * groups
@@ -410,26 +412,38 @@ class _Runner:
         margins: np.ndarray,
         keeps: bool = True,
     ) -> float:
-        return float(
-            solve_blocks(
-                self.tables,
-                w0,
-                self.schedule.block_lanes,
-                first,
-                stop,
-                stride,
-                self.dealt,
-                self.schedule.batch_start,
-                self.scratch[worker],
-                self.certs,
-                margins,
-                keeps,
-                self.plan,
-                self.plan_start,
-                self.tops,
-                self.bank_first,
-                self.farkle,
-            )
+        arguments = self.arguments(w0, first, stop, stride, worker, margins, keeps)
+        return float(self.solver(*arguments))
+
+    def arguments(
+        self,
+        w0: np.ndarray,
+        first: int,
+        stop: int,
+        stride: int,
+        worker: int,
+        margins: np.ndarray,
+        keeps: bool = True,
+    ) -> tuple[object, ...]:
+        """The pass solver's arguments (:func:`solver.kernel.solve_blocks`), in its order."""
+        return (
+            self.tables,
+            w0,
+            self.schedule.block_lanes,
+            first,
+            stop,
+            stride,
+            self.dealt,
+            self.schedule.batch_start,
+            self.scratch[worker],
+            self.certs,
+            margins,
+            keeps,
+            self.plan,
+            self.plan_start,
+            self.tops,
+            self.bank_first,
+            self.farkle,
         )
 
     def timed_sample(self, w0_flat: np.ndarray, threads: int | None = None) -> float:
@@ -803,11 +817,11 @@ class _Clock:
     Every piece of the solve is predicted before it starts, in *full passes* (a pass that
     computes every cell): the warm start, then each pass by what it costs
     (:func:`solver.estimate.pass_costs`: the later passes skip most cells). What a full pass
-    takes is timed before the solve on a sample of its blocks (:meth:`_Runner.timed_sample`:
-    this machine, its present load and these rules' own cost per row; without a penalty
-    also on one thread, which sets the cost of the layered first pass,
-    :func:`solver.estimate.layered_cost`; until then, during
-    the compile, the model :func:`solver.estimate.full_pass_seconds` of the reference
+    takes is timed before the passes, after the warm start where there is one, on a sample of
+    its blocks (:meth:`_Runner.timed_sample`: this machine, its present load and these rules'
+    own cost per row; without a penalty also on one thread, which sets the cost of the
+    layered first pass, :func:`solver.estimate.layered_cost`; until then, during the compile
+    and the warm start, the model :func:`solver.estimate.full_pass_seconds` of the reference
     machine, scaled by how long the compile took against COMPILE_SECONDS). The pace against
     that unit is then measured on the pieces done so far (a piece's own pace is not used,
     since the layered first pass of rules without a penalty runs unevenly), and the passes
@@ -932,18 +946,17 @@ def value_iteration(
     """
     threads = default_threads() if threads is None else threads
     started = time.perf_counter()
+    compiling = not cached(solve_blocks)
     if progress is not None:
         progress(
             0.0,
-            "loading the solver"
-            if cached(solve_blocks)
-            else "compiling the solver (once for this machine)",
+            "compiling the solver (once for this machine)" if compiling else "loading the solver",
         )
     schedule = build_schedule(model)
     clock = _Clock(progress, model)
     runner = _Runner(model, threads, schedule)
     if not schedule.mirrored:
-        runner.reserve_plans()  # on an idle core while the compile runs on one
+        runner.reserve_plans()  # on an idle core while the compile or the warm start runs
     plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
     history: list[float] = []
     warm: list[float] = []
@@ -980,17 +993,23 @@ def value_iteration(
     stage = "solving" if mirrored else "passes"
     try:
         clock.compiled(compile_kernels(model, schedule, cancel))
-        # The clock's unit: a timed sample of a pass, as the passes run (each batch's blocks
-        # shared among the threads). Rules without a penalty spend nearly all their time in
-        # the layered first pass, whose batches of one block run on one thread: a second
-        # sample on one thread tells what those cost here and now (estimate.layered_cost).
         middle = np.full(model.start_states, 0.5)
-        both = runner.timed_sample(middle)
-        clock.measured(both)
-        if mirrored and both > 0:
-            speedup = runner.timed_sample(middle, threads=1) / both
-            passes = pass_costs(model, layered=layered_cost(schedule.single_share, speedup))
+
+        def sample() -> None:
+            """The clock's unit: a timed sample of a pass, as the passes run (each batch's
+            blocks shared among the threads). Rules without a penalty spend nearly all their
+            time in the layered first pass, whose batches of one block run on one thread: a
+            second sample on one thread tells what those cost here and now
+            (estimate.layered_cost)."""
+            nonlocal passes
+            both = runner.timed_sample(middle)
+            clock.measured(both)
+            if mirrored and both > 0:
+                speedup = runner.timed_sample(middle, threads=1) / both
+                passes = pass_costs(model, layered=layered_cost(schedule.single_share, speedup))
+
         if initial is not None:
+            sample()
             clock.plan(passes)
             x = np.ascontiguousarray(initial, dtype=np.float64).reshape(-1).copy()
         elif model.nf > 1:
@@ -1008,12 +1027,20 @@ def value_iteration(
                         layers=WARM_TOLERANCE,
                     )
                 )
+                # Sampled only now, before the guesses (which it would skip by): at the very
+                # start of a process the machine is often slower for a few seconds (with the
+                # kernels prebuilt, a facebook sample came out 17% slow, and the estimate 40%
+                # long), and the plans' first writes would slow it too. The warm start runs
+                # on the model's estimate, scaled by the compile's pace where there was one.
+                runner.wait_for_plans()
+                sample()
                 runner.take_guesses(warm_runner)  # in place of a guessing pass
                 clock.between()
             finally:
                 warm_runner.close()
             x = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()
         else:
+            sample()
             clock.plan(passes)
             x = np.full(model.start_states, 0.5)
         while True:

@@ -57,7 +57,7 @@ def passes(
         schedule = runner.schedule
         runner.schedule = replace(schedule, top=(schedule.top * reserve).astype(np.int64))
         runner.reserve_plans()
-        runner._reserved()
+        runner.wait_for_plans()
         reserved = runner.plan
         runner.schedule = schedule
     flat = np.full(model.start_states, 0.5)

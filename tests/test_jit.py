@@ -62,7 +62,9 @@ def _counted_outside_entry(ir: str, function: str) -> int:
     return calls
 
 
-def test_the_pass_solver_counts_no_references_in_its_loops() -> None:
+def test_the_pass_solver_counts_no_references_in_its_loops(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Each reference count is an atomic instruction, and the threads' counts contend.
 
     Array arguments of a function, even one numba inlines, are counted on every call: the
@@ -70,6 +72,7 @@ def test_the_pass_solver_counts_no_references_in_its_loops() -> None:
     rows and cells; 6% of a solve's samples were in them). Only its entry may count them, and
     each block once, for the view of its lanes.
     """
+    monkeypatch.setenv("FARKLE_PREBUILT", "0")  # numba compiles it here, not the install
     model = build_model(preset("facebook").with_goal(1000))
     compile_kernels(model, build_schedule(model))  # the types of a real solve
     types = next(iter(kernel.solve_blocks.overloads))  # a solve compiles one pass solver

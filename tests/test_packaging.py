@@ -87,7 +87,15 @@ def test_assets_and_command_work_outside_the_checkout(tmp_path: Path) -> None:
 #: Never copied into the build: setuptools would pick up a stale build/lib, and the rest is
 #: local state (virtual environments, caches).
 NOT_SOURCES = shutil.ignore_patterns(
-    ".git", ".venv*", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis"
+    ".git",
+    ".venv*",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".*_cache",
+    ".hypothesis",
+    "_kernels*",  # kernels built by hand into the sources (solver/prebuilt.py)
 )
 
 
@@ -134,6 +142,19 @@ def test_the_wheel_installs_exactly_one_top_level_package(wheel: tuple[Path, str
     (info,) = dist_info
     assert f"{info}/licenses/LICENSE" in names
     assert not [n for n in names if "/tests/" in n or n.startswith("tests/")]
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler to build them with")
+def test_the_wheel_holds_the_kernels_compiled_for_this_machine(wheel: tuple[Path, str]) -> None:
+    """setup.py compiled the two-player kernels into the wheel (solver/prebuilt.py), which is
+    therefore for this platform, not ``py3-none-any``."""
+    path, log = wheel
+    names = zipfile.ZipFile(path).namelist()
+    assert f"{NS}/solver/_kernels.json" in names, log[-3000:]
+    for kernel in ("solve_blocks", "solve_one"):
+        assert [n for n in names if n.startswith(f"{NS}/solver/_kernels_{kernel}.")], kernel
+    assert not path.name.endswith("-none-any.whl")
+    assert not [n for n in names if n.endswith((".nbi", ".nbc"))]  # no numba cache inside
 
 
 def test_the_build_gives_no_warnings(wheel: tuple[Path, str]) -> None:
