@@ -817,12 +817,12 @@ class _Clock:
     Every piece of the solve is predicted before it starts, in *full passes* (a pass that
     computes every cell): the warm start, then each pass by what it costs
     (:func:`solver.estimate.pass_costs`: the later passes skip most cells). What a full pass
-    takes is timed before the passes, after the warm start where there is one, on a sample of
-    its blocks (:meth:`_Runner.timed_sample`: this machine, its present load and these rules'
-    own cost per row; without a penalty also on one thread, which sets the cost of the
-    layered first pass, :func:`solver.estimate.layered_cost`; until then, during the compile
-    and the warm start, the model :func:`solver.estimate.full_pass_seconds` of the reference
-    machine, scaled by how long the compile took against COMPILE_SECONDS). The pace against
+    takes is timed on a sample of its blocks (:meth:`_Runner.timed_sample`: this machine, its
+    present load and these rules' own cost per row; without a penalty also on one thread,
+    which sets the cost of the layered first pass, :func:`solver.estimate.layered_cost`),
+    after the compile where there was one, else before the passes (after the warm start);
+    until then the model :func:`solver.estimate.full_pass_seconds` of the reference machine
+    stands in, scaled by how long the compile took against COMPILE_SECONDS. The pace against
     that unit is then measured on the pieces done so far (a piece's own pace is not used,
     since the layered first pass of rules without a penalty runs unevenly), and the passes
     still to come are predicted from the convergence once the first ones are done. The
@@ -994,20 +994,28 @@ def value_iteration(
     try:
         clock.compiled(compile_kernels(model, schedule, cancel))
         middle = np.full(model.start_states, 0.5)
+        sampled = False
 
         def sample() -> None:
             """The clock's unit: a timed sample of a pass, as the passes run (each batch's
-            blocks shared among the threads). Rules without a penalty spend nearly all their
-            time in the layered first pass, whose batches of one block run on one thread: a
-            second sample on one thread tells what those cost here and now
+            blocks shared among the threads), taken once. Rules without a penalty spend
+            nearly all their time in the layered first pass, whose batches of one block run
+            on one thread: a second sample on one thread tells what those cost here and now
             (estimate.layered_cost)."""
-            nonlocal passes
+            nonlocal passes, sampled
+            if sampled:
+                return
+            sampled = True
             both = runner.timed_sample(middle)
             clock.measured(both)
             if mirrored and both > 0:
                 speedup = runner.timed_sample(middle, threads=1) / both
                 passes = pass_costs(model, layered=layered_cost(schedule.single_share, speedup))
 
+        if compiling:
+            # Sampled at once after a compile: the warm start would otherwise run on the
+            # compile's pace, which a compile on one core foretells poorly.
+            sample()
         if initial is not None:
             sample()
             clock.plan(passes)
@@ -1027,11 +1035,11 @@ def value_iteration(
                         layers=WARM_TOLERANCE,
                     )
                 )
-                # Sampled only now, before the guesses (which it would skip by): at the very
-                # start of a process the machine is often slower for a few seconds (with the
-                # kernels prebuilt, a facebook sample came out 17% slow, and the estimate 40%
-                # long), and the plans' first writes would slow it too. The warm start runs
-                # on the model's estimate, scaled by the compile's pace where there was one.
+                # Without a compile, sampled only now, before the guesses (which it would
+                # skip by): in a process's first seconds the machine is often slower (with
+                # the kernels prebuilt, a facebook sample came out 17% slow, and the
+                # estimate 40% long), and the plans' first writes would slow it too. The
+                # warm start then runs on the model's estimate.
                 runner.wait_for_plans()
                 sample()
                 runner.take_guesses(warm_runner)  # in place of a guessing pass
