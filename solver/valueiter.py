@@ -96,6 +96,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -402,18 +403,9 @@ class _Runner:
         return out
 
     # -- passes ---------------------------------------------------------------------------------
-    def _run(
-        self,
-        w0: np.ndarray,
-        first: int,
-        stop: int,
-        stride: int,
-        worker: int,
-        margins: np.ndarray,
-        keeps: bool = True,
-    ) -> float:
-        arguments = self.arguments(w0, first, stop, stride, worker, margins, keeps)
-        return float(self.solver(*arguments))
+    def _run(self, *call: Any) -> float:
+        """Run the pass solver; ``call`` is what :meth:`arguments` takes."""
+        return float(self.solver(*self.arguments(*call)))
 
     def arguments(
         self,
