@@ -202,9 +202,9 @@ def report(label: str, figures: dict[str, Any]) -> None:
     cold = figures["cold"]
     last = cold[-1]
     print(f"  {label}")
-    used = {bool(c.get("prebuilt")) for c in cold}
-    kernels = {frozenset({True}): "compiled at install", frozenset({False}): "compiled by numba"}
-    print(f"    kernels                    {kernels.get(frozenset(used), 'mixed')}")
+    used = [bool(c.get("prebuilt")) for c in cold]
+    kernels = "compiled at install" if all(used) else "mixed" if any(used) else "compiled by numba"
+    print(f"    kernels                    {kernels}")
     print(f"    cold first run (process)   {spread([c['process_s'] for c in cold])}")
     print(f"    warm first run (process)   {figures['warm']['process_s']:.1f} s")
     cpu = [c["cpu_s"] for c in cold]

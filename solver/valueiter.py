@@ -986,33 +986,29 @@ def value_iteration(
     try:
         clock.compiled(compile_kernels(model, schedule, cancel))
         middle = np.full(model.start_states, 0.5)
-        sampled = False
 
         def sample() -> None:
             """The clock's unit: a timed sample of a pass, as the passes run (each batch's
-            blocks shared among the threads), taken once. Rules without a penalty spend
-            nearly all their time in the layered first pass, whose batches of one block run
-            on one thread: a second sample on one thread tells what those cost here and now
+            blocks shared among the threads). Rules without a penalty spend nearly all their
+            time in the layered first pass, whose batches of one block run on one thread: a
+            second sample on one thread tells what those cost here and now
             (estimate.layered_cost)."""
-            nonlocal passes, sampled
-            if sampled:
-                return
-            sampled = True
+            nonlocal passes
             both = runner.timed_sample(middle)
             clock.measured(both)
             if mirrored and both > 0:
                 speedup = runner.timed_sample(middle, threads=1) / both
                 passes = pass_costs(model, layered=layered_cost(schedule.single_share, speedup))
 
-        if compiling:
-            # Sampled at once after a compile: the warm start would otherwise run on the
+        warm_start = initial is None and model.nf > 1
+        if compiling or not warm_start:
+            # Sampled at once after a compile: a warm start would otherwise run on the
             # compile's pace, which a compile on one core foretells poorly.
             sample()
         if initial is not None:
-            sample()
             clock.plan(passes)
             x = np.ascontiguousarray(initial, dtype=np.float64).reshape(-1).copy()
-        elif model.nf > 1:
+        elif warm_start:
             clock.plan([warm_units(model), *passes])
             warm_runner = _Runner(plain, threads)
             warm_runner.seed = True
@@ -1032,15 +1028,15 @@ def value_iteration(
                 # the kernels prebuilt, a facebook sample came out 17% slow, and the
                 # estimate 40% long), and the plans' first writes would slow it too. The
                 # warm start then runs on the model's estimate.
-                runner.wait_for_plans()
-                sample()
+                if not compiling:
+                    runner.wait_for_plans()
+                    sample()
                 runner.take_guesses(warm_runner)  # in place of a guessing pass
                 clock.between()
             finally:
                 warm_runner.close()
             x = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()
         else:
-            sample()
             clock.plan(passes)
             x = np.full(model.start_states, 0.5)
         while True:
