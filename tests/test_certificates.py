@@ -385,7 +385,8 @@ def record_one(kt: Any, w0: np.ndarray, lanes: np.ndarray, scratch: Any) -> None
 @pytest.mark.parametrize("name", ["facebook", "zilch"])
 def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str) -> None:
     """A thread's scratch remembers the rows past the last block's top that hold 1 (first to
-    the goal, every lane's fill) and does not write them again: blocks solved one after
+    the goal, every lane's fill) and does not write them again, and within a call the planned
+    sums of the last plan (solver.kernel, the turn solver's docstring): blocks solved one after
     another on one scratch, in an order that makes the tops rise and fall, give to the bit
     what each gives on a fresh scratch."""
     model = build_model(preset(name).with_goal(1000), -500)
@@ -412,6 +413,12 @@ def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str)
         full = turn_scratch(runner.tables, model.scratch_rows(), LANES, record=True)
         for k in order:
             fresh = turn_scratch(runner.tables, model.scratch_rows(), LANES)
+            # Nor may a call take the planned sums the last one left: poison them.
+            shared.sums[:] = 1
+            shared.sum_off[:] = 0
+            shared.compared[:] = 0
+            shared.sum_weight[:] = 3.0
+            shared.made_from[:] = runner.tables.single_plan
             got = solve(k, shared)
             assert np.array_equal(got, solve(k, fresh)), k
             # Every row a roll reads was written: the recording solver fills them all.
