@@ -846,12 +846,11 @@ class _Clock:
     until then the model :func:`solver.estimate.full_pass_seconds` of the reference machine
     stands in, scaled by how long the compile took against COMPILE_SECONDS. The pace against
     that unit is then measured on the pieces done so far and on the pass under way, once a
-    fifth of it is done (its shares follow its blocks' costs,
-    :meth:`_Runner._time_shares`; not in the layered first pass of rules without a penalty,
-    which runs unevenly), and the passes still to come are predicted from the convergence
-    once the first ones are done. The
-    share shown is ``elapsed / (elapsed + speed x predicted seconds left)`` and never goes
-    back.
+    fifth of it is done (its shares follow its blocks' costs, :meth:`_Runner._time_shares`;
+    not in the layered first pass of rules without a penalty, which runs unevenly), and the
+    passes still to come are predicted from the convergence once the first ones are done.
+    The share shown is ``elapsed / (elapsed + speed x predicted seconds left)`` and never
+    goes back.
     """
 
     def __init__(self, progress: Progress | None, model: Model) -> None:
