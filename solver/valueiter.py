@@ -749,10 +749,7 @@ class _Runner:
         (:meth:`_Clock.report`).
         """
         rows = np.maximum(6 * (self.tops if self.inputs else self.schedule.top), 1)
-        skipped = (self.certs[:, CERT_HI : CERT_HI + 6] - self.certs[:, CERT_LO : CERT_LO + 6]).sum(
-            axis=1
-        )
-        cost = self.schedule.work * np.clip(1.0 - skipped / rows, 0.0, 1.0)
+        cost = self.schedule.work * np.clip(1.0 - self._skipped_cells() / rows, 0.0, 1.0)
         cost[margins < 0] = 0.0
         total = float(cost.sum())
         if total <= 0:
@@ -771,11 +768,16 @@ class _Runner:
         """The share of cells the current bank certificates skip (a figure for the bench)."""
         if self.snapshot is None:
             return 0.0
-        skipped = (
-            self.certs[:, CERT_HI : CERT_HI + 6] - self.certs[:, CERT_LO : CERT_LO + 6]
-        ).sum()
         total = float(np.maximum(self.certs[:, CERT_ROOM], 1).sum() * 6)
-        return float(skipped) / total
+        return float(self._skipped_cells().sum()) / total
+
+    def _skipped_cells(self) -> np.ndarray:
+        """Per block, the cells its bank certificates skip: rows ``lo <= ti < hi`` for each
+        dice count."""
+        skipped: np.ndarray = (
+            self.certs[:, CERT_HI : CERT_HI + 6] - self.certs[:, CERT_LO : CERT_LO + 6]
+        ).sum(axis=1)
+        return skipped
 
 
 def _aitken(y0: np.ndarray, y1: np.ndarray, y2: np.ndarray) -> np.ndarray:
@@ -893,12 +895,23 @@ class _Clock:
         game, whose cost per modelled unit varies more between rule sets than a pass's).
         """
         now = time.perf_counter()
-        predicted = self.ahead.pop(0) * self.unit
         if pace:
-            self.done_predicted += predicted
+            self.speed = self._pace(now, 1.0)
+            self.done_predicted += self.ahead[0] * self.unit
             self.done_seconds += now - self.began
-            self.speed = self.done_seconds / self.done_predicted
+        self.ahead.pop(0)
         self.began = now
+
+    def _pace(self, now: float, within: float) -> float:
+        """Seconds taken against seconds predicted, over the pieces done and ``within`` of the
+        current one::
+
+            speed = (seconds done + seconds into the piece)
+                    / (predicted done + within x predicted piece)
+        """
+        return (self.done_seconds + now - self.began) / (
+            self.done_predicted + within * self.ahead[0] * self.unit
+        )
 
     def between(self) -> None:
         """Work done between two pieces (taking the warm start's guesses) is measured by
@@ -910,12 +923,8 @@ class _Clock:
 
         ``even``: ``within`` is the share of the piece's time (a pass that is paced, whose
         shares follow the blocks' costs, :meth:`_Runner._time_shares`), so the piece's pace
-        so far counts with the pieces done, once :data:`PACE_FROM` of it is done::
-
-            speed = (seconds done + seconds into the piece)
-                    / (predicted done + within x predicted piece)
-
-        The timed sample is a tenth of a second of a pass, and on this machine it foretold
+        so far counts with the pieces done (:meth:`_pace`), once :data:`PACE_FROM` of it is
+        done. The timed sample is a tenth of a second of a pass, and on this machine it foretold
         the passes 10% to 25% slow or fast from one run to the next: the first pass, a few
         seconds in, corrects it as it runs rather than when it ends.
         """
@@ -924,9 +933,7 @@ class _Clock:
         current = self.ahead[0] if self.ahead else 0.0
         speed = self.speed
         if even and within >= PACE_FROM and current > 0:
-            speed = (self.done_seconds + now - self.began) / (
-                self.done_predicted + within * current * self.unit
-            )
+            speed = self._pace(now, within)
         left = (sum(self.ahead) - within * current) * self.unit
         left = max(left, 0.0) * speed
         fraction = elapsed / (elapsed + left) if elapsed + left > 0 else 0.0
@@ -1018,7 +1025,8 @@ def value_iteration(
             raise RuntimeError(f"value iteration did not converge in {max_passes} passes")
         # A pass's progress follows its time, except in the layered pass (rules without a
         # penalty), whose layer groups iterate unevenly; the warm start sets no pace.
-        even = runner.model is model and layers <= 0
+        paced = runner.model is model
+        even = paced and layers <= 0
         change = runner.sweep(
             flat,
             lambda x: clock.report(x, stage, even),
@@ -1029,7 +1037,7 @@ def value_iteration(
             guess=guess,
             settle=settle,
         )
-        clock.finished(pace=runner.model is model)
+        clock.finished(pace=paced)
         return change
 
     passes = pass_costs(model)
