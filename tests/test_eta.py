@@ -74,14 +74,17 @@ def _worst_drift(
     sampled: float | None,
     pieces: tuple[float, ...],
     paces: tuple[float, ...],
+    after_warm_start: bool = False,
 ) -> float:
     """Run a solve's clock on ``fake`` time; after 10 %, how far ``elapsed / fraction`` got
     from the real total at worst.
 
-    The compile runs at ``compile_pace`` times COMPILE_SECONDS; ``sampled``: the pace a
-    timed sample of a pass measured (None: no sample, as without a penalty); piece ``k``
-    takes ``pieces[k] x paces[k]`` model full passes (the first is the warm start when there
-    is a sample, left out of the pace).
+    The compile runs at ``compile_pace`` times COMPILE_SECONDS (0: none); ``sampled``: the
+    pace a timed sample of a pass measured (None: no sample, as without a penalty); piece
+    ``k`` takes ``pieces[k] x paces[k]`` model full passes (the first is the warm start when
+    there is a sample, left out of the pace). ``after_warm_start``: in the order of a run
+    that compiles nothing (the kernels compiled at install), the sample is taken after the
+    warm start, and the passes report shares of their time (:meth:`_Runner._time_shares`).
     """
     unit = full_pass_seconds(model)
     seen: list[tuple[float, float]] = []
@@ -89,16 +92,23 @@ def _worst_drift(
     clock = valueiter._Clock(lambda fraction, stage: seen.append((fake.now, fraction)), model)
     fake.now += COMPILE_SECONDS * compile_pace
     clock.compiled(COMPILE_SECONDS * compile_pace)
-    if sampled is not None:
-        fake.now += unit * sampled / valueiter.SAMPLE_STRIDE
-        clock.measured(unit * sampled)
+
+    def sample() -> None:
+        if sampled is not None:
+            fake.now += unit * sampled / valueiter.SAMPLE_STRIDE
+            clock.measured(unit * sampled)
+
+    if not after_warm_start:
+        sample()
     clock.plan(list(pieces))
     steps = 50
     for k, (piece, pace) in enumerate(zip(pieces, paces, strict=True)):
         for i in range(1, steps + 1):
             fake.now += piece * unit * pace / steps
-            clock.report(i / steps, "solving")
+            clock.report(i / steps, "solving", after_warm_start and k > 0)
         clock.finished(pace=sampled is None or k > 0)
+        if after_warm_start and k == 0:
+            sample()
     total = fake.now - start
     return max(
         abs((now - start) / fraction - total) / total for now, fraction in seen if fraction >= 0.1
@@ -242,33 +252,6 @@ def test_a_sample_slowed_by_another_process_is_taken_again(
     assert slowed < 3 * quiet < 1.0, (slowed, quiet)
 
 
-def _drift_sampled_after_the_warm_start(
-    fake: FakeTime, model: Model, sampled: float, even: bool
-) -> float:
-    """As :func:`_worst_drift`, in the order of a run that compiles nothing (the kernels
-    compiled at install): the warm start on the model's unit, then the timed sample, which
-    says a pass costs ``sampled`` model full passes while the passes take what the model
-    says; ``even``: the passes report shares of their time (:meth:`_Runner._time_shares`)."""
-    unit = full_pass_seconds(model)
-    pieces = (warm_units(model), *pass_costs(model))
-    seen: list[tuple[float, float]] = []
-    start = fake.now
-    clock = valueiter._Clock(lambda fraction, stage: seen.append((fake.now, fraction)), model)
-    clock.plan(list(pieces))
-    for k, piece in enumerate(pieces):
-        for i in range(1, 51):
-            fake.now += piece * unit / 50
-            clock.report(i / 50, "solving", even and k > 0)
-        clock.finished(pace=k > 0)
-        if k == 0:
-            fake.now += unit * sampled / valueiter.SAMPLE_STRIDE
-            clock.measured(unit * sampled)
-    total = fake.now - start
-    return max(
-        abs((now - start) / fraction - total) / total for now, fraction in seen if fraction >= 0.1
-    )
-
-
 @pytest.mark.parametrize("sampled", [0.75, 1.3])
 def test_the_first_pass_corrects_a_timed_sample_as_it_runs(
     monkeypatch: pytest.MonkeyPatch, sampled: float
@@ -280,7 +263,9 @@ def test_the_first_pass_corrects_a_timed_sample_as_it_runs(
     fake = FakeTime()
     monkeypatch.setattr(valueiter.time, "perf_counter", fake)
     model = build_model(preset("facebook"))
-    assert _drift_sampled_after_the_warm_start(fake, model, sampled, even=True) <= 0.1
+    pieces = (warm_units(model), *pass_costs(model))
+    paces = (1.0,) * len(pieces)
+    assert _worst_drift(fake, model, 0.0, sampled, pieces, paces, after_warm_start=True) <= 0.1
 
 
 def test_a_pass_reports_the_share_of_its_time_by_the_cells_it_computes() -> None:
@@ -296,18 +281,17 @@ def test_a_pass_reports_the_share_of_its_time_by_the_cells_it_computes() -> None
         assert np.array_equal(runner._time_shares(none), runner.work_done)
         change = max(runner.sweep(flat) for _ in range(3))
         for _ in range(3):
-            change = runner.sweep(flat, certify=min(valueiter.FIRST_MARGIN, 5 * change))
+            margin = min(valueiter.FIRST_MARGIN, valueiter.CERTIFY_FACTOR * change)
+            change = runner.sweep(flat, certify=margin)
         shares = runner._time_shares(none)
         assert np.all(np.diff(shares) >= 0) and shares[-1] == pytest.approx(1.0)
         assert not np.allclose(shares, runner.work_done)  # the certificates lie unevenly
         kept = none.copy()
         kept[: blocks // 2] = UNCHANGED
         assert np.all(runner._time_shares(kept)[: blocks // 2] == 0.0)
-        certs = runner.certs.copy()
         runner.certs[7, CERT_LO : CERT_LO + 6] = 0
         runner.certs[7, CERT_HI : CERT_HI + 6] = runner.tops[7]
         banked = runner._time_shares(none)
         assert banked[7] == banked[6]
-        runner.certs[:] = certs
     finally:
         runner.close()
