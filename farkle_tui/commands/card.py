@@ -70,7 +70,11 @@ def run(args: argparse.Namespace) -> int:
     if args.window is not None and (args.window % STEP or not 0 < args.window < rules.goal):
         fail(f"--window must be a multiple of {STEP} from {STEP} to below the goal {rules.goal:,}")
     from optimal_farkle.solver.card import load_card
+    from optimal_farkle.solver.card_table import estimate_table
 
+    reason = estimate_table(rules).unlearnable()
+    if reason is not None:
+        fail(f"no card for {rules.name}: {reason}")
     if args.rebuild:
         card = rebuild(args, rules)
     else:

@@ -80,6 +80,12 @@ def card_view(card: Card) -> Group:
     """The whole card: the table, the rules of thumb, the go-for-it scores and the odds."""
     rules = card.rules
     table = card.table
+    reason = table.unlearnable()
+    if reason is not None:
+        return Group(
+            Text.assemble(("The card", "bold"), f" · {rules.display_name}"),
+            Text(f"No card for these rules: {reason}.", style="italic"),
+        )
     parts: list[Text | Table] = [
         Text.assemble(
             ("The card", "bold"), f" · {rules.display_name} · {table.numbers()} numbers to learn"
