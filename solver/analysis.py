@@ -16,6 +16,11 @@ screen and ``farkle replay`` says it.
 Forced moves (the first roll of a turn, a roll when banking is not allowed, a roll with a
 single way to score) are not decisions and are not counted, so accuracy is not inflated.
 
+A decision at a position the model does not hold (a banked score below the floor the
+strategy was solved for: :class:`solver.model.OutsideModel`) has no exact figure: it is not
+judged, and the analysis counts it and says why (:attr:`GameAnalysis.outside`); the win curve
+leaves out the turns that start there.
+
 Marks come from :data:`THRESHOLDS`, defined once: a loss of at least 0.5 percentage points
 of win probability is an inaccuracy, 2 a mistake, 5 a blunder.
 
@@ -37,6 +42,7 @@ from optimal_farkle.engine.events import Banked, Event, GameOver
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, replay_steps
 
+from . import OutsideModel
 from .model import unsupported
 from .strategy import Strategy
 from .table import TableAdvice, TwoPlayerAdvice, table_advice
@@ -192,6 +198,9 @@ class GameAnalysis:
     label: str = "exact two-player optimum"
     #: Whether that strategy is provably optimal (False: an approximation).
     exact: bool = True
+    #: Decisions not judged: outside the model (a score below its floor), and why.
+    outside: int = 0
+    outside_reason: str = ""
 
     def decision_at(self, step: int) -> DecisionAnalysis | None:
         """The decision taken at ``step`` (None for a forced move)."""
@@ -211,6 +220,9 @@ class GameAnalysis:
             "winner": self.winner,
             "strategy": self.label,
             "exact": self.exact,
+            "outside_model": (
+                {"decisions": self.outside, "reason": self.outside_reason} if self.outside else None
+            ),
             "decisions": [d.to_json() for d in self.decisions],
             "summary": [s.to_json() for s in self.summary],
             "win_curve": [p.to_json() for p in self.win_curve],
@@ -275,15 +287,18 @@ def check_analysable(record: GameRecord, strategy: Strategy | TableAdvice) -> No
 
 
 def analyse_step(strategy: Strategy | TableAdvice, step: Step) -> DecisionAnalysis | None:
-    """The analysis of one action, or None when it was forced (no real choice)."""
+    """The analysis of one action, or None when it was forced (no real choice).
+
+    :class:`solver.model.OutsideModel` for a decision the model does not hold.
+    """
     advice = TwoPlayerAdvice(strategy) if isinstance(strategy, Strategy) else strategy
     state, action = step.before, step.action
     if state.is_over:
         return None
     if state.phase is Phase.CHOOSE:
-        ranked = advice.rank_options(state)
-        if len(ranked) < 2:
+        if len(state.options()) < 2:
             return None
+        ranked = advice.rank_options(state)
         chosen = tuple(sorted(action.dice)) if isinstance(action, SetAside) else ()
         made = next(ov for ov in ranked if ov.option.dice == chosen)
         best = ranked[0]
@@ -350,12 +365,15 @@ def win_curve(
     for index, state in states:
         starts_turn = state.phase is Phase.DECIDE and state.turn_total == 0 and not state.set_aside
         if state.is_over or (starts_turn and state.turn != seen_turn):
+            seen_turn = state.turn
             if state.is_over:
                 mine = 1.0 if state.winner == first else 0.0
             else:
-                mine = advice.win_chances(state)[first]
+                try:
+                    mine = advice.win_chances(state)[first]
+                except OutsideModel:
+                    continue  # no exact figure there: the curve leaves the turn out
             points.append(CurvePoint(state.turn, index, mine))
-            seen_turn = state.turn
     return tuple(points)
 
 
@@ -372,7 +390,17 @@ def analyse(
     """
     advice = advice_for(record, strategy, exact)
     steps = replay_record(record)
-    decisions = tuple(d for d in (analyse_step(advice, s) for s in steps) if d is not None)
+    judged: list[DecisionAnalysis] = []
+    outside: list[str] = []
+    for step in steps:
+        try:
+            decision = analyse_step(advice, step)
+        except OutsideModel as exc:
+            outside.append(str(exc))
+            continue
+        if decision is not None:
+            judged.append(decision)
+    decisions = tuple(judged)
     final = steps[-1].after if steps else record.initial_state()
     return GameAnalysis(
         record=record,
@@ -383,6 +411,8 @@ def analyse(
         winner=final.winner,
         label=advice.label,
         exact=advice.exact,
+        outside=len(outside),
+        outside_reason=outside[0] if outside else "",
     )
 
 

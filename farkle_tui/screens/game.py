@@ -46,6 +46,7 @@ from optimal_farkle.engine.game import (
     apply,
 )
 from optimal_farkle.engine.record import GameSession
+from optimal_farkle.solver import OutsideModel
 
 from ..game_setup import HUMAN
 from ..pacing import ComputerPacer, Stage
@@ -683,9 +684,18 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
 
             target = final_target(state)
             return self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
-        if self.advice is None or state.final_turns != (state.current,):
+        if state.final_turns != (state.current,):
             return None
-        return self.advice.win_chances(state)[state.current]
+        return self._win_of(state)
+
+    def _win_of(self, state: GameState) -> float | None:
+        """The mover's win chance, or None: no advice, or outside the model (no exact figure)."""
+        if self.advice is None:
+            return None
+        try:
+            return self.advice.win_chances(state)[state.current]
+        except OutsideModel:
+            return None
 
     # -- the computer's turn ---------------------------------------------------------------------
     def _start_ai_timer(self, delay: float) -> None:
@@ -716,9 +726,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         """Ask the AI for its move off the UI thread (a hard decision may take a moment)."""
         ai = self.ais[state.current]
         action = ai.act(state)
-        win = None
-        if self.advice is not None:
-            win = self.advice.win_chances(state)[state.current]
+        win = self._win_of(state)
         self.post_message(self.AIDecided(state, action, win))
 
     def on_game_screen_aidecided(self, message: AIDecided) -> None:
