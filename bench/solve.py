@@ -11,7 +11,9 @@ Each run is a fresh process doing what the game does on a first start under new 
   states whose turn is not cached yet (each one solves a whole turn), median and max;
 - the stages of the progress, the passes, the last pass's largest change, peak memory (RSS),
   the cache file's size, and the ETA's stability: after the first 10 % of the solve, the most
-  the predicted total time ``elapsed / fraction`` moved away from the real total.
+  the predicted total time ``elapsed / fraction`` moved away from the real total; and the
+  longest the progress shown stood still while the solve ran (below the 99 % it holds until
+  the end).
 
 ``--before PYTHON`` runs the same cold solve with another interpreter (a checkout of the old
 solver with its own venv) in the same run, for before/after ratios, and compares the two
@@ -165,6 +167,19 @@ def eta_drift(marks: list[list[Any]], total: float) -> tuple[float, float, float
     return worst
 
 
+def longest_still(marks: list[list[Any]], total: float) -> tuple[float, float, float]:
+    """The longest the progress shown stood still while the solve ran (until 99 %, the most
+    it shows before the end): seconds, and when and where it began (seconds in, fraction)."""
+    worst = (0.0, 0.0, 0.0)
+    since, shown = (marks[0][0], marks[0][1]) if marks else (0.0, 0.0)
+    for t, fraction, _ in [*marks[1:], [total, 1.0, ""]]:
+        if fraction > shown or fraction >= 0.99:
+            if t - since > worst[0]:
+                worst = (t - since, since, shown)
+            since, shown = t, fraction
+    return worst
+
+
 def spread(values: list[float]) -> str:
     if len(values) == 1:
         return f"{values[0]:.1f} s"
@@ -239,6 +254,11 @@ def report(label: str, figures: dict[str, Any]) -> None:
         f"    ETA drift after 10 %       {drift:.0%} at worst over the cold runs "
         f"({', '.join(f'{d[0]:.0%}' for d in drifts)}); the worst {at:.1f} s in, at "
         f"{fraction:.0%} shown, during {stage[:30]!r}"
+    )
+    still, at, shown = max(longest_still(c["marks"], c["total_s"]) for c in cold)
+    print(
+        f"    bar standing still         {still:.1f} s at most over the cold runs (from "
+        f"{at:.1f} s in, at {shown:.0%})"
     )
     load = figures["load"]
     print(
