@@ -8,6 +8,7 @@ constant a little off). ``bench/solve.py`` measures the same on real solves.
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -325,6 +326,6 @@ def test_the_bar_moves_on_while_the_work_goes_on_when_the_machine_is_slower_than
             fake.now += slow * unit / valueiter.SAMPLE_STRIDE
             clock.measured(slow * unit)
             clock.report(0.0, "solving")
-    still = [f for f, g in zip(seen, seen[1:], strict=False) if g <= f and f < 0.99]
+    still = [f for f, g in itertools.pairwise(seen) if g <= f and f < 0.99]
     assert not still, f"the bar stood still at {still[0]:.0%}"
     assert seen[-1] == 0.99 and seen.index(0.99) > len(seen) - 50  # in the last pass
