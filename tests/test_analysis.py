@@ -263,3 +263,6 @@ def test_a_score_below_the_floor_gets_no_exact_figure(tmp_path: Path, capsys) ->
     assert all(p["turn"] < 6 for p in before) and result == {"turn": 6, "win": 0.0}
     assert main(["replay", str(record), "--cache-dir", str(tmp_path)]) == 0
     assert "1 decision not judged: outside the model" in capsys.readouterr().out
+    analysis = analyse(session.record, strategy)
+    (step,) = analysis.outside  # the replay screen says "Not judged" there, not "Forced move"
+    assert analysis.decision_at(step) is None and "-100,000" in analysis.outside[step]

@@ -140,9 +140,9 @@ def print_analysis(analysis: GameAnalysis) -> None:
         style="dim",
     )
     if analysis.outside:
+        count, reason = len(analysis.outside), next(iter(analysis.outside.values()))
         console.print(
-            f"{analysis.outside:,} decision{'s' if analysis.outside > 1 else ''} not judged: "
-            f"{analysis.outside_reason}.",
+            f"{count:,} decision{'s' if count > 1 else ''} not judged: {reason}.",
             style="yellow",
             markup=False,
         )

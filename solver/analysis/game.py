@@ -198,9 +198,8 @@ class GameAnalysis:
     label: str = "exact two-player optimum"
     #: Whether that strategy is provably optimal (False: an approximation).
     exact: bool = True
-    #: Decisions not judged: outside the model (a score below its floor), and why.
-    outside: int = 0
-    outside_reason: str = ""
+    #: The decisions not judged, by step: outside the model (a score below its floor), why.
+    outside: dict[int, str] = field(default_factory=dict)
 
     def decision_at(self, step: int) -> DecisionAnalysis | None:
         """The decision taken at ``step`` (None for a forced move)."""
@@ -221,7 +220,9 @@ class GameAnalysis:
             "strategy": self.label,
             "exact": self.exact,
             "outside_model": (
-                {"decisions": self.outside, "reason": self.outside_reason} if self.outside else None
+                {"decisions": len(self.outside), "reason": next(iter(self.outside.values()))}
+                if self.outside
+                else None
             ),
             "decisions": [d.to_json() for d in self.decisions],
             "summary": [s.to_json() for s in self.summary],
@@ -391,12 +392,12 @@ def analyse(
     advice = advice_for(record, strategy, exact)
     steps = replay_record(record)
     judged: list[DecisionAnalysis] = []
-    outside: list[str] = []
+    outside: dict[int, str] = {}
     for step in steps:
         try:
             decision = analyse_step(advice, step)
         except OutsideModel as exc:
-            outside.append(str(exc))
+            outside[step.index] = str(exc)
             continue
         if decision is not None:
             judged.append(decision)
@@ -411,8 +412,7 @@ def analyse(
         winner=final.winner,
         label=advice.label,
         exact=advice.exact,
-        outside=len(outside),
-        outside_reason=outside[0] if outside else "",
+        outside=outside,
     )
 
 
