@@ -13,6 +13,7 @@ from optimal_farkle.engine.dice import ScriptedDice, SeededDice
 from optimal_farkle.engine.game import Bank, Player, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, GameSession, save_record
 from optimal_farkle.solver import OutsideModel
+from optimal_farkle.solver.analysis.coach import judge
 from optimal_farkle.solver.analysis.game import (
     THRESHOLDS,
     analyse,
@@ -22,6 +23,7 @@ from optimal_farkle.solver.analysis.game import (
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import rank_options
 from optimal_farkle.solver.players.computer import make_player
+from optimal_farkle.solver.players.levels import CardPlayer
 from optimal_farkle.solver.table.advice import TwoPlayerAdvice
 from optimal_farkle.tui.cli import main
 from optimal_farkle.tui.widgets.hints import compute_hints
@@ -249,7 +251,10 @@ def test_a_score_below_the_floor_gets_no_exact_figure(tmp_path: Path, capsys) ->
         rank_options(strategy, state)
     hints = compute_hints(TwoPlayerAdvice(strategy), state)
     assert hints.win is None and "outside the model" in hints.unavailable
-    assert session.act(make_player("optimal", HARSH, strategy).act(state))  # plays on
+    action = make_player("optimal", HARSH, strategy).act(state)  # plays on, as at the floor
+    verdict = judge(strategy, CardPlayer(HARSH), state, [action])  # the coach judges nothing
+    assert verdict.decisions == () and verdict.best
+    assert session.act(action)
     record = tmp_path / "harsh.json"
     save_record(record, session.record)
     assert main(["replay", "--json", str(record), "--cache-dir", str(tmp_path)]) == 0

@@ -330,6 +330,15 @@ def analyse_step(strategy: Strategy | TableAdvice, step: Step) -> DecisionAnalys
     )
 
 
+def analyse_held(strategy: Strategy | TableAdvice, step: Step) -> DecisionAnalysis | None:
+    """:func:`analyse_step`, with None outside the model too: the live coach judges the moves
+    the model holds and says nothing of the others, as of a forced move."""
+    try:
+        return analyse_step(strategy, step)
+    except OutsideModel:
+        return None
+
+
 def summarise(
     record: GameRecord, decisions: Sequence[DecisionAnalysis]
 ) -> tuple[PlayerSummary, ...]:
