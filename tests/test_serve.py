@@ -74,7 +74,12 @@ def test_the_address_is_a_url_a_browser_opens() -> None:
 def games_running(marker: str) -> int:
     """How many game processes (``python -m optimal_farkle.tui``) run with ``marker`` in
     their environment (the test's own data dir): one per open browser tab."""
-    count = 0
+    return len(game_pids(marker))
+
+
+def game_pids(marker: str) -> list[int]:
+    """The game processes of the server whose data dir is ``marker`` (see :func:`games_running`)."""
+    pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -83,8 +88,9 @@ def games_running(marker: str) -> int:
             mine = marker.encode() in (entry / "environ").read_bytes()
         except OSError:
             continue
-        count += mine and argv[-3:] == [b"-m", b"optimal_farkle.tui", b""]
-    return count
+        if mine and argv[-3:] == [b"-m", b"optimal_farkle.tui", b""]:
+            pids.append(int(entry.name))
+    return pids
 
 
 def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
@@ -198,22 +204,6 @@ def test_a_multicast_host_is_refused(capsys: pytest.CaptureFixture[str]) -> None
 
 
 # -- a hostile tab (issue 35) -------------------------------------------------------------------
-def game_pids(marker: str) -> list[int]:
-    """The game processes of the server whose data dir is ``marker`` (see :func:`games_running`)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-            mine = marker.encode() in (entry / "environ").read_bytes()
-        except OSError:
-            continue
-        if mine and argv[-3:] == [b"-m", b"optimal_farkle.tui", b""]:
-            pids.append(int(entry.name))
-    return pids
-
-
 class Served:
     """``farkle serve`` in a subprocess with its own data dir, its output kept."""
 
