@@ -82,7 +82,7 @@ from .decisions import (
     rank_turn,
 )
 from .endgame import needs_final_turn
-from .estimate import BASE_BYTES, Estimate, machine_memory
+from .estimate import BASE_BYTES, USABLE_MEMORY, Estimate, machine_memory
 from .finalround import FinalRound, final_round
 from .tablekernel import (
     P_EXTRA,
@@ -192,10 +192,10 @@ def exact_table_supported(rules: Rules, players: int) -> str | None:
         return reason
     estimate = table_estimate(rules, players)
     memory = machine_memory()
-    if memory is not None and estimate.bytes > memory:
+    if memory is not None and estimate.too_big(memory):
         return (
             f"too large for this machine: {estimate.what} needs {_gb(estimate.bytes)} of memory "
-            f"(this machine has {_gb(memory)})"
+            f"(this machine has {_gb(memory)}, and work may use at most {USABLE_MEMORY:.0%} of it)"
         )
     if estimate.seconds > LIMIT_SECONDS:
         return f"too long for this machine: {estimate.what} would take {estimate.words()}"

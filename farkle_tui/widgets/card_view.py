@@ -76,8 +76,28 @@ def odds_words(win: Odds | None, plain: Odds | None) -> str:
     return text + "."
 
 
-def card_view(card: Card) -> Group:
-    """The whole card: the table, the rules of thumb, the go-for-it scores and the odds."""
+def rebuild_command(card: Card, rules_arg: str | None = None) -> str:
+    """The command that computes the card's go-for-it scores, as the player can type it.
+
+    ``--rules`` takes a preset's name or a file's path, never a file's ``name``: ``rules_arg``
+    is what the player gave (the command line knows it); without it, the preset's name when
+    the card's rules are a preset's, else a stand-in for the file.
+    """
+    import shlex
+
+    from optimal_farkle.engine import PRESETS, preset
+    from optimal_farkle.engine.text import printable, shorten
+
+    if rules_arg is None:
+        name = card.rules.name
+        is_preset = name in PRESETS and preset(name).digest == card.rules.digest
+        rules_arg = name if is_preset else "YOUR-RULES.toml"
+    return f"farkle card --rules {printable(shorten(shlex.quote(rules_arg)))} --rebuild"
+
+
+def card_view(card: Card, rules_arg: str | None = None) -> Group:
+    """The whole card: the table, the rules of thumb, the go-for-it scores and the odds
+    (``rules_arg``: what ``--rules`` was given, for the command that computes the scores)."""
     rules = card.rules
     table = card.table
     parts: list[Text | Table] = [
@@ -102,7 +122,7 @@ def card_view(card: Card) -> Group:
         parts.append(
             Text(
                 "4. Go for it: the end-game scores are not computed for these rules yet "
-                f"(farkle card --rules {rules.name} --rebuild).",
+                f"({rebuild_command(card, rules_arg)}).",
                 style="italic",
             )
         )
@@ -136,4 +156,4 @@ def card_view(card: Card) -> Group:
     return Group(*parts)
 
 
-__all__ = ["card_view", "go_for_it_view", "odds_words", "table_view"]
+__all__ = ["card_view", "go_for_it_view", "odds_words", "rebuild_command", "table_view"]
