@@ -126,12 +126,33 @@ def test_the_quick_start_is_two_commands_and_ci_runs_the_second() -> None:
     assert all(part.strip() in ci for part in test.split("&&")), "CI no longer runs it"
 
 
+def test_the_readme_says_where_the_command_is() -> None:
+    """Issue 35: "run `farkle`" failed on a fresh machine, where the command is in the venv."""
+    section = text_of(README).split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    assert "`.venv/bin/farkle`" in section and "`source .venv/bin/activate`" in section
+
+
 def test_the_readme_links_every_docs_page() -> None:
     linked = {
         (README.parent / t.partition("#")[0]).resolve() for t in LINK.findall(text_of(README))
     }
     for page in DOCS[1:]:
         assert page.resolve() in linked, f"README does not link {rel(page)}"
+
+
+#: A code span naming a file or folder of the repository (``solver/kernel.py``, ``docs/``).
+REPO_PATH = re.compile(
+    r"(?:engine|solver|farkle_tui|assets|tests|bench|scripts|docs|constraints|\.ci)/[\w./-]*"
+)
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=rel)
+def test_every_file_named_exists(doc: Path) -> None:
+    """A page that names ``solver/kernel.py`` sends a reader there: the file must be there."""
+    for span in CODE_SPAN.findall(without_code_blocks(text_of(doc))):
+        for word in span.split():
+            if REPO_PATH.fullmatch(word):
+                assert (ROOT / word).exists(), f"{rel(doc)}: `{span}` names {word}, which is gone"
 
 
 # -- commands ----------------------------------------------------------------------------------
