@@ -38,7 +38,8 @@ DOCS = [README, *sorted((ROOT / "docs").rglob("*.md"))]
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$", re.MULTILINE)
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
-CODE_SPAN = re.compile(r"`([^`\n]+)`")
+#: A code span; it may wrap onto the next line (read it with its line breaks as spaces).
+CODE_SPAN = re.compile(r"`([^`]+)`")
 #: What counts as a figure: a decimal, a percentage, a time or a size.
 FIGURE = re.compile(
     r"(?<![\w.])(?:"
@@ -149,7 +150,8 @@ REPO_PATH = re.compile(
 @pytest.mark.parametrize("doc", DOCS, ids=rel)
 def test_every_file_named_exists(doc: Path) -> None:
     """A page that names ``solver/kernel.py`` sends a reader there: the file must be there."""
-    for span in CODE_SPAN.findall(without_code_blocks(text_of(doc))):
+    for raw in CODE_SPAN.findall(without_code_blocks(text_of(doc))):
+        span = " ".join(raw.split())
         for word in span.split():
             if REPO_PATH.fullmatch(word):
                 assert (ROOT / word).exists(), f"{rel(doc)}: `{span}` names {word}, which is gone"
@@ -182,7 +184,7 @@ def shown_commands() -> list[Shown]:
                         if part.strip():
                             found.append(Shown(rel(doc), part.strip()))
         for raw in CODE_SPAN.findall(without_code_blocks(text)):
-            span = raw.replace("\\|", "|")  # a pipe inside a table cell
+            span = " ".join(raw.replace("\\|", "|").split())  # \| is a pipe in a table cell
             if (span.startswith(starts) and " " in span) or span.startswith("scripts/"):
                 found.append(Shown(rel(doc), span))
     return found
