@@ -7,7 +7,10 @@
   run in this process, with the work that would take seconds to hours (a solve, the exact
   3-player solve) replaced by a sentinel, so the command is checked up to the moment it would
   start computing: its arguments, the rules, the estimate's limit. The game and the web server
-  are only parsed. Every other command shown names a script or test file that exists.
+  are only parsed. Every other command shown names a script or test file that exists, and a
+  bench script's options are the script's own. Every repository path a page names exists.
+- The README stays at most 200 lines, its Quick start two commands (the second is CI's), and
+  it links every page of ``docs/``.
 - Every figure a page states (a decimal, a percentage, a time or a size) is backed: produced
   by a command this test runs, written in a named test or in the code, or a dated measurement
   in ``docs/benchmarks.md`` whose section names its command (and its load, for a time).
@@ -363,6 +366,18 @@ def test_every_other_command_names_files_that_exist(shown: Shown) -> None:
         if name.startswith(".venv/"):
             continue  # made by the Quick start
         assert (ROOT / name).exists(), f"{shown}: {name} does not exist"
+
+
+@pytest.mark.parametrize(
+    "shown", [c for c in COMMANDS if re.search(r"\bbench/\w+\.py", c.text)], ids=str
+)
+def test_every_bench_option_shown_is_the_scripts(shown: Shown) -> None:
+    """``python bench/solve.py --before jit``: the script defines every option shown."""
+    script = re.search(r"\bbench/\w+\.py", shown.text)
+    assert script is not None
+    source = text_of(ROOT / script.group(0))
+    for _negated, option in OPTION.findall(shown.text):
+        assert f'"--{option}"' in source, f"{shown}: {script.group(0)} has no --{option}"
 
 
 # -- figures -----------------------------------------------------------------------------------
