@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 from tui_support import (
     RULES,
     SIZE,
@@ -14,6 +14,7 @@ from tui_support import (
     click_when_ready,
     human_step,
     no_solver,
+    notifications,
     rows_of,
     run,
     start_game,
@@ -22,10 +23,11 @@ from tui_support import (
 )
 
 from optimal_farkle.engine.dice import SeededDice
-from optimal_farkle.engine.game import Phase, Player, Roll, SetAside
-from optimal_farkle.engine.record import GameSession, load_record
+from optimal_farkle.engine.game import Bank, Phase, Player, Roll, SetAside
+from optimal_farkle.engine.record import GameRecord, GameSession, load_record, save_record
 from optimal_farkle.tui.screens.confirm import ConfirmScreen
 from optimal_farkle.tui.screens.game import Leave
+from optimal_farkle.tui.screens.replays import ReplaysScreen
 from optimal_farkle.tui.screens.start import StartScreen
 from optimal_farkle.tui.storage import Storage
 from optimal_farkle.tui.widgets.log import MoveLog
@@ -149,3 +151,54 @@ def test_a_window_whose_game_was_replaced_says_where_it_saves_it(tmp_path: Path)
             assert [g.record.events for g in kept] == [a.session.record.events]
 
     run(body())
+
+
+# -- 3. a finished game where the unfinished one is kept ------------------------------------------
+def finished_game(names: tuple[str, str] = ("Dee", "Eve"), seed: int = 7) -> GameRecord:
+    """A finished game: the biggest set-aside, then bank at 300 or more."""
+    session = GameSession.start(RULES, tuple(Player(n) for n in names), dice=SeededDice(seed))
+    while not session.is_over:
+        state = session.state
+        if state.phase is Phase.CHOOSE:
+            session.act(SetAside(state.options()[0].dice))
+        else:
+            session.act(Bank() if state.can_bank() and state.turn_total >= 300 else Roll())
+    return session.record
+
+
+def test_a_finished_game_left_as_the_game_to_continue_is_kept_by_a_new_game(
+    tmp_path: Path,
+) -> None:
+    """A finished game in current-game.json (its archiving was cut short) offered no Continue,
+    and a new game wrote over it without a word: it was in no file."""
+    finished = finished_game()
+    save_record(tmp_path / "current-game.json", finished)
+
+    async def body() -> None:
+        app = app_for_tests(seed=3, supports=no_solver, data_dir=tmp_path)
+        said = notifications(app)
+        async with app.run_test(size=SIZE) as pilot:
+            await start_game(pilot, name="Cy")
+            assert any("finished game" in s and "kept under Replays" in s for s in said), said
+            app.back_to_start()
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("p")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplaysScreen))
+            table = rows_of(app, app.screen.query_one(DataTable))
+            assert "Dee vs Eve" in table and "won" in table, table
+        games = Storage(tmp_path).finished_games()
+        assert [g.record.events for g in games if g.record] == [finished.events]
+
+    run(body())
+
+
+def test_a_finished_game_kept_already_is_not_kept_twice(tmp_path: Path) -> None:
+    """Archived, then cut short before current-game.json was removed: kept once, not twice."""
+    finished = finished_game()
+    storage = Storage(tmp_path)
+    storage.archive(finished, discard=False)
+    save_record(storage.current_path, finished)
+    new = GameSession.start(RULES, (Player("Cy"), Player("Bob")), dice=SeededDice(1))
+    said = Storage(tmp_path).save_current(new.record)
+    assert "kept under Replays" in said
+    assert len(storage.finished_games()) == 1
