@@ -169,7 +169,7 @@ def _finished_record(tmp_path: Path) -> Path:
     from optimal_farkle.engine.dice import SeededDice
     from optimal_farkle.engine.game import Player
     from optimal_farkle.engine.record import GameSession, save_record
-    from optimal_farkle.solver.players import make_player
+    from optimal_farkle.solver.players.computer import make_player
 
     rules = preset("facebook").with_goal(600)
     session = GameSession.start(
@@ -215,7 +215,7 @@ def test_a_card_whose_table_would_explode_is_refused_at_once(
     """The column-dropping loop's work grows with the square of the full table's columns: past
     MAX_COLUMNS the card is refused with the reason (a single 1 worth 100,000 at goal 100 has
     10,807; the presets 36 to 42, so a bound of 30 stands in for it here)."""
-    from optimal_farkle.solver import card_table
+    from optimal_farkle.solver.players import card_estimate as card_table
 
     path = rules_file(tmp_path)
     monkeypatch.setattr(card_table, "MAX_COLUMNS", 30)
@@ -229,7 +229,7 @@ def test_a_card_whose_table_would_explode_is_refused_at_once(
 
 
 def test_allow_long_keeps_a_memory_margin() -> None:
-    from optimal_farkle.solver.estimate import Estimate
+    from optimal_farkle.solver.duel.estimate import Estimate
 
     gb = 1024**3
     work = Estimate("a solve", 3600.0, int(23.0 * gb))
@@ -351,7 +351,7 @@ def test_distribution_says_what_reaching_the_goal_means(
 
 
 def test_match_help_and_errors_list_every_player(capsys: pytest.CaptureFixture[str]) -> None:
-    from optimal_farkle.solver.players import table_player_ids
+    from optimal_farkle.solver.players.computer import table_player_ids
     from optimal_farkle.tui.commands.match import PLAYER_IDS
 
     assert sorted(PLAYER_IDS) == sorted(table_player_ids())

@@ -5,7 +5,7 @@ expected-score strategy in a moment, and the go-for-it scores come from the pape
 rules), the card shipped for a preset, or a card a ``--rebuild`` kept in the cache.
 
 ``--rebuild`` computes the go-for-it scores by exact search against the optimal player
-(:mod:`solver.card_search`; the optimal strategy is loaded or solved first) and keeps the card
+(:mod:`solver.analysis.card_search`; the optimal strategy is loaded or solved first) and keeps the card
 in the cache dir, where the game and ``farkle match`` find it. On the paper's rules the card
 keeps the paper's Table 4: the search runs as a check of it, and both are recorded.
 """
@@ -23,7 +23,7 @@ from .output import console
 from .progress import add_floor, check_floor, check_work, model_of, obtain_strategy
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.card import Card
+    from optimal_farkle.solver.players.card import Card
 
 
 def register(subparsers: Any) -> None:
@@ -76,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
             "--window and --allow-long go with --rebuild (they bound and allow its search); "
             "without it the card is printed as kept"
         )
-    from optimal_farkle.solver.card import load_card
-    from optimal_farkle.solver.card_table import TableTooLarge, estimate_table
+    from optimal_farkle.solver.players.card import load_card
+    from optimal_farkle.solver.players.card_estimate import TableTooLarge, estimate_table
 
     try:
         estimate_table(rules)  # first: rules with no learnable card are refused at once
@@ -93,14 +93,14 @@ def run(args: argparse.Namespace) -> int:
 
 def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
     """Search the thresholds, keep the card in the cache, and return it."""
-    from optimal_farkle.solver.cache import supports
-    from optimal_farkle.solver.card import CardError, write_card
-    from optimal_farkle.solver.card_search import build_card
+    from optimal_farkle.solver.analysis.card_search import build_card
+    from optimal_farkle.solver.duel.cache import supports
+    from optimal_farkle.solver.players.card import CardError, write_card
 
     reason = supports(rules)
     if reason is not None:
         fail(f"the go-for-it search needs the optimal strategy, and {reason}")
-    from optimal_farkle.solver.card_search import search_estimate
+    from optimal_farkle.solver.analysis.card_search import search_estimate
 
     estimate = search_estimate(model_of(rules, args.floor), args.window)
     # Before the solve: a refused search solves nothing.

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 
 from optimal_farkle.engine import DEFAULT_PRESET, STEP, FarkleError, Rules, load_rules
 from optimal_farkle.engine.text import printable, shorten
-from optimal_farkle.solver.positions import (
+from optimal_farkle.solver.core.positions import (
     Position,
     farkle_counts,
     final_turn_allowed,

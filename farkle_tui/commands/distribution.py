@@ -3,7 +3,7 @@
 The turn is played by the max-score strategy (the default; with ``--penalty`` the more careful
 one, with ``--entry`` the first turn under an entry minimum) or by the optimal strategy from
 a start-of-turn position. The distribution is computed exactly by a forward pass over the
-turn (:mod:`solver.distribution`), not sampled. The chart has one bar per 500-point band
+turn (:mod:`solver.analysis.distribution`), not sampled. The chart has one bar per 500-point band
 (``--band``), the farkle first; ``--log`` scales the bars logarithmically so the long tail
 shows.
 """
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from optimal_farkle.engine.game import GameState
-    from optimal_farkle.solver.distribution import TurnDistribution
+    from optimal_farkle.solver.analysis.distribution import TurnDistribution
 
 OPTIMAL = "optimal"
 MAX_SCORE = "max-score"
@@ -115,8 +115,8 @@ def run(args: argparse.Namespace) -> int:
                 "--strategy optimal: "
                 "the max-score strategy plays every turn the same"
             )
-        from optimal_farkle.solver.distribution import max_score_policy, turn_distribution
-        from optimal_farkle.solver.expected import expected_strategy
+        from optimal_farkle.solver.analysis.distribution import max_score_policy, turn_distribution
+        from optimal_farkle.solver.core.expected import expected_strategy
 
         try:
             expected = expected_strategy(rules, args.penalty, entered=not args.entry)
@@ -137,8 +137,8 @@ def run(args: argparse.Namespace) -> int:
         check_position_scores(args, rules)
         position = position_from_args(args, rules)
         strategy, _ = obtain_strategy(rules, args.floor, args.cache_dir)
-        from optimal_farkle.solver.distribution import optimal_policy, turn_distribution
-        from optimal_farkle.solver.positions import describe, position_of, start_state
+        from optimal_farkle.solver.analysis.distribution import optimal_policy, turn_distribution
+        from optimal_farkle.solver.core.positions import describe, position_of, start_state
 
         state = start_state(rules, position)
         distribution = turn_distribution(optimal_policy(strategy, state))
@@ -198,7 +198,7 @@ def print_chart(
     from rich.table import Table
     from rich.text import Text
 
-    from optimal_farkle.solver.distribution import QUANTILES
+    from optimal_farkle.solver.analysis.distribution import QUANTILES
 
     bands = distribution.bands(band)
     largest = max(p for _, _, p in bands)

@@ -6,7 +6,7 @@ rolling, coloured and marked by the action so it reads without colour too; or, w
 ``--json``, one JSON object for scripts and tests. The entry minimum of a rule set is a
 game-level rule and is not part of this per-turn analysis, except with ``--entry``: the first
 turn of a player who must bank the entry minimum. ``--long-run`` solves the average-reward
-problem over the farkle count (:mod:`solver.longrun`): one strategy per count.
+problem over the farkle count (:mod:`solver.analysis.longrun`): one strategy per count.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from .common import add_common, emit_json, fail, rules_from_args
 from .output import console
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.expected import ExpectedStrategy
+    from optimal_farkle.solver.core.expected import ExpectedStrategy
 
 BANK_STYLE = "bold red"
 ROLL_STYLE = "green"
@@ -88,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
                 "and --max-turn"
             )
         return run_long_run(rules, args.json)
-    from optimal_farkle.solver.expected import expected_strategy  # numpy only when the command runs
+    from optimal_farkle.solver.core.expected import (
+        expected_strategy,  # numpy only when the command runs
+    )
 
     try:
         strategy = expected_strategy(rules, penalty, entered=not args.entry)
@@ -104,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_long_run(rules: Rules, json: bool) -> int:
     """``--long-run``: solve, then print the per-count strategies or the JSON object."""
-    from optimal_farkle.solver.longrun import fixed_penalty_average, long_run
+    from optimal_farkle.solver.analysis.longrun import fixed_penalty_average, long_run
 
     try:
         result = long_run(rules)

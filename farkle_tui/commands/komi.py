@@ -1,7 +1,7 @@
 """``farkle komi``: the head start for the second player that makes the game fairest.
 
 Scans the second player's head start in steps of 50 for the first player's win probability
-closest to 1/2, both playing optimally (:mod:`solver.komi`), and lists the candidates around
+closest to 1/2, both playing optimally (:mod:`solver.analysis.komi`), and lists the candidates around
 it. Needs the solved strategy (solved and cached on first use, with a progress bar).
 """
 
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--around must be between 0 and 40, got {args.around}")
     rules = rules_from_args(args)
     strategy, _ = obtain_strategy(rules, args.floor, args.cache_dir)
-    from optimal_farkle.solver.komi import fair_komi
+    from optimal_farkle.solver.analysis.komi import fair_komi
 
     komi = fair_komi(strategy, args.around)
     published = published_for(rules)

@@ -1,6 +1,6 @@
 """``farkle replay FILE``: where a saved game was won and lost, decision by decision.
 
-Every decision of every player is compared with optimal play (:mod:`solver.analysis`): the
+Every decision of every player is compared with optimal play (:mod:`solver.analysis.game`): the
 win probability before, after the choice made and after the best choice, the loss, and a
 mark (inaccuracy, mistake, blunder). A game of three or more players is judged by the exact
 three-player optimum when its solve is cached, else by the approximation built on the
@@ -25,7 +25,7 @@ from .output import console
 from .progress import add_floor, check_floor, obtain_strategy
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.analysis import GameAnalysis
+    from optimal_farkle.solver.analysis.game import GameAnalysis
 
 SPARKS = "▁▂▃▄▅▆▇█"
 #: The line width when stdout is not a terminal: wide enough that no column is ever cut.
@@ -65,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
         record = load_record(args.file)
     except (RecordError, FarkleError) as exc:
         fail(str(exc))  # names the file and what is wrong with it
-    from optimal_farkle.solver.analysis import AnalysisError, analyse
-    from optimal_farkle.solver.model import unsupported
+    from optimal_farkle.solver.analysis.game import AnalysisError, analyse
+    from optimal_farkle.solver.duel.model import unsupported
 
     reason = unsupported(record.rules)
     if reason is not None:
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     )
     exact = None
     if len(record.players) > 2:
-        from optimal_farkle.solver.table import load_exact_table
+        from optimal_farkle.solver.table.advice import load_exact_table
 
         exact = load_exact_table(record.rules, len(record.players), args.cache_dir)
     try:
@@ -200,7 +200,7 @@ def print_analysis(analysis: GameAnalysis) -> None:
             str(s.blunders),
         )
     out.print(summary)
-    from optimal_farkle.solver.analysis import THRESHOLDS
+    from optimal_farkle.solver.analysis.game import THRESHOLDS
 
     marks = ", ".join(f"{name} from {100 * limit:g}" for name, limit in reversed(THRESHOLDS))
     out.print(
