@@ -269,6 +269,8 @@ def test_distribution_json_bands_follow_band(capsys: pytest.CaptureFixture[str])
         (["strategy", "--no-opponent-entered"], "go with rules that have an entry minimum"),
         (["solve", "--cache-dir", ""], "a folder cannot be blank"),
         (["card", "--cache-dir", "  "], "a folder cannot be blank"),
+        (["distribution", "--floor", "-500"], "go with --strategy optimal"),
+        (["distribution", "--cache-dir", "x"], "go with --strategy optimal"),
     ],
 )
 def test_an_option_that_would_do_nothing_is_refused(
@@ -381,3 +383,23 @@ def test_the_card_names_a_rebuild_command_that_works(
     assert code == 0
     assert f"farkle card --rules {path} --rebuild" in out
     assert "--rules myrules" not in out
+
+
+# -- the property: the hostile campaign's fast part ------------------------------------------------
+def test_the_hostile_campaigns_fast_part_finds_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    """bench/hostile_cli.py --fast: every command x bad values, hostile files, closed and full
+    streams, short encodings, long paths and markup (a few hundred runs, mostly in-process)."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "hostile_cli.py"
+    spec = importlib.util.spec_from_file_location("hostile_cli", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    campaign = module.campaign(fast_only=True)
+    report = capsys.readouterr().out
+    assert campaign.problems == [], report
+    counts = campaign.counts
+    assert counts["runs"] >= 200 and counts["refused"] >= 150 and counts["answered"] >= 30
+    for bad in ("tracebacks", "hangs", "wrong answers", "bad exits", "files lost"):
+        assert counts[bad] == 0, report

@@ -15,6 +15,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from optimal_farkle.engine import STEP, FarkleError
+from optimal_farkle.solver import DEFAULT_FLOOR
 
 from .common import (
     add_cache_dir,
@@ -114,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
                 "--score, --opponent, the farkle counts and the entry and starter flags go with "
                 "--strategy optimal: "
                 "the max-score strategy plays every turn the same"
+            )
+        if (args.floor, args.allow_long, args.cache_dir) != (DEFAULT_FLOOR, False, None):
+            fail(
+                "--floor, --allow-long and --cache-dir go with --strategy optimal (its solve); "
+                "the max-score strategy needs none"
             )
         from optimal_farkle.solver.analysis.distribution import max_score_policy, turn_distribution
         from optimal_farkle.solver.core.expected import expected_strategy
