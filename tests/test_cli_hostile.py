@@ -299,16 +299,31 @@ def test_help_to_a_full_device_is_an_error() -> None:
 
 
 def test_a_games_folder_that_cannot_be_listed_is_said_not_shown_empty(tmp_path: Path) -> None:
-    from optimal_farkle.tui.screens.replays import replays_summary
-    from optimal_farkle.tui.storage import GAMES_DIR, Storage
+    """The games "folder" is a file here (as root, a folder without permission reads fine):
+    the Replays screen says why the games cannot be shown, never "No games kept yet"."""
+    from textual.widgets import Static
+    from tui_support import app_for_tests, run, text_of, wait_for
 
+    from optimal_farkle.tui.screens.replays import ReplaysScreen
+    from optimal_farkle.tui.storage import Storage
+
+    async def body() -> None:
+        app = app_for_tests(data_dir=tmp_path)
+        games = app.services.storage.games_dir
+        games.parent.mkdir(parents=True, exist_ok=True)
+        games.write_text("not a folder")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("p")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplaysScreen))
+            await pilot.pause()
+            info = " ".join(text_of(app.screen.query_one("#replays-info", Static)).split())
+            assert info.startswith("The kept games cannot be shown:"), info
+            assert "cannot list the kept games" in info and "No games" not in info
+
+    run(body())
     storage = Storage(tmp_path)
-    tmp_path.joinpath(GAMES_DIR).write_text("not a folder")
-    assert storage.finished_games() == []
-    assert "cannot list the kept games" in storage.games_error
-    summary = replays_summary([], storage.games_error)
-    assert summary.startswith("The kept games cannot be shown:") and "No games" not in summary
-    tmp_path.joinpath(GAMES_DIR).unlink()
+    storage.games_dir.unlink()
     assert storage.finished_games() == [] and storage.games_error == ""
 
 
