@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from optimal_farkle.engine import STEP, Rules
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args, warn
+from .output import console
 from .progress import add_floor, check_floor, obtain_strategy
 
 if TYPE_CHECKING:
@@ -111,8 +112,7 @@ def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
 
 
 def print_card(card: Card) -> None:
-    from rich.console import Console
 
     from ..widgets.card_view import card_view
 
-    Console(highlight=False).print(card_view(card))
+    console().print(card_view(card))

@@ -25,6 +25,7 @@ from .common import (
     position_from_args,
     rules_from_args,
 )
+from .output import console
 from .progress import add_floor, check_floor, check_position_scores, obtain_strategy
 
 if TYPE_CHECKING:
@@ -173,10 +174,9 @@ def print_chart(
     title: str,
     band: int,
     log: bool,
-    console: Console | None = None,
+    out: Console | None = None,
 ) -> None:
-    """The bands as horizontal bars, then the figures (on ``console``, default stdout)."""
-    from rich.console import Console
+    """The bands as horizontal bars, then the figures (on ``out``, default stdout)."""
     from rich.table import Table
     from rich.text import Text
 
@@ -197,8 +197,8 @@ def print_chart(
         label = "farkle" if high == 0 else f"{low:,}-{high:,}"
         style = "red" if high == 0 else "green"
         table.add_row(label, Text(bar(fraction), style=style), percent(p))
-    console = console or Console(highlight=False)
-    console.print(table)
+    out = out or console()
+    out.print(table)
     quantiles = " · ".join(f"{100 * q:g}%: {distribution.quantile(q):,}" for q in QUANTILES)
     largest_total = (
         f"{distribution.max_points:,}"
@@ -206,13 +206,13 @@ def print_chart(
         else f"none (some dice never farkle; {percent(distribution.dropped)} lies beyond "
         f"{int(distribution.points[-1]):,} and is left out)"
     )
-    console.print(
+    out.print(
         f"Mean {distribution.mean:,.4f} points · farkle {percent(distribution.farkle_probability)}"
         f" · above 3,000: {percent(distribution.tail(3000))} · largest total {largest_total}"
     )
     if distribution.goal_probability is not None:
-        console.print(
+        out.print(
             "The turn reaches the goal (a final turn: banks enough to win) with probability "
             f"{percent(distribution.goal_probability)}."
         )
-    console.print(f"Quantiles (the turn adds at most): {quantiles}")
+    out.print(f"Quantiles (the turn adds at most): {quantiles}")

@@ -21,6 +21,7 @@ from optimal_farkle.engine import STEP, FarkleError, Rules
 from optimal_farkle.engine.game import check_start_scores
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args
+from .output import console
 from .progress import add_floor, check_floor, check_score, check_work, model_of, obtain_strategy
 
 if TYPE_CHECKING:
@@ -238,10 +239,9 @@ class ProgressBar:
     """A rich progress bar on stderr (only when stderr is a terminal): ``with ... as update``."""
 
     def __init__(self, label: str) -> None:
-        from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.console = Console(stderr=True)
+        self.console = console(stderr=True)
         self.enabled = self.console.is_terminal
         self.progress = Progress(
             TextColumn(f"[bold]{label}"),
@@ -270,11 +270,10 @@ class ProgressBar:
 def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int | None) -> None:
     """A small table of the three probabilities, from A's point of view."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     a, b = odds.players
-    console = Console(highlight=False)
+    out = console()
     exact = odds.method == "exact"
     if exact:
         how = f"exact (policy evaluation, {odds.sweeps} sweeps, {odds.seconds:.1f} s)"
@@ -295,7 +294,7 @@ def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int 
     ):
         pm = "" if exact or se is None else f" ± {100 * se:.2f}"
         table.add_row(label, f"{100 * p:.4f}%{pm}", f"{100 * (1 - p):.4f}%{pm}")
-    console.print(table)
+    out.print(table)
 
 
 # -- three to six players ---------------------------------------------------------------------------
@@ -413,10 +412,9 @@ def _simulate_table(
 def print_table_odds(odds: Any, rules: Rules, start: tuple[int, ...], seed: int | None) -> None:
     """Every player's chance with each of them first and with a random first mover."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    out = console()
     names = [f"{chr(65 + i)} ({pid})" for i, pid in enumerate(odds.players)]
     if odds.method == "exact":
         how = f"exact (policy evaluation, {odds.seconds:.1f} s)"
@@ -439,7 +437,7 @@ def print_table_odds(odds: Any, rules: Rules, start: tuple[int, ...], seed: int 
             *(f"{100 * row[i]:.4f}%" for row in odds.by_first),
             f"{100 * odds.overall[i]:.4f}%{pm}",
         )
-    console.print(table)
+    out.print(table)
     for pid, label in odds.strategies.items():
         if label != pid:
-            console.print(f"{pid}: {label}", style="dim")
+            out.print(f"{pid}: {label}", style="dim")
