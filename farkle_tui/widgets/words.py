@@ -105,18 +105,6 @@ def names_and(names: Sequence[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def player_label(player: Player, titles: dict[str, str] | None = None) -> str:
-    """A player's name with what kind of player it is, e.g. ``Optimal (computer)``."""
-    if player.kind == "human":
-        return player.name
-    title = (titles or {}).get(player.kind, player.kind)
-    return (
-        f"{player.name} ({title})"
-        if title.lower() != player.name.lower()
-        else f"{player.name} (computer)"
-    )
-
-
 @dataclass(frozen=True)
 class Line:
     """One sentence about an event; ``tone`` picks the banner style (info, good, hot, bad, win)."""
