@@ -75,10 +75,10 @@ from .confirm import ConfirmScreen
 from .game_over import GameOverChoice, GameOverScreen
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.players import AIPlayer
-    from optimal_farkle.solver.strategy import Strategy
-    from optimal_farkle.solver.table import TableAdvice
-    from optimal_farkle.solver.table3 import ExactTableStrategy
+    from optimal_farkle.solver.duel.strategy import Strategy
+    from optimal_farkle.solver.players.computer import AIPlayer
+    from optimal_farkle.solver.table.advice import TableAdvice
+    from optimal_farkle.solver.table.exact import ExactTableStrategy
 
 TONE_ORDER = ("win", "bad", "hot", "good", "info")
 
@@ -696,7 +696,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if len(state.players) == 2:
             if self.strategy is None:
                 return None
-            from optimal_farkle.solver.decisions import final_target
+            from optimal_farkle.solver.duel.decisions import final_target
 
             target = final_target(state)
             return self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
