@@ -106,9 +106,11 @@ def coach_text(judgement: Judgement, tally: CoachTally, name: str = "") -> Text:
         if mark != "good":
             text.append(f", {'an' if mark == 'inaccuracy' else 'a'} {mark}", style=style)
     text.append("\n")
-    if mark == "best":
+    if mark == "best" and judgement.card_agrees:
+        text.append("The card agrees", style="bold")
+    elif mark == "best":
         text.append("The card: ", style="bold")
-        text.append("the same move" if judgement.card_agrees else judgement.card)
+        text.append(judgement.card)
     else:
         text.append("Better: ", style="bold")
         text.append(judgement.best)
