@@ -99,8 +99,9 @@ class Leave(StrEnum):
     QUIT = "quit"
 
 
-#: How much of the header's title and subtitle (``title — subtitle``) shows whole at 80 columns.
-HEADER_TEXT = 62
+#: Columns of the header that its title and subtitle (``title — subtitle``) cannot use: 62
+#: of 80 show whole.
+HEADER_MARGIN = 18
 SUBTITLE_WIDTH = 36
 
 
@@ -109,7 +110,8 @@ def opponent_words(
 ) -> str:
     """The header's subtitle: who is playing whom (not always the optimal opponent).
 
-    At a table of three or more, names that would not fit ``width`` give way to a count.
+    Words that would not fit ``width`` give way to shorter ones: at a table of three or more,
+    a count for the names; for two, the opponent without its kind.
     """
     computers = [p for p in players if p.kind != HUMAN]
     humans = [p for p in players if p.kind == HUMAN]
@@ -120,9 +122,10 @@ def opponent_words(
     if len(players) == 2:
         kind = computers[0].kind
         title = titles.get(kind, kind)
-        if kind == "optimal":
-            return f"against {title} (provably optimal)"
-        return f"against {title} (computer)"
+        what = "provably optimal" if kind == "optimal" else "computer"
+        # A long rule set's name left "against Perfect (provably op…" at 80 columns.
+        pair = (f"against {title} ({what})", f"against {title}", f"vs {title}")
+        return next((words for words in pair if len(words) <= width), pair[-1])
     who = names_and([p.name for p in humans])
     them = names_and([p.name for p in computers])
     count = f"{len(computers)} computer{'s' if len(computers) > 1 else ''}"
@@ -163,8 +166,9 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("q", "quit_game", "Quit"),
     ]
-    #: Below this width the hints take the place of the move log; from it they sit beside it.
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    #: Below 110 columns the hints take the place of the move log; from it they sit beside it.
+    #: Below 62 the dice close up.
+    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (62, "-narrow"), (110, "-wide")]
     WORKER_WORDS = {"ai": "the computer's move", "hints": "the hints", "coach": "the coach"}
 
     services = ServicesAccessor()
@@ -246,6 +250,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
 
     def on_resize(self) -> None:
         self._fit_scoreboard()
+        if self._started and self.sub_title != self._saved_title():
+            self.sub_title = self._saved_title()  # what fits the new width
 
     def _fit_scoreboard(self) -> None:
         """Two players per scoreboard line when one line each would crowd the screen."""
@@ -632,7 +638,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if self.services.storage.kept_under_replays(self.session.record) is not None:
             return "saved under Replays, not Continue"
         state = self.session.state
-        room = HEADER_TEXT - len(f"{self.title} — ")
+        room = self.app.size.width - HEADER_MARGIN - len(f"{self.title} — ")
         return opponent_words(state.players, self.services.ai_titles(), room)
 
     def _show_saved(self) -> None:
