@@ -55,10 +55,10 @@ from .storage import Storage
 from .workers import ReportsWorkerErrors
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.players import AIPlayer
-    from optimal_farkle.solver.precompile import Background
-    from optimal_farkle.solver.strategy import Strategy
-    from optimal_farkle.solver.table3 import ExactTableStrategy
+    from optimal_farkle.solver.aot.launch import Background
+    from optimal_farkle.solver.duel.strategy import Strategy
+    from optimal_farkle.solver.players.computer import AIPlayer
+    from optimal_farkle.solver.table.exact import ExactTableStrategy
 
 
 @dataclass(frozen=True)
@@ -201,7 +201,7 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         """Compile the solver's kernels in another process now, if numba's cache lacks them.
 
         A first game on this machine then waits only for the solve, not for the compile
-        before it (see :mod:`optimal_farkle.solver.precompile`). Started once the start screen
+        before it (see :mod:`optimal_farkle.solver.aot.launch`). Started once the start screen
         is drawn, so that it never delays it.
         """
         start = self.services.precompile
@@ -438,7 +438,7 @@ def _default_solve(cache_dir: Path | None) -> SolveFn:
         cancel: threading.Event,
         report: Reporter,
     ) -> Strategy:
-        from optimal_farkle.solver.cache import solve_strategy
+        from optimal_farkle.solver.duel.cache import solve_strategy
 
         return solve_strategy(
             rules, cache_dir=cache_dir, progress=progress, cancel=cancel, report=report
@@ -449,7 +449,7 @@ def _default_solve(cache_dir: Path | None) -> SolveFn:
 
 def _default_load(cache_dir: Path | None) -> LoadFn:
     def load(rules: Rules, report: Reporter) -> Strategy | None:
-        from optimal_farkle.solver.cache import load_strategy
+        from optimal_farkle.solver.duel.cache import load_strategy
 
         return load_strategy(rules, cache_dir=cache_dir, report=report)
 
@@ -458,7 +458,7 @@ def _default_load(cache_dir: Path | None) -> LoadFn:
 
 def _default_load_exact(cache_dir: Path | None) -> LoadExactFn:
     def load(rules: Rules, players: int) -> ExactTableStrategy | None:
-        from optimal_farkle.solver.table import load_exact_table
+        from optimal_farkle.solver.table.advice import load_exact_table
 
         return load_exact_table(rules, players, cache_dir)
 
@@ -468,7 +468,7 @@ def _default_load_exact(cache_dir: Path | None) -> LoadExactFn:
 def _default_exact_cached(cache_dir: Path | None) -> ExactCachedFn:
     def cached(rules: Rules, players: int) -> bool:
         """Whether the exact solve is cached: its file's header only (it is read when a game starts)."""
-        from optimal_farkle.solver.table import exact_table_cached
+        from optimal_farkle.solver.table.advice import exact_table_cached
 
         return exact_table_cached(rules, players, cache_dir)
 
@@ -476,7 +476,7 @@ def _default_exact_cached(cache_dir: Path | None) -> ExactCachedFn:
 
 
 def _default_supports(rules: Rules) -> str | None:
-    from optimal_farkle.solver.cache import supports
+    from optimal_farkle.solver.duel.cache import supports
 
     return supports(rules)
 
@@ -542,7 +542,7 @@ def make_app(
 
 def run_app() -> int:
     """Run the game in the terminal; the exit code is 0 unless something went wrong."""
-    from optimal_farkle.solver.precompile import start
+    from optimal_farkle.solver.aot.launch import start
 
     app = make_app(precompile=start)
     result = app.run()

@@ -28,8 +28,8 @@ from ..widgets.log import MoveLog
 from ..widgets.words import Line, pct, pts
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.players import AIPlayer
-    from optimal_farkle.solver.table import TableAdvice
+    from optimal_farkle.solver.players.computer import AIPlayer
+    from optimal_farkle.solver.table.advice import TableAdvice
 
 #: The worker group of the computer's thinking (the game screen reports its failures).
 GROUP = "ai"

@@ -21,7 +21,7 @@ from ..widgets.log import MoveLog
 from ..widgets.words import Line, describe_event, final_turn_line, goal_words, hot_seat, pts
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.table import TableAdvice
+    from optimal_farkle.solver.table.advice import TableAdvice
 
 #: The banner's tones, most important first: one announcement of several takes the first.
 TONE_ORDER = ("win", "bad", "hot", "good", "info")
