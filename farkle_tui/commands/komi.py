@@ -11,6 +11,7 @@ import argparse
 from typing import Any
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args
+from .output import console
 from .progress import add_floor, check_floor, obtain_strategy
 
 #: Published recommendations, by the digest of the preset they were made for.
@@ -82,7 +83,6 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"Head start for the second player: {rules.display_name}")
@@ -92,13 +92,13 @@ def run(args: argparse.Namespace) -> int:
     for k, w in komi.candidates:
         style = "bold reverse" if k == komi.komi else ""
         table.add_row(f"{k:,}", f"{w:.4%}", f"{w - 0.5:+.4%}", style=style)
-    console = Console(highlight=False)
-    console.print(table)
+    out = console()
+    out.print(table)
     who = "second" if komi.komi >= 0 else "first"
-    console.print(
+    out.print(
         f"Komi {abs(komi.komi):,} for the {who} player: the first player then wins "
         f"{komi.first_player_win:.4%} (without a head start {komi.no_komi:.4%})."
     )
     if published is not None:
-        console.print(f"Published for these rules: {published[0]:,} ({published[1]})")
+        out.print(f"Published for these rules: {published[0]:,} ({published[1]})")
     return 0

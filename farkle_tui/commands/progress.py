@@ -15,6 +15,7 @@ from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.solver import DEFAULT_FLOOR
 
 from .common import fail, warn
+from .output import console
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.duel.estimate import Estimate
@@ -37,7 +38,6 @@ def obtain_strategy(
     Exits with status 2 and the reason for rules the solver does not support, and for a
     solve over the work limit (unless ``allow_long``). Returns ``(strategy, loaded)``.
     """
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         Progress,
@@ -59,7 +59,7 @@ def obtain_strategy(
     model = model_of(rules, floor)
     estimate = solve_estimate(model)
     check_work(estimate, allow_long)
-    err = Console(stderr=True, highlight=False)
+    err = console(stderr=True)
     if not quiet:
         err.print(
             Text.assemble(
@@ -89,16 +89,21 @@ def obtain_strategy(
             fail(str(exc))
 
 
-def check_work(estimate: Estimate, allow_long: bool) -> None:
-    """Refuse work the machine cannot do, and work over the time limit unless ``allow_long``."""
+def check_work(
+    estimate: Estimate,
+    allow_long: bool,
+    advice: str = "choose a smaller goal or a higher --floor",
+) -> None:
+    """Refuse work the machine cannot do, and work over the time limit unless ``allow_long``
+    (``advice``: how to ask for less work)."""
     from optimal_farkle.solver.duel.estimate import LIMIT_SECONDS
 
     reason = estimate.refusal(float("inf") if allow_long else LIMIT_SECONDS)
     if reason is None:
         return
     if estimate.too_big():
-        fail(f"{reason}; choose a smaller goal or a higher --floor")
-    fail(f"{reason}; choose a smaller goal or a higher --floor, or pass --allow-long to run it")
+        fail(f"{reason}; {advice}")
+    fail(f"{reason}; {advice}, or pass --allow-long to run it")
 
 
 def add_floor(parser: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ from optimal_farkle.engine.record import load_record, replay
 
 from ..widgets.words import MARK_STYLES
 from .common import add_cache_dir, emit_json, fail
+from .output import console
 from .progress import add_floor, check_floor, obtain_strategy
 
 if TYPE_CHECKING:
@@ -113,13 +114,12 @@ def short(choice: str) -> str:
 def print_analysis(analysis: GameAnalysis) -> None:
     """The decisions, the per-player summary and the win curve, with rich (honours NO_COLOR)."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     record = analysis.record
     # Piped (``| head``, a file): no terminal width to fit, so every column is written whole.
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+    out = console(width=None if sys.stdout.isatty() else PIPE_WIDTH)
     names = [p.name for p in record.players]
     winner = names[analysis.winner] if analysis.winner is not None else "nobody yet"
     start = (
@@ -128,20 +128,20 @@ def print_analysis(analysis: GameAnalysis) -> None:
         else ""
     )
     # Names are the players' own text: plain Text, never markup.
-    console.print(
+    out.print(
         Text.assemble(
             (" vs ".join(names), "bold"),
             f" · {record.rules.name} (goal {record.rules.goal:,}){start} · "
             f"{names[record.first]} went first · winner: {winner}",
         )
     )
-    console.print(
+    out.print(
         f"Judged by the {analysis.label}" + ("" if analysis.exact else " (not provably optimal)"),
         style="dim",
     )
     if analysis.outside:
         count, reason = len(analysis.outside), next(iter(analysis.outside.values()))
-        console.print(
+        out.print(
             f"{count:,} decision{'s' if count > 1 else ''} not judged: {reason}.",
             style="yellow",
             markup=False,
@@ -182,7 +182,7 @@ def print_analysis(analysis: GameAnalysis) -> None:
             f"{100 * d.loss:.2f}",
             Text(d.mark, style=style),
         )
-    console.print(table)
+    out.print(table)
     summary = Table(title="Summary", box=box.SIMPLE_HEAD)
     for column in (
         "Player",
@@ -208,11 +208,11 @@ def print_analysis(analysis: GameAnalysis) -> None:
             str(s.mistakes),
             str(s.blunders),
         )
-    console.print(summary)
+    out.print(summary)
     from optimal_farkle.solver.analysis.game import THRESHOLDS
 
     marks = ", ".join(f"{name} from {100 * limit:g}" for name, limit in reversed(THRESHOLDS))
-    console.print(
+    out.print(
         f"Marks: {marks} points lost. "
         "Position: turn total and the dice showing (or dice to roll). Win → after: the "
         "mover's win chance in % before deciding and after the choice made. Loss, Mean: "
@@ -221,7 +221,7 @@ def print_analysis(analysis: GameAnalysis) -> None:
     )
     curve = [p.win for p in analysis.win_curve]
     if curve:
-        console.print(
+        out.print(
             Text(
                 f"{names[record.first]}'s win chance by turn: {sparkline(curve)} "
                 f"({100 * curve[0]:.1f}% → {100 * curve[-1]:.0f}%)"

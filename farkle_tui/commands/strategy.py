@@ -13,6 +13,7 @@ from .common import (
     position_from_args,
     rules_from_args,
 )
+from .output import console
 from .progress import add_floor, check_floor, check_position_scores, obtain_strategy
 
 if TYPE_CHECKING:
@@ -54,7 +55,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_table(table: TurnTable) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -82,9 +82,9 @@ def print_table(table: TurnTable) -> None:
                 )
             )
         out.add_row(str(k * STEP), *cells)
-    console = Console(highlight=False)
-    console.print(out)
+    screen = console()
+    screen.print(out)
     thresholds = ", ".join(
         f"{n} dice: {t if t is not None else 'never'}" for n, t in table.thresholds.items()
     )
-    console.print(f"First reachable bank per dice count: {thresholds}")
+    screen.print(f"First reachable bank per dice count: {thresholds}")
