@@ -180,6 +180,12 @@ def longest_still(marks: list[list[Any]], total: float) -> tuple[float, float, f
     return worst
 
 
+def solve_marks(marks: list[list[Any]]) -> list[list[Any]]:
+    """The progress marks from the end of the compile on (all of them when nothing compiled)."""
+    compiling = [i for i, mark in enumerate(marks) if str(mark[2]).startswith("compiling")]
+    return marks[compiling[-1] + 1 :] if compiling else marks
+
+
 def spread(values: list[float]) -> str:
     if len(values) == 1:
         return f"{values[0]:.1f} s"
@@ -256,9 +262,11 @@ def report(label: str, figures: dict[str, Any]) -> None:
         f"{fraction:.0%} shown, during {stage[:30]!r}"
     )
     still, at, shown = max(longest_still(c["marks"], c["total_s"]) for c in cold)
+    solving = max(longest_still(solve_marks(c["marks"]), c["total_s"]) for c in cold)
     print(
         f"    bar standing still         {still:.1f} s at most over the cold runs (from "
-        f"{at:.1f} s in, at {shown:.0%})"
+        f"{at:.1f} s in, at {shown:.0%}); after the compile (one step, none from a "
+        f"`pip install .`) {solving[0]:.1f} s (from {solving[1]:.1f} s in, at {solving[2]:.0%})"
     )
     load = figures["load"]
     print(

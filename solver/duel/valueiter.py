@@ -957,6 +957,15 @@ class _Clock:
             self.progress(self.shown, stage)
 
 
+def busy(threads: int) -> bool:
+    """Whether the machine runs more than ``threads`` jobs at a time already (the load
+    average of the last minute; never where the OS does not say)."""
+    try:
+        return os.getloadavg()[0] > threads
+    except (AttributeError, OSError):  # pragma: no cover - not on Unix
+        return False
+
+
 def _passes_left(tolerance: float, history: list[float]) -> int | None:
     """Passes still to come once the first ones have settled the choices (the last change is
     below :data:`SETTLED`), from the changes so far (the rate of the last two, never faster
@@ -1077,9 +1086,11 @@ def value_iteration(
                 passes = pass_costs(model, layered=layered_cost(schedule.single_share, speedup))
 
         warm_start = initial is None and model.nf > 1
-        if compiling or not warm_start:
+        early = compiling or not warm_start or busy(threads)
+        if early:
             # Sampled at once after a compile: a warm start would otherwise run on the
-            # compile's pace, which a compile on one core foretells poorly.
+            # compile's pace, which a compile on one core foretells poorly; and on a machine
+            # busier than its cores, where the reference machine's pace foretells nothing.
             sample()
         if initial is not None:
             clock.plan(passes)
@@ -1099,13 +1110,15 @@ def value_iteration(
                         layers=WARM_TOLERANCE,
                     )
                 )
-                # Without a compile, sampled only now, before the guesses (which it would
-                # skip by): in a process's first seconds the machine is often slower (with
+                # Without a compile (on a machine not busier than its cores), sampled only
+                # now, before the guesses (which it would skip by): in a process's first
+                # seconds the machine is often slower (with
                 # the kernels prebuilt, a facebook sample came out 17% slow, and the
                 # estimate 40% long), and the plans' first writes would slow it too. The
                 # warm start then runs on the model's estimate.
                 if not compiling:
                     runner.wait_for_plans()
+                if not early:
                     sample()
                     clock.report(0.0, stage)  # seconds of work: the bar moves on
                 runner.take_guesses(warm_runner)  # in place of a guessing pass
