@@ -28,8 +28,9 @@ from optimal_farkle.solver.analysis.card_search import (
 )
 from optimal_farkle.solver.analysis.exits import level_exits, optimal_exits
 from optimal_farkle.solver.analysis.match import evaluate, exact_odds, start_index
-from optimal_farkle.solver.core.expected import expected_strategy, hot
+from optimal_farkle.solver.core.expected import expected_strategy
 from optimal_farkle.solver.core.rolls import distinct_rolls
+from optimal_farkle.solver.core.rolls import next_dice as hot
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.model import build_model
 from optimal_farkle.solver.players.card import (
@@ -325,7 +326,8 @@ def test_rules_without_a_card_play_by_the_table_and_say_how_to_compute_it() -> N
     card = load_card(rules)
     assert shipped_card_text(rules) is None
     assert card.source == "none" and card.go_for_it.empty and card.win is None
-    assert "farkle card --rules zilch-5000 --rebuild" in card_text(card)
+    # The name of rules read from a file is no value for --rules (issue 35, 9): the file is.
+    assert "farkle card --rules YOUR-RULES.toml --rebuild" in card_text(card)
 
 
 def card_text(card: Card) -> str:

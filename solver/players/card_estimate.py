@@ -51,13 +51,24 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Rules
 
-from ..core.expected import ExpectedStrategy, expected_strategy, hot
+from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.floor import DEFAULT_FLOOR
-from ..core.rolls import grouped_tables
+from ..core.rolls import grouped_tables, next_dice
 
 DICE = (1, 2, 3, 4, 5, 6)
 #: Gain grids tried in turn: the coarsest that reproduces the expected-score strategy wins.
 GRIDS = (50, 25, 10, 5, 1)
+#: The most columns (summed over the rows) a full table may have: dropping columns tries each
+#: against all the others, so its work grows with their square. The presets have 36 to 42 on
+#: the 50-point grid; rules whose roll gains run to thousands of points (a single 1 worth
+#: 100,000) would have tens of thousands, and hours of dropping for no card a person can learn.
+MAX_COLUMNS = 2_000
+
+
+class TableTooLarge(ValueError):
+    """The rules' estimate table is too large to derive (and to learn): the message says why."""
+
+
 #: Exact values this close are a tie (the tie rule decides).
 TIE = 1e-9
 #: ``(points, dice used)`` of one set-aside of a keep list.
@@ -104,7 +115,7 @@ class EstimateTable:
         best_key: tuple[int, bool, int] | None = None
         best = 0
         for i, (points, used) in enumerate(pairs):
-            t2, n2 = t + points, hot(n - used)
+            t2, n2 = t + points, next_dice(n - used)
             key = (self.worth(t2, n2), self.banks(t2, n2), n2)
             if best_key is None or key > best_key:
                 best_key, best = key, i
@@ -179,7 +190,7 @@ def reachable(rules: Rules, limit: int | None = None) -> list[tuple[int, int]]:
         t, n = todo.pop()
         for g in tables.groups(n):
             for points, used in tables.options(g):
-                nxt = (t + points, hot(n - used))
+                nxt = (t + points, next_dice(n - used))
                 if nxt[0] < limit and nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)
@@ -218,7 +229,7 @@ def _decisions(rules: Rules) -> _Decisions:
             first.append(len(dec))
             scored = []
             for points, used in pairs:
-                t2, n2 = t + points, hot(n - used)
+                t2, n2 = t + points, next_dice(n - used)
                 dec.append(j)
                 totals.append(t2)
                 dice.append(n2)
@@ -320,15 +331,26 @@ def estimate_table(rules: Rules) -> EstimateTable:
     exp = expected_strategy(rules)
     d = _decisions(rules)
     minimum = rules.bank_minimum()
-    rows: dict[int, dict[int, int]] = {}
-    bad = 0
-    step = GRIDS[-1]
+    found: tuple[int, dict[int, dict[int, int]], int] | None = None  # step, rows, mismatches
     for step in GRIDS:
         rows = _full_rows(exp, step, d.height)
+        columns = sum(len(row) for row in rows.values())
+        if columns > MAX_COLUMNS:
+            if found is not None:
+                break  # the coarser grid's table, its mismatches counted, is the card's
+            raise TableTooLarge(
+                f"no card for {rules.name}: rolling on is worth up to "
+                f"{max(max(row) for row in rows.values()):,} points, so its table would start "
+                f"from {columns:,} numbers on the {step}-point grid (at most {MAX_COLUMNS:,} "
+                "can be derived), far more than anyone could learn"
+            )
         bad = _mismatches(rows, d, minimum)
+        found = (step, rows, bad)
         if bad == 0:
-            rows = _smallest(rows, d, minimum)
+            found = (step, _smallest(rows, d, minimum), 0)
             break
+    assert found is not None  # the first grid is always tried
+    step, rows, bad = found
     return EstimateTable(
         step=step,
         rows=tuple(tuple(sorted(rows[n].items())) for n in DICE),
@@ -344,4 +366,12 @@ def check_table(table: EstimateTable, rules: Rules) -> int:
     return _mismatches(rows, _decisions(rules), rules.bank_minimum())
 
 
-__all__ = ["EstimateTable", "check_table", "estimate_table", "reachable", "turn_limit"]
+__all__ = [
+    "MAX_COLUMNS",
+    "EstimateTable",
+    "TableTooLarge",
+    "check_table",
+    "estimate_table",
+    "reachable",
+    "turn_limit",
+]

@@ -82,7 +82,7 @@ from ..duel.decisions import (
     final_target,
     rank_turn,
 )
-from ..duel.estimate import BASE_BYTES, Estimate, machine_memory
+from ..duel.estimate import BASE_BYTES, USABLE_MEMORY, Estimate, machine_memory
 from ..duel.valueiter import SolveCancelled
 from .finalround import FinalRound, final_round
 from .kernel import (
@@ -192,10 +192,10 @@ def exact_table_supported(rules: Rules, players: int) -> str | None:
         return reason
     estimate = table_estimate(rules, players)
     memory = machine_memory()
-    if memory is not None and estimate.bytes > memory:
+    if memory is not None and estimate.too_big(memory):
         return (
             f"too large for this machine: {estimate.what} needs {_gb(estimate.bytes)} of memory "
-            f"(this machine has {_gb(memory)})"
+            f"(this machine has {_gb(memory)}, and work may use at most {USABLE_MEMORY:.0%} of it)"
         )
     if estimate.seconds > LIMIT_SECONDS:
         return f"too long for this machine: {estimate.what} would take {estimate.words()}"
@@ -276,18 +276,6 @@ class ExactTableStrategy:
             + tuple(m.entered_flag(s.entered) for s in standings)
             + (r,)
         )
-
-    def start_vector(self, fields: tuple[int, ...]) -> np.ndarray:
-        """``W`` of a start state: every seat's chance, in turn order from the mover."""
-        i = self.model.flat(
-            fields[: self.players],
-            fields[self.players : 2 * self.players],
-            fields[2 * self.players : 3 * self.players],
-            fields[-1],
-        )
-        comps = self.model.comps
-        v = self.w[i * comps : (i + 1) * comps]
-        return np.concatenate([v, [1.0 - float(v.sum())]])
 
     def mixing(self, fields: tuple[int, ...]) -> tuple[float, float, float] | None:
         """``(weight of H, shift for L, shift for H)`` where the mover mixes, else None."""
