@@ -418,3 +418,29 @@ def test_the_hostile_campaigns_fast_part_finds_nothing(capsys: pytest.CaptureFix
     assert counts["runs"] >= 200 and counts["refused"] >= 150 and counts["answered"] >= 30
     for bad in ("tracebacks", "hangs", "wrong answers", "bad exits", "files lost"):
         assert counts[bad] == 0, report
+
+
+def test_the_explorer_shows_a_markup_title_as_written() -> None:
+    """The strategy explorer's note names the rules by their title: ``[/]`` in it exited the
+    app (a MarkupError), ``[link=...]`` made a link. Text from a file is never markup."""
+    import dataclasses
+
+    from textual.widgets import Static
+    from tui_support import RULES, app_for_tests, run, text_of, wait_for
+
+    from optimal_farkle.tui.screens.explorer import ExplorerScreen
+    from optimal_farkle.tui.screens.start import StartScreen
+
+    rules = dataclasses.replace(RULES, title=MARKUP)
+
+    async def body() -> None:
+        app = app_for_tests(rules=rules)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExplorerScreen))
+            await pilot.pause()
+            note = " ".join(text_of(app.screen.query_one("#explorer-note", Static)).split())
+            assert app.is_running and MARKUP in note, note
+
+    run(body())
