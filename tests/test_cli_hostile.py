@@ -444,3 +444,31 @@ def test_the_explorer_shows_a_markup_title_as_written() -> None:
             assert app.is_running and MARKUP in note, note
 
     run(body())
+
+
+@pytest.mark.parametrize(
+    "typed", ["a" * 300, "b" * 300 + ".toml", "[/]x[link=https://e.x]y", "[/]x.toml"]
+)
+def test_a_long_or_bracketed_path_in_the_setup_file_field_is_a_verdict(
+    tmp_path: Path, typed: str
+) -> None:
+    """A 300-character path typed or pasted into the setup's File field exited the app ("File
+    name too long"); a path is the player's text and never markup."""
+    from textual.widgets import Input, Select
+    from tui_support import app_for_tests, open_setup, run, text_of
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=(80, 24)) as pilot:
+            setup = await open_setup(pilot)
+            setup.query_one("#rules", Select).value = "__file__"
+            await pilot.pause()
+            setup.query_one("#rules-file", Input).value = str(tmp_path / typed)
+            await pilot.pause()
+            info = " ".join(text_of(setup.query_one("#rules-info")).split())
+            assert app.is_running and info.startswith("✗ "), info
+            reasons = ("unknown rules", "no such rules file", "file name too long")
+            assert any(r in info for r in reasons) and len(info) < 400, info
+            assert typed[:6] in info
+
+    run(body())
