@@ -14,7 +14,7 @@ import pytest
 from small_rules import DATA
 from tui_support import cli
 
-from optimal_farkle.engine import RulesError, preset
+from optimal_farkle.engine import RulesError
 from optimal_farkle.engine.rules import load_rules
 
 MARKUP = "Bad [/] [b]x [link=https://evil.example]y[/link] :smile:"
@@ -166,21 +166,23 @@ def test_an_output_encoding_without_the_characters_gets_plain_ones(
 
 
 def _finished_record(tmp_path: Path) -> Path:
-    from optimal_farkle.engine.dice import SeededDice
-    from optimal_farkle.engine.game import Player
-    from optimal_farkle.engine.record import GameSession, save_record
-    from optimal_farkle.solver.players.computer import make_player
-
-    rules = preset("facebook").with_goal(600)
-    session = GameSession.start(
-        rules, (Player("Zoë"), Player("Coach", "coach")), dice=SeededDice(3)
-    )
-    ai = make_player("coach", rules, None)
-    while not session.is_over:
-        session.act(ai.act(session.state))
-    path = tmp_path / "game.json"
-    save_record(path, session.record)
+    """A finished 600-point game (the campaign's: :func:`hostile_cli.finished_record`)."""
+    path: Path = hostile_cli().finished_record(tmp_path / "game.json", ("Zoë", "Coach"))
     return path
+
+
+def hostile_cli() -> Any:
+    """bench/hostile_cli.py as a module (bench is no package)."""
+    import importlib.util
+
+    if "hostile_cli" not in sys.modules:
+        path = Path(__file__).resolve().parent.parent / "bench" / "hostile_cli.py"
+        spec = importlib.util.spec_from_file_location("hostile_cli", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["hostile_cli"] = module
+    return sys.modules["hostile_cli"]
 
 
 def test_an_unexpected_error_is_one_line_and_a_file_error_names_the_file(
@@ -404,14 +406,7 @@ def test_the_card_names_a_rebuild_command_that_works(
 def test_the_hostile_campaigns_fast_part_finds_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     """bench/hostile_cli.py --fast: every command x bad values, hostile files, closed and full
     streams, short encodings, long paths and markup (a few hundred runs, mostly in-process)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parent.parent / "bench" / "hostile_cli.py"
-    spec = importlib.util.spec_from_file_location("hostile_cli", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    campaign = module.campaign(fast_only=True)
+    campaign = hostile_cli().campaign(fast_only=True)
     report = capsys.readouterr().out
     assert campaign.problems == [], report
     counts = campaign.counts
