@@ -527,8 +527,15 @@ class Storage:
 
 
 def _read(path: Path) -> SavedGame:
+    """A game file as the app may use it: a table seats 2 to 6 (the engine replays any
+    number, and a hand-made record of 100 players opened as a game)."""
     try:
         record = load_record(path)
+        seats = len(record.players)
+        if not MIN_SEATS <= seats <= MAX_SEATS:
+            raise RecordError(
+                f"{path}: a table seats {MIN_SEATS} to {MAX_SEATS} players, not {seats}"
+            )
         return SavedGame(path, record, replay(record))
     except (FarkleError, OSError) as exc:
         return SavedGame(path, None, None, str(exc))

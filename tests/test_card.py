@@ -28,8 +28,9 @@ from optimal_farkle.solver.analysis.card_search import (
 )
 from optimal_farkle.solver.analysis.exits import level_exits, optimal_exits
 from optimal_farkle.solver.analysis.match import evaluate, exact_odds, start_index
-from optimal_farkle.solver.core.expected import expected_strategy, hot
+from optimal_farkle.solver.core.expected import expected_strategy
 from optimal_farkle.solver.core.rolls import distinct_rolls
+from optimal_farkle.solver.core.rolls import next_dice as hot
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.model import build_model
 from optimal_farkle.solver.players.card import (

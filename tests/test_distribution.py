@@ -29,8 +29,9 @@ from optimal_farkle.solver.analysis.distribution import (
     turn_distribution,
 )
 from optimal_farkle.solver.analysis.explore import turn_top
-from optimal_farkle.solver.core.expected import expected_strategy, hot
+from optimal_farkle.solver.core.expected import expected_strategy
 from optimal_farkle.solver.core.positions import Position, start_state
+from optimal_farkle.solver.core.rolls import next_dice as hot
 from optimal_farkle.solver.core.rolls import roll_tables
 from optimal_farkle.solver.duel.cache import solve_strategy, supports
 from optimal_farkle.solver.duel.decisions import turn_of, win_probability

@@ -23,10 +23,10 @@ from optimal_farkle.engine.rules import preset_path, rules_from_dict
 from optimal_farkle.solver.core.expected import (
     ExpectedStrategy,
     expected_strategy,
-    hot,
     safe_cap,
     solve_expected,
 )
+from optimal_farkle.solver.core.rolls import next_dice as hot
 from optimal_farkle.solver.core.rolls import roll_tables
 from optimal_farkle.tui.cli import main
 

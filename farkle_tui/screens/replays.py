@@ -57,6 +57,8 @@ def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
             result = f"unfinished, best {pts(max(s.score for s in state.standings))}"
         return (when, _cut(names, PLAYERS_WIDTH), result, state.rules.display_name)
     names = " vs ".join(players[i].name for i in order)
+    if state.winner is not None:  # the winner's score first: "Root won 10,050 to 9,400"
+        order = [state.winner, *(i for i in order if i != state.winner)]
     scores = " to ".join(pts(state.standings[i].score) for i in order)
     if state.winner is not None:
         result = f"{players[state.winner].name} won {scores}"

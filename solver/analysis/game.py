@@ -269,11 +269,6 @@ def advice_for(
     return strategy
 
 
-def check_analysable(record: GameRecord, strategy: Strategy | TableAdvice) -> None:
-    """AnalysisError unless the strategy of the record's rules can judge this game."""
-    advice_for(record, strategy)
-
-
 def analyse_step(strategy: Strategy | TableAdvice, step: Step) -> DecisionAnalysis | None:
     """The analysis of one action, or None when it was forced (no real choice)."""
     advice = TwoPlayerAdvice(strategy) if isinstance(strategy, Strategy) else strategy

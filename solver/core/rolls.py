@@ -183,7 +183,11 @@ def grouped_tables(rules: Rules, reduce: bool = True) -> GroupedTables:
 
 
 def next_dice(dice_left: int) -> int:
-    """The hot-dice rule: dice to roll next after a set-aside leaves ``dice_left`` (0: all six)."""
+    """The hot-dice rule ``h``: dice to roll next after a set-aside leaves ``dice_left``.
+
+    ``h(0) = 6`` (hot dice: all six again), ``h(k) = k`` otherwise. The one definition; the
+    flat tables apply it once per option (:attr:`FlatOptions.next_dice`).
+    """
     return 6 if dice_left == 0 else dice_left
 
 
@@ -210,6 +214,8 @@ class FlatOptions:
     next_dice: np.ndarray  # (O,) int64 h(n - used): dice to roll next
     option_off: np.ndarray  # (O,) int64 kernel row offset: steps * 6 + next_dice - 1
     farkle_prob: np.ndarray  # (7,) float64, index 0 unused
+    group_dice: np.ndarray  # (G,) int64 dice count n of each group
+    risky: np.ndarray  # (7,) bool: n dice can farkle (exact, from integer counts; index 0 False)
     max_steps: int
 
     @property
@@ -221,16 +227,16 @@ class FlatOptions:
         return range(int(self.group_start[n]), int(self.group_start[n + 1]))
 
     def per_dice(self, per_group: np.ndarray) -> np.ndarray:
-        """``sum_g p_g x_g`` for each dice count, as a (7,) array (index 0 unused).
+        """``sum_g p_g x_g`` over the groups of each dice count, as a (7,) array (index 0 unused).
 
-        Dice counts without any scoring roll get 0 (``np.add.reduceat`` alone would not).
+        A dice count without any scoring roll has no group and gets 0: ``np.add.reduceat``
+        over every count's first group would instead give it the next count's first term.
+        Each sum runs in group order, one term after another (as ``np.add.reduceat`` adds).
         """
         out = np.zeros(7)
-        weighted = self.group_prob * per_group
-        for n in range(1, 7):
-            lo, hi = int(self.group_start[n]), int(self.group_start[n + 1])
-            if hi > lo:
-                out[n] = weighted[lo:hi].sum()
+        some = self.group_start[2:8] > self.group_start[1:7]
+        if some.any():
+            out[1:][some] = np.add.reduceat(self.group_prob * per_group, self.dice_first[some])
         return out
 
     def group_best(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -252,9 +258,11 @@ def flat_options(rules: Rules, reduce: bool = False) -> FlatOptions:
     for n in range(1, 7):
         group_dice[t.group_start[n] : t.group_start[n + 1]] = n
     option_dice = np.repeat(group_dice, sizes)
-    nxt = option_dice - t.option_used
-    nxt = np.where(nxt == 0, 6, nxt).astype(np.int64)
+    left = (option_dice - t.option_used).tolist()
+    nxt = np.array([next_dice(k) for k in left], dtype=np.int64)
     steps = (t.option_points // STEP).astype(np.int64)
+    # Exact zero test on integer counts, not on a float probability.
+    risky = np.array([False] + [roll_table(rules, n).farkle_rolls > 0 for n in range(1, 7)])
     arrays = {
         "group_start": np.ascontiguousarray(t.group_start, dtype=np.int64),
         "group_prob": np.ascontiguousarray(t.group_prob, dtype=np.float64),
@@ -268,6 +276,8 @@ def flat_options(rules: Rules, reduce: bool = False) -> FlatOptions:
         "next_dice": nxt,
         "option_off": (steps * 6 + nxt - 1).astype(np.int64),
         "farkle_prob": np.ascontiguousarray(t.farkle_prob, dtype=np.float64),
+        "group_dice": group_dice,
+        "risky": risky,
     }
     for array in arrays.values():
         array.setflags(write=False)

@@ -51,9 +51,9 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Rules
 
-from ..core.expected import ExpectedStrategy, expected_strategy, hot
+from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.floor import DEFAULT_FLOOR
-from ..core.rolls import grouped_tables
+from ..core.rolls import grouped_tables, next_dice
 
 DICE = (1, 2, 3, 4, 5, 6)
 #: Gain grids tried in turn: the coarsest that reproduces the expected-score strategy wins.
@@ -115,7 +115,7 @@ class EstimateTable:
         best_key: tuple[int, bool, int] | None = None
         best = 0
         for i, (points, used) in enumerate(pairs):
-            t2, n2 = t + points, hot(n - used)
+            t2, n2 = t + points, next_dice(n - used)
             key = (self.worth(t2, n2), self.banks(t2, n2), n2)
             if best_key is None or key > best_key:
                 best_key, best = key, i
@@ -190,7 +190,7 @@ def reachable(rules: Rules, limit: int | None = None) -> list[tuple[int, int]]:
         t, n = todo.pop()
         for g in tables.groups(n):
             for points, used in tables.options(g):
-                nxt = (t + points, hot(n - used))
+                nxt = (t + points, next_dice(n - used))
                 if nxt[0] < limit and nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)
@@ -229,7 +229,7 @@ def _decisions(rules: Rules) -> _Decisions:
             first.append(len(dec))
             scored = []
             for points, used in pairs:
-                t2, n2 = t + points, hot(n - used)
+                t2, n2 = t + points, next_dice(n - used)
                 dec.append(j)
                 totals.append(t2)
                 dice.append(n2)

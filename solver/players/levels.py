@@ -43,7 +43,8 @@ from typing import ClassVar
 from optimal_farkle.engine import STEP, Endgame, Rules, ScoringOption
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
-from ..core.expected import ExpectedStrategy, expected_strategy, hot
+from ..core.expected import ExpectedStrategy, expected_strategy
+from ..core.rolls import next_dice
 from .card import Card, load_card
 
 #: ``(points, dice used)`` of one entry of a keep list.
@@ -180,7 +181,7 @@ class MaxScorePlayer(LevelPlayer):
 
     def keep(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
         # Same tie rule as ExpectedStrategy.best_option: the first best in engine order.
-        values = [self.expected.value(t + p, hot(n - u)) for p, u in pairs]
+        values = [self.expected.value(t + p, next_dice(n - u)) for p, u in pairs]
         return values.index(max(values))
 
 
@@ -265,7 +266,9 @@ class CoachPlayer(LevelPlayer):
             if used == n:
                 return i  # hot dice: roll all six again
         points, used = pairs[0]
-        if t + points >= self.rules.bank_minimum() and self.banks(t + points, hot(n - used), mode):
+        if t + points >= self.rules.bank_minimum() and self.banks(
+            t + points, next_dice(n - used), mode
+        ):
             return 0  # the most points, then bank
         choice = 0
         if n >= self.single_from:

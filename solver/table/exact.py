@@ -277,18 +277,6 @@ class ExactTableStrategy:
             + (r,)
         )
 
-    def start_vector(self, fields: tuple[int, ...]) -> np.ndarray:
-        """``W`` of a start state: every seat's chance, in turn order from the mover."""
-        i = self.model.flat(
-            fields[: self.players],
-            fields[self.players : 2 * self.players],
-            fields[2 * self.players : 3 * self.players],
-            fields[-1],
-        )
-        comps = self.model.comps
-        v = self.w[i * comps : (i + 1) * comps]
-        return np.concatenate([v, [1.0 - float(v.sum())]])
-
     def mixing(self, fields: tuple[int, ...]) -> tuple[float, float, float] | None:
         """``(weight of H, shift for L, shift for H)`` where the mover mixes, else None."""
         i = self.model.flat(

@@ -247,20 +247,6 @@ def owed(p: np.ndarray, r: int) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def state_index(p: np.ndarray, fields: np.ndarray) -> int:
-    """:meth:`solver.table.model.TableModel.flat` of ``fields`` ``(b.., f.., u.., r)``."""
-    n = p[P_N]
-    idx = 0
-    for k in range(n):
-        idx = idx * p[P_NB] + fields[k]
-    for k in range(n):
-        idx = idx * p[P_NF] + fields[n + k]
-    for k in range(n):
-        idx = idx * p[P_NE] + fields[2 * n + k]
-    return int(idx * p[P_NS] + fields[3 * n])
-
-
-@njit(cache=True, nogil=True, inline="always")
 def next_index(
     p: np.ndarray, lanes: np.ndarray, lane: int, b_new: int, f_new: int, u_new: int
 ) -> int:
