@@ -9,6 +9,7 @@ foreign checkpoints are ignored and removed. Small goals: a few seconds each.
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -19,8 +20,9 @@ import numpy as np
 import pytest
 from table_rules import penalty_tiny, tiny
 
-from optimal_farkle.engine import Rules
+from optimal_farkle.engine import Rules, preset
 from optimal_farkle.solver.table3 import (
+    load_exact_table,
     solve_exact_table,
     solve_journal,
     table_cache_path,
@@ -28,6 +30,7 @@ from optimal_farkle.solver.table3 import (
 from optimal_farkle.solver.tablemodel import build_table_model
 from optimal_farkle.solver.tableresume import LayerProgress
 from optimal_farkle.solver.tablesolve import layer_flat, solve_table
+from optimal_farkle.tui.cli import main
 
 CHILD = Path(__file__).parent / "resume_child.py"
 
@@ -133,3 +136,40 @@ def test_damaged_and_foreign_checkpoints_are_ignored(tmp_path: Path) -> None:
     )
     strategy = solve_exact_table(rules, 3, cache_dir=tmp_path, floor=floor, force=True)
     assert np.array_equal(strategy.w, _uninterrupted(rules, floor))
+
+
+# -- the command line ---------------------------------------------------------------------------------
+def test_farkle_solve_players_3_solves_and_reports(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    args = ["solve", "--players", "3", "--rules", "neller-busche", "--goal", "600"]
+    assert main([*args, "--cache-dir", str(tmp_path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    rules = preset("neller-busche").with_goal(600)
+    expected = solve_table(build_table_model(rules, 3, 0)).w
+    strategy = load_exact_table(rules, 3, tmp_path, floor=0)
+    assert strategy is not None and np.array_equal(strategy.w, expected)
+    assert out["players"] == 3 and out["goal"] == 600 and out["cached"] and not out["loaded"]
+    assert abs(sum(out["first_to_move"]) - 1.0) < 1e-12
+    assert out["first_to_move"][0] > out["first_to_move"][1] > out["first_to_move"][2]
+    assert main([*args, "--cache-dir", str(tmp_path)]) == 0
+    text = capsys.readouterr().out
+    assert "seat 1 wins" in text and "loaded from the cache" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--players", "3", "--goal", "610"], "--goal must be a multiple of 50"),
+        (["--players", "3", "--goal", "0"], "--goal must be a multiple of 50"),
+        (["--players", "3", "--cluster", "local:0"], "--cluster: local:N takes"),
+        (["--cluster", "local:2"], "add --players 3"),
+    ],
+)
+def test_farkle_solve_refuses_bad_table_options(  # type: ignore[no-untyped-def]
+    args: list[str], words: str, tmp_path: Path, capsys
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["solve", "--rules", "neller-busche", "--cache-dir", str(tmp_path), *args])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("farkle: error:") and words in err, err
+    assert not list(tmp_path.iterdir())  # nothing was written
