@@ -18,6 +18,10 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   solver on two threads, the time per state of each sampled layer interpolated over all the
   layers between (random states fill blocks less evenly than a whole layer: a little high). What the sizes report estimates, measured (a pass of the penalty rules is
   this, once per pass; the exact layers do about 2.5 such sweeps in all).
+* ``cluster --rules R [--goal G] [--workers 1,2]`` -- the same solve in process (two
+  threads) and on local Ray clusters of each number of workers (``solver.tablecluster``),
+  one after the other in this run: wall time, the ratio of each to one worker, the peak
+  resident memory of the workers, and whether ``W`` is bit-identical to the in-process one.
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
   exact policy evaluation (:mod:`solver.tableeval`): seat by seat, the approximation in one
   seat and the exact optimum in the others, against all three exact.
@@ -29,6 +33,7 @@ Usage::
     python bench/table3.py solve --rules patch                    # the full game, hours
     python bench/table3.py solve --rules facebook --goal 2000 --floor -500
     python bench/table3.py loss --rules neller-busche
+    python bench/table3.py cluster --rules neller-busche --goal 3000 --workers 1,2
 """
 
 from __future__ import annotations
@@ -184,7 +189,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("report", choices=("sizes", "solve", "pass", "loss"))
+    parser.add_argument("report", choices=("sizes", "solve", "pass", "loss", "cluster"))
+    parser.add_argument("--workers", default="1,2", help="cluster: worker counts to run")
     parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
     parser.add_argument("--sample", type=int, default=4096, help="pass: states per sampled layer")
     parser.add_argument("--rules", default="neller-busche")
@@ -200,6 +206,8 @@ def main() -> None:
         solve(args)
     elif args.report == "pass":
         one_pass(args)
+    elif args.report == "cluster":
+        on_cluster(args)
     else:
         loss(args)
 
@@ -281,6 +289,57 @@ def one_pass(args: argparse.Namespace) -> None:
         f"{len(sampled)} sampled layers ({row['sampled_seconds']:.0f} s measured; load average "
         f"{row['load_average']:.1f})"
     )
+
+
+def on_cluster(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from optimal_farkle.engine import preset
+    from optimal_farkle.solver.tablecluster import connect
+    from optimal_farkle.solver.tablemodel import build_table_model
+    from optimal_farkle.solver.tablesolve import compile_table_kernels, solve_table
+
+    rules = preset(args.rules)
+    if args.goal is not None:
+        rules = rules.with_goal(args.goal)
+    model = build_table_model(rules, 3, args.floor)
+    compile_table_kernels(model)
+    started = time.perf_counter()
+    local = solve_table(model, threads=2)
+    rows = [{"where": "in process, 2 threads", "seconds": time.perf_counter() - started}]
+    for count in (int(c) for c in args.workers.split(",")):
+        with connect(f"local:{count}") as cluster:
+            started = time.perf_counter()
+            remote = solve_table(model, runners=cluster.runners())
+            seconds = time.perf_counter() - started
+            rows.append(
+                {
+                    "where": f"Ray, {count} workers",
+                    "workers": count,
+                    "seconds": seconds,
+                    "worker_peak_bytes": max(cluster.worker_peaks.values(), default=0),
+                    "identical": bool(np.array_equal(local.w, remote.w)),
+                }
+            )
+    one = next((r["seconds"] for r in rows if r.get("workers") == 1), None)
+    for row in rows:
+        row.update(rules=rules.name, goal=rules.goal, load_average=os.getloadavg()[0])
+        if one is not None:
+            row["speedup_over_one_worker"] = one / row["seconds"]
+        if args.json:
+            print(json.dumps(row))
+        else:
+            extra = ""
+            if "workers" in row:
+                extra = (
+                    f", workers' peak {row['worker_peak_bytes'] / 1024**2:,.0f} MB, "
+                    f"bit-identical: {'yes' if row['identical'] else 'NO'}"
+                )
+            ratio = f" ({row['speedup_over_one_worker']:.2f}x one worker)" if one else ""
+            print(
+                f"{rules.name}: {row['where']}: {row['seconds']:.1f} s{ratio}{extra} "
+                f"(load average {row['load_average']:.1f})"
+            )
 
 
 def loss(args: argparse.Namespace) -> None:

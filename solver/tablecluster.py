@@ -97,14 +97,19 @@ def cluster_plan(model: TableModel, workers: int, seconds_two_threads: float) ->
 class Cluster:
     """A connection to a Ray cluster for table solves (:func:`connect`).
 
-    ``runners`` makes the solve's runners; ``worker_pids`` are the worker processes seen so
-    far (each task says which ran it); :meth:`close` shuts down a Ray this module started.
+    ``runners`` makes the solve's runners; ``worker_peaks`` maps each worker process seen so
+    far to its peak resident memory in bytes (each task reports both); :meth:`close` shuts
+    down a Ray this module started.
     """
 
     name: str
     workers: int
     started: bool
-    worker_pids: set[int] = field(default_factory=set)
+    worker_peaks: dict[int, int] = field(default_factory=dict)
+
+    @property
+    def worker_pids(self) -> set[int]:
+        return set(self.worker_peaks)
 
     def runners(self) -> RunnerFactory:
         def make(model: TableModel, tables: TableTables, threads: int, track: bool) -> BlockRunner:
@@ -239,9 +244,11 @@ class RayBlocks:
                 )
             )
         results = ray.get(tasks)
-        self.cluster.worker_pids.update(pid for _, _, pid in results)
-        values = np.concatenate([v for v, _, _ in results])
-        farkle = np.concatenate([p for _, p, _ in results])
+        peaks = self.cluster.worker_peaks
+        for _, _, pid, peak in results:
+            peaks[pid] = max(peaks.get(pid, 0), peak)
+        values = np.concatenate([r[0] for r in results])
+        farkle = np.concatenate([r[1] for r in results])
         return values, farkle
 
 
@@ -269,10 +276,10 @@ def solve_chunk(
     updates: list[Any],
     rows: np.ndarray,
     shift: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray, int]:
+) -> tuple[np.ndarray, np.ndarray, int, int]:
     """One task: the turns of ``rows`` (whole blocks) from ``W`` = base + updates, on one core.
 
-    Returns ``(values (k, C), P (k,), this process's id)``.
+    Returns ``(values (k, C), P (k,), this process's id, its peak resident bytes)``.
     """
     import ray
 
@@ -291,7 +298,20 @@ def solve_chunk(
         wv[idx] = values
     copy.applied = len(updates)
     values, farkle = copy.runner.solve(copy.w, rows, shift)
-    return values, farkle, os.getpid()
+    return values, farkle, os.getpid(), peak_rss()
+
+
+def peak_rss() -> int:
+    """This process's peak resident memory in bytes (Linux reports kilobytes, macOS bytes; 0
+    where the platform has no ``resource`` module)."""
+    import sys
+
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
 _REMOTE: list[Any] = []

@@ -68,13 +68,14 @@ def test_two_workers_equal_the_in_process_solve_with_mixed_equilibria(cluster: C
     assert len(local.mixed.flat) > 0  # the rotations without a pure equilibrium
     _same(local, remote)
     assert len(cluster.worker_pids) == 2  # both workers took tasks
+    assert all(peak > 0 for peak in cluster.worker_peaks.values())
 
 
 def test_a_worker_killed_mid_pass_changes_nothing(cluster: Cluster) -> None:
     rules, floor = penalty_tiny(300), -200
     model = build_table_model(rules, 3, floor)
     local = solve_table(model)
-    cluster.worker_pids.clear()
+    cluster.worker_peaks.clear()
     killed: list[int] = []
 
     def kill_one() -> None:
