@@ -41,6 +41,7 @@ It is slow -- about 0.2 ms per turn total per start state -- so keep goals and f
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +49,7 @@ from functools import lru_cache
 from operator import itemgetter, mul
 
 import numpy as np
+from made_once import made_once
 
 from optimal_farkle.engine import STEP, Endgame, Rules, scorer
 from optimal_farkle.engine.scoring import dice_of
@@ -365,5 +367,7 @@ def reference_solve(rules: Rules, floor: int, tolerance: float = 1e-14) -> Refer
 
 @lru_cache(maxsize=16)
 def cached_reference(rules: Rules, floor: int) -> ReferenceResult:
-    """:func:`reference_solve`, once per process (the test modules share the slow solves)."""
-    return reference_solve(rules, floor)
+    """:func:`reference_solve`, once per test run: the test modules and the xdist workers
+    share the slow solves (``made_once``)."""
+    key = hashlib.sha256(repr((rules, floor)).encode()).hexdigest()[:20]
+    return made_once(f"reference-{key}", lambda: reference_solve(rules, floor))

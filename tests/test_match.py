@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -123,7 +122,7 @@ SIMULATED = [
     (PATCH, "cautious", "coach", 4000),  # the entry minimum and the final turn
     (EQUAL, "max-score", "coach", 4000),  # equal turns: who started matters
 ]
-slow = pytest.mark.skipif(os.environ.get("FARKLE_SLOW") != "1", reason="FARKLE_SLOW=1")
+slow = pytest.mark.slow  # run by scripts/slow (FARKLE_SLOW=1; tests/conftest.py)
 
 
 @pytest.mark.parametrize("rules,a,b,games", SIMULATED, ids=lambda x: getattr(x, "name", x))
@@ -134,7 +133,6 @@ def test_exact_and_simulated_games_agree_within_three_standard_errors(
 
 
 @slow
-@pytest.mark.slow
 @pytest.mark.parametrize("rules,a,b,games", SIMULATED[2:], ids=lambda x: getattr(x, "name", x))
 def test_the_new_endgames_agree_over_20000_games(rules, a: str, b: str, games: int) -> None:  # type: ignore[no-untyped-def]
     _agree(rules, a, b, 20000)

@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from made_once import made_once, shared_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = "optimal_farkle"
@@ -100,26 +101,33 @@ NOT_SOURCES = shutil.ignore_patterns(
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """Build the wheel once, as pip does for a user (the build log is kept for warnings).
+def wheel() -> tuple[Path, str]:
+    """The wheel, built as pip does for a user (the build log is kept for warnings), once per
+    test run whichever worker asks first (``made_once``).
 
     It is built from a copy of the working tree: pip builds in place, and setuptools would
     otherwise leave ``build/`` in the checkout and reuse its stale files in the next wheel.
     """
-    source = tmp_path_factory.mktemp("source") / "tree"
-    shutil.copytree(ROOT, source, ignore=NOT_SOURCES, symlinks=True)
-    out = tmp_path_factory.mktemp("wheel")
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(out), str(source)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    assert built.returncode == 0, built.stdout + built.stderr
-    wheels = list(out.glob("*.whl"))
-    assert len(wheels) == 1
-    return wheels[0], built.stdout + built.stderr
+
+    def build() -> tuple[Path, str]:
+        folder = shared_dir() / "wheel"
+        source = folder / "tree"
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(ROOT, source, ignore=NOT_SOURCES, symlinks=True)
+        out = folder / "dist"
+        built = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(out), str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        assert built.returncode == 0, built.stdout + built.stderr
+        wheels = list(out.glob("*.whl"))
+        assert len(wheels) == 1
+        return wheels[0], built.stdout + built.stderr
+
+    return made_once("wheel", build)
 
 
 def test_the_wheel_installs_exactly_one_top_level_package(wheel: tuple[Path, str]) -> None:

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from made_once import made_once, shared_dir
 
 from optimal_farkle.engine import preset
 from optimal_farkle.solver import jitcache, kernel, prebuilt
@@ -27,22 +28,28 @@ from optimal_farkle.solver.valueiter import value_iteration
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def built() -> Path:
     """A folder with the kernels prebuilt: the installed package's when it has them (a
-    non-editable install, as CI's), else built here for this checkout (about 15 s)."""
+    non-editable install, as CI's), else built for this checkout once per test run (about
+    15 s, ``made_once``)."""
     installed = Path(prebuilt.__file__).parent
     if prebuilt.load(installed) is not None:
         return installed
-    folder = tmp_path_factory.mktemp("prebuilt")
-    done = subprocess.run(
-        [sys.executable, "-m", "optimal_farkle.solver.prebuilt", str(folder)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    return folder
+
+    def build() -> Path:
+        folder = shared_dir() / "prebuilt"
+        folder.mkdir(exist_ok=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "optimal_farkle.solver.prebuilt", str(folder)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        return folder
+
+    return made_once("prebuilt", build)
 
 
 class Counted:

@@ -10,6 +10,7 @@ machine-wide lock instead of compiling the same code a second time.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -57,21 +58,25 @@ def _hold_lock(folder: Path, seconds: float) -> subprocess.Popen[str]:
 def test_a_compile_waits_for_another_process_compiling_and_then_holds_the_lock(
     tmp_path: Path,
 ) -> None:
-    holder = _hold_lock(tmp_path, 1.5)
-    entered: list[tuple[bool, float]] = []
-    started = time.monotonic()
+    """While another process holds the lock the compile waits; once it lets go, the compile
+    holds the lock (an order of events: the other process holds it until the test ends it)."""
+    holder = _hold_lock(tmp_path, 600)
+    entered: list[bool] = []
 
     def compile_it() -> None:
         with jitcache.compile_lock(_fake_kernel(tmp_path)) as held:
-            entered.append((held, time.monotonic() - started))
+            entered.append(held)
 
     thread = threading.Thread(target=compile_it)
-    thread.start()
-    time.sleep(0.6)
-    assert entered == []  # still waiting while the other process compiles
-    holder.wait()
-    thread.join(10)
-    assert len(entered) == 1 and entered[0][0] is True
+    try:
+        thread.start()
+        time.sleep(0.6)
+        assert entered == []  # still waiting while the other process compiles
+    finally:
+        holder.kill()
+        holder.wait()
+    thread.join(120)
+    assert entered == [True]
 
 
 def test_a_cancel_ends_the_wait_without_the_lock(tmp_path: Path) -> None:
@@ -100,10 +105,9 @@ def test_a_wait_longer_than_asked_gives_up_the_lock(tmp_path: Path) -> None:
     """A decision does not wait for good on a compile a busy machine starves."""
     holder = _hold_lock(tmp_path, 30)
     try:
-        started = time.monotonic()
         with jitcache.compile_lock(_fake_kernel(tmp_path), longest=0.5) as held:
             assert held is False
-        assert time.monotonic() - started >= 0.5
+        assert holder.poll() is None  # given up while the other process still held it
     finally:
         holder.kill()
         holder.wait()
@@ -169,18 +173,17 @@ def _fake_python(tmp_path: Path, body: str) -> str:
 
 
 def test_stopping_the_background_compile_ends_its_process(tmp_path: Path) -> None:
-    background = precompile.start(_fake_python(tmp_path, "exec sleep 60"))
+    """stop() ends the process (a signal), rather than waiting for it to finish its work."""
+    background = precompile.start(_fake_python(tmp_path, "exec sleep 600"))
     assert not background.finished()
-    started = time.monotonic()
     background.stop()
     assert background.finished()
-    assert time.monotonic() - started < precompile.STOP_WAIT + 5
+    assert background._process.returncode in (-signal.SIGTERM, -signal.SIGKILL)
 
 
 def test_a_failed_background_compile_says_why(tmp_path: Path) -> None:
     background = precompile.start(_fake_python(tmp_path, "echo 'MemoryError: out' >&2; exit 3"))
-    deadline = time.monotonic() + 10
-    while not background.finished() and time.monotonic() < deadline:
+    while not background.finished():  # the hang limit (conftest) bounds this
         time.sleep(0.05)
     assert background.problem() == "MemoryError: out"
     background.stop()
@@ -215,8 +218,7 @@ def test_the_background_compile_leaves_what_a_full_solve_and_a_hint_load(
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
     monkeypatch.setenv("FARKLE_PREBUILT", "0")  # numba's compile, not the install's
     background = precompile.start()
-    deadline = time.monotonic() + 300
-    while not background.finished() and time.monotonic() < deadline:
+    while not background.finished():  # the suite's hang limit (conftest) bounds this
         time.sleep(0.1)
     assert background.finished() and background.problem() is None
     background.stop()

@@ -18,7 +18,6 @@ of every kind of game.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -47,7 +46,7 @@ from optimal_farkle.solver.valueiter import value_iteration
 
 AGREE = 1e-12
 
-slow = pytest.mark.skipif(os.environ.get("FARKLE_SLOW") != "1", reason="FARKLE_SLOW=1")
+slow = pytest.mark.slow  # run by scripts/slow (FARKLE_SLOW=1; tests/conftest.py)
 
 
 def solved(rules: Rules, players: int = 3, floor: int = 0) -> tuple[object, TableSolveResult]:

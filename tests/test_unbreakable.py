@@ -373,18 +373,22 @@ def test_an_unwritable_data_dir_is_said_and_the_game_goes_on_unsaved(
 
 # -- 9.5 quitting during a solve cancels it -----------------------------------------------------
 def test_quitting_on_the_solve_screen_cancels_the_solve() -> None:
+    """By the time the app has quit, the solve has been told to stop, and it stops (an order
+    of events, not a time: a loaded machine must not fail it)."""
     started, stopped = threading.Event(), threading.Event()
+    cancels: list[threading.Event] = []
 
     def endless(rules: Any, progress: Any, cancel: threading.Event, report: Any) -> Any:
+        cancels.append(cancel)
         started.set()
-        for i in range(600):  # a minute unless cancelled
+        for i in range(6000):  # ten minutes unless cancelled
             if cancel.wait(0.1):
                 stopped.set()
                 raise RuntimeError("cancelled")
-            progress(i / 600, "solving")
+            progress(i / 6000, "solving")
         raise AssertionError("never cancelled")
 
-    async def body() -> float:
+    async def body() -> None:
         app = app_for_tests(load=lambda r, report: None, supports=lambda r: None, solve=endless)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
@@ -392,11 +396,10 @@ def test_quitting_on_the_solve_screen_cancels_the_solve() -> None:
             await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen))
             await asyncio.get_running_loop().run_in_executor(None, started.wait, 10)
             await pilot.press("ctrl+q")
-            return time.monotonic()
 
-    quit_at = run(body())
-    assert stopped.wait(5), "the solve ran on after quitting"
-    assert time.monotonic() - quit_at < 5
+    run(body())
+    assert cancels and cancels[0].is_set(), "the app quit without cancelling the solve"
+    assert stopped.wait(120), "the solve ran on after quitting"
 
 
 def test_playing_without_hints_during_a_solve_keeps_the_game() -> None:
