@@ -22,6 +22,11 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   threads) and on local Ray clusters of each number of workers (``solver.tablecluster``),
   one after the other in this run: wall time, the ratio of each to one worker, the peak
   resident memory of the workers, and whether ``W`` is bit-identical to the in-process one.
+* ``kernel --rules R [--goal G]`` -- time per in-turn value of the table kernel beside the
+  duel kernel's, one thread each, in one run. An in-turn value is one decision state
+  ``(t, n, s)`` below the goal (``solver.model.Model.in_turn_states``'s count, the same for
+  both): the table kernel's over sampled layers (as ``pass``, from a random ``W``), the
+  duel's averaged over its whole solve (every pass, its certificates included).
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
   exact policy evaluation (:mod:`solver.tableeval`): seat by seat, the approximation in one
   seat and the exact optimum in the others, against all three exact.
@@ -189,7 +194,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("report", choices=("sizes", "solve", "pass", "loss", "cluster"))
+    parser.add_argument("report", choices=("sizes", "solve", "pass", "loss", "cluster", "kernel"))
     parser.add_argument("--workers", default="1,2", help="cluster: worker counts to run")
     parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
     parser.add_argument("--sample", type=int, default=4096, help="pass: states per sampled layer")
@@ -208,6 +213,8 @@ def main() -> None:
         one_pass(args)
     elif args.report == "cluster":
         on_cluster(args)
+    elif args.report == "kernel":
+        kernel(args)
     else:
         loss(args)
 
@@ -340,6 +347,70 @@ def on_cluster(args: argparse.Namespace) -> None:
                 f"{rules.name}: {row['where']}: {row['seconds']:.1f} s{ratio}{extra} "
                 f"(load average {row['load_average']:.1f})"
             )
+
+
+def kernel(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from optimal_farkle.engine import preset
+    from optimal_farkle.solver.model import build_model
+    from optimal_farkle.solver.tablekernel import table_tables
+    from optimal_farkle.solver.tablemodel import build_table_model
+    from optimal_farkle.solver.tablesolve import _Blocks, batch_states, compile_table_kernels
+    from optimal_farkle.solver.valueiter import value_iteration
+
+    rules = preset(args.rules)
+    if args.goal is not None:
+        rules = rules.with_goal(args.goal)
+    model = build_table_model(rules, 3, args.floor)
+    compile_table_kernels(model)
+    w = np.random.default_rng(1).uniform(0.2, 0.4, size=model.start_states * model.comps)
+    runner = _Blocks(model, table_tables(model), 1, track=False)
+    rng = np.random.default_rng(2)
+    table_seconds = 0.0
+    table_values = 0
+    top_layer = 3 * (model.nb - 1)
+    for layer in [*range(top_layer, -1, -args.every), 0]:
+        counts = range(3 * model.nf - 2) if model.penalty_count else (None,)
+        found = [b for b in (batch_states(model, layer, c) for c in counts) if len(b)]
+        if not found:
+            continue
+        rows = np.concatenate(found)
+        if len(rows) > args.sample:
+            rows = rows[np.sort(rng.choice(len(rows), size=args.sample, replace=False))]
+        started = time.perf_counter()
+        runner.solve(w, rows)
+        table_seconds += time.perf_counter() - started
+        bmin = np.array(model.bank_min)[np.where(model.ne > 1, rows[:, 6], 1)]
+        table_values += int((np.maximum(model.nb - rows[:, 0], bmin) * 6).sum())
+    runner.close()
+    duel_model = build_model(rules, args.floor)
+    started = time.perf_counter()
+    duel = value_iteration(duel_model, threads=1)
+    duel_seconds = time.perf_counter() - started
+    duel_values = duel_model.in_turn_states * (duel.passes + duel.cheap_passes)
+    table_ns = 1e9 * table_seconds / table_values
+    duel_ns = 1e9 * duel_seconds / duel_values
+    row = {
+        "rules": rules.name,
+        "goal": rules.goal,
+        "table_ns_per_value": table_ns,
+        "table_values_timed": table_values,
+        "duel_ns_per_value": duel_ns,
+        "duel_passes": duel.passes,
+        "duel_skipped": duel.skipped,
+        "ratio": table_ns / duel_ns,
+        "load_average": os.getloadavg()[0],
+    }
+    if args.json:
+        print(json.dumps(row))
+        return
+    print(
+        f"{rules.name}, goal {rules.goal:,}, one thread each: table kernel {table_ns:.1f} ns per "
+        f"in-turn value ({table_values:,} timed), duel kernel {duel_ns:.1f} ns averaged over its "
+        f"solve ({duel.passes} passes, {100 * duel.skipped:.0f}% of rolls certified): "
+        f"{row['ratio']:.2f}x (load average {row['load_average']:.1f}; noisy)"
+    )
 
 
 def loss(args: argparse.Namespace) -> None:
