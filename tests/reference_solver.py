@@ -1,6 +1,6 @@
 """A literal, plain-Python value iteration of Busche's equation: the yardstick for the numba kernel.
 
-The kernel (:mod:`solver.kernel`) earns its speed with grouped and reduced roll tables, 64
+The kernel (:mod:`solver.duel.kernel`) earns its speed with grouped and reduced roll tables, 64
 lanes, a layered schedule and extrapolation. This module does none of that, so that agreement
 between the two means something. It follows the value-iteration equation of Busche's "Optimal
 Farkle Strategy" (``shared/reference/busche-optimal-farkle-facebook.txt``) term by term, for a
@@ -17,7 +17,7 @@ state ``(t, n, b, d, f, e)``::
 
 with ``min_bank = rules.bank_minimum()``, ``K = rules.penalty_farkles`` (``K = 1`` and no
 penalty for rules without one, so ``f = e = 0`` throughout) and ``L`` the floor on banked
-scores. The sum runs over *every* distinct roll of :func:`optimal_farkle.solver.tables.roll_table`, weighted
+scores. The sum runs over *every* distinct roll of :func:`optimal_farkle.solver.core.rolls.roll_table`, weighted
 by the number of ordered rolls it stands for, and the max over *every* option that
 :meth:`engine.scoring.Scorer.options` lists for it: no grouping of rolls and no reduction of
 options (those are exactly what is being checked). ``F_n`` is the weight of the rolls with no
@@ -53,7 +53,7 @@ from made_once import made_once
 
 from optimal_farkle.engine import STEP, Endgame, Rules, scorer
 from optimal_farkle.engine.scoring import dice_of
-from optimal_farkle.solver.tables import roll_table
+from optimal_farkle.solver.core.rolls import roll_table
 
 DICE = range(1, 7)
 

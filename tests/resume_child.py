@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from table_rules import penalty_tiny, tiny
 
-from optimal_farkle.solver.table3 import solve_exact_table
+from optimal_farkle.solver.table.exact import solve_exact_table
 
 
 def main() -> None:

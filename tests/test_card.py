@@ -18,8 +18,22 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import PRESETS, STEP, Rules, preset, scorer
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.card import (
+from optimal_farkle.solver.analysis.card_search import (
+    TIE,
+    Evaluator,
+    _beyond,
+    candidates,
+    grid,
+    search_go_for_it,
+)
+from optimal_farkle.solver.analysis.exits import level_exits, optimal_exits
+from optimal_farkle.solver.analysis.match import evaluate, exact_odds, start_index
+from optimal_farkle.solver.core.expected import expected_strategy
+from optimal_farkle.solver.core.rolls import distinct_rolls
+from optimal_farkle.solver.core.rolls import next_dice as hot
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.players.card import (
     PAPER_GO_FOR_IT,
     Card,
     CardError,
@@ -31,21 +45,13 @@ from optimal_farkle.solver.card import (
     shipped_card_text,
     write_card,
 )
-from optimal_farkle.solver.card_search import (
-    TIE,
-    Evaluator,
-    _beyond,
-    candidates,
-    grid,
-    search_go_for_it,
+from optimal_farkle.solver.players.card_estimate import (
+    EstimateTable,
+    check_table,
+    estimate_table,
+    reachable,
 )
-from optimal_farkle.solver.card_table import EstimateTable, check_table, estimate_table, reachable
-from optimal_farkle.solver.exits import level_exits, optimal_exits
-from optimal_farkle.solver.expected import expected_strategy, hot
-from optimal_farkle.solver.levels import CardPlayer, keep_list
-from optimal_farkle.solver.match import evaluate, exact_odds, start_index
-from optimal_farkle.solver.model import build_model
-from optimal_farkle.solver.tables import distinct_rolls
+from optimal_farkle.solver.players.levels import CardPlayer, keep_list
 from optimal_farkle.tui.cli import main
 
 #: The paper's rules give exactly this table (18 numbers): row n is (worth, from total) cells.
@@ -320,7 +326,8 @@ def test_rules_without_a_card_play_by_the_table_and_say_how_to_compute_it() -> N
     card = load_card(rules)
     assert shipped_card_text(rules) is None
     assert card.source == "none" and card.go_for_it.empty and card.win is None
-    assert "farkle card --rules zilch-5000 --rebuild" in card_text(card)
+    # The name of rules read from a file is no value for --rules (issue 35, 9): the file is.
+    assert "farkle card --rules YOUR-RULES.toml --rebuild" in card_text(card)
 
 
 def card_text(card: Card) -> str:

@@ -10,9 +10,7 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import Endgame, preset
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.levels import LEVEL_PLAYERS
-from optimal_farkle.solver.match import (
+from optimal_farkle.solver.analysis.match import (
     MatchError,
     evaluate,
     exact_odds,
@@ -20,7 +18,9 @@ from optimal_farkle.solver.match import (
     optimal_exits,
     simulate_odds,
 )
-from optimal_farkle.solver.model import build_model
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.players.levels import LEVEL_PLAYERS
 from optimal_farkle.tui.cli import main
 
 SMALL = preset("facebook").with_goal(1000)
@@ -52,7 +52,7 @@ def test_the_evaluation_reaches_the_solve_from_a_flat_start(rules, tmp_path: Pat
     """Not just a fixed point it was started at: from 0.5 everywhere it converges to W0.
 
     Under zilch the six dice never farkle, so past the exact cut the optimal player rolls
-    them on by the fill values (:func:`solver.exits.fill_keeps`) for hundreds of steps.
+    them on by the fill values (:func:`solver.analysis.exits.fill_keeps`) for hundreds of steps.
     """
     strategy = solve_strategy(rules, FLOOR, tmp_path)
     model = build_model(rules, FLOOR)

@@ -96,7 +96,7 @@ NOT_SOURCES = shutil.ignore_patterns(
     "__pycache__",
     ".*_cache",
     ".hypothesis",
-    "_kernels*",  # kernels built by hand into the sources (solver/prebuilt.py)
+    "_kernels*",  # kernels built by hand into the sources (solver/duel/prebuilt.py)
 )
 
 
@@ -154,13 +154,13 @@ def test_the_wheel_installs_exactly_one_top_level_package(wheel: tuple[Path, str
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler to build them with")
 def test_the_wheel_holds_the_kernels_compiled_for_this_machine(wheel: tuple[Path, str]) -> None:
-    """setup.py compiled the two-player kernels into the wheel (solver/prebuilt.py), which is
+    """setup.py compiled the two-player kernels into the wheel (solver/aot/install.py), which is
     therefore for this platform, not ``py3-none-any``."""
     path, log = wheel
     names = zipfile.ZipFile(path).namelist()
-    assert f"{NS}/solver/_kernels.json" in names, log[-3000:]
+    assert f"{NS}/solver/duel/_kernels.json" in names, log[-3000:]
     for kernel in ("solve_blocks", "solve_one"):
-        assert [n for n in names if n.startswith(f"{NS}/solver/_kernels_{kernel}.")], kernel
+        assert [n for n in names if n.startswith(f"{NS}/solver/duel/_kernels_{kernel}.")], kernel
     assert not path.name.endswith("-none-any.whl")
     assert not [n for n in names if n.endswith((".nbi", ".nbc"))]  # no numba cache inside
 

@@ -1,4 +1,4 @@
-"""The solver's kernels compiled ahead of their first use (solver.precompile, solver.jitcache).
+"""The solver's kernels compiled ahead of their first use (solver.aot.launch, solver.duel.jitcache).
 
 On a machine where farkle never ran, a first game waited for numba to compile the pass
 solver (5 to 7 s) after the player had chosen the rules, and the first hint after it for the
@@ -23,8 +23,9 @@ import pytest
 from textual.widgets._toast import Toast
 from tui_support import app_for_tests, run, wait_for
 
-from optimal_farkle.solver import jitcache, precompile, valueiter
-from optimal_farkle.solver.valueiter import SolveCancelled
+from optimal_farkle.solver.aot import launch as precompile
+from optimal_farkle.solver.duel import jitcache, valueiter
+from optimal_farkle.solver.duel.valueiter import SolveCancelled
 from optimal_farkle.tui import app as app_module
 
 HOLD = """
@@ -117,7 +118,7 @@ def test_the_background_compile_lowers_its_priority_only_after_the_pass_solver(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A solve may wait for the pass solver; only the decision solver yields the CPU."""
-    from optimal_farkle.solver import strategy
+    from optimal_farkle.solver.duel import strategy
 
     order: list[str] = []
     monkeypatch.setattr(valueiter, "compile_kernels", lambda *a: order.append("pass") or 1.0)
@@ -149,7 +150,7 @@ def test_a_solve_cancelled_while_it_waits_for_the_compile_raises(
     import contextlib
 
     from optimal_farkle.engine import preset
-    from optimal_farkle.solver.model import build_model, build_schedule
+    from optimal_farkle.solver.duel.model import build_model, build_schedule
 
     cancel = threading.Event()
 
@@ -197,10 +198,11 @@ def test_a_failed_background_compile_says_why(tmp_path: Path) -> None:
 CHECK_LOADED = """
 import numpy as np
 from optimal_farkle.engine import preset
-from optimal_farkle.solver import kernel, precompile
-from optimal_farkle.solver.model import build_model, build_schedule
-from optimal_farkle.solver.strategy import Strategy
-from optimal_farkle.solver.valueiter import compile_kernels
+from optimal_farkle.solver.duel import kernel
+from optimal_farkle.solver.aot import launch as precompile
+from optimal_farkle.solver.duel.model import build_model, build_schedule
+from optimal_farkle.solver.duel.strategy import Strategy
+from optimal_farkle.solver.duel.valueiter import compile_kernels
 assert not precompile.needed()
 model = build_model(preset("facebook"))
 compile_kernels(model, build_schedule(model))
@@ -233,7 +235,7 @@ def test_the_background_compile_leaves_what_a_full_solve_and_a_hint_load(
     assert checked.returncode == 0, checked.stderr
     assert checked.stdout.split("\n")[:2] == ["solve_blocks 1 0", "solve_one 1 0"]
     again = subprocess.run(
-        [sys.executable, "-m", "optimal_farkle.solver.precompile"],
+        [sys.executable, "-m", "optimal_farkle.solver.aot.launch"],
         capture_output=True,
         check=False,
         text=True,

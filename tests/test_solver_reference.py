@@ -29,8 +29,8 @@ from reference_solver import ReferenceSolver, cached_reference
 
 from optimal_farkle import engine
 from optimal_farkle.engine import Rules
-from optimal_farkle.solver.model import build_model, unsupported
-from optimal_farkle.solver.valueiter import TOLERANCE, value_iteration
+from optimal_farkle.solver.duel.model import build_model, unsupported
+from optimal_farkle.solver.duel.valueiter import TOLERANCE, value_iteration
 
 AGREE = 1e-12
 

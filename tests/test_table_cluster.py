@@ -27,13 +27,13 @@ import pytest
 from table_rules import penalty_tiny, tiny
 
 from optimal_farkle.engine import Rules, preset
-from optimal_farkle.solver.table3 import solve_exact_table
-from optimal_farkle.solver.tablemodel import build_table_model
-from optimal_farkle.solver.tablesolve import TableSolveResult, solve_table
+from optimal_farkle.solver.table.exact import solve_exact_table
+from optimal_farkle.solver.table.model import build_table_model
+from optimal_farkle.solver.table.solve import TableSolveResult, solve_table
 
 pytest.importorskip("ray")
 
-from optimal_farkle.solver.tablecluster import Cluster, connect
+from optimal_farkle.solver.table.cluster import Cluster, connect
 
 CHILD = Path(__file__).parent / "resume_child.py"
 

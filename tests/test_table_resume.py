@@ -21,15 +21,15 @@ import pytest
 from table_rules import penalty_tiny, tiny
 
 from optimal_farkle.engine import Rules, preset
-from optimal_farkle.solver.table3 import (
+from optimal_farkle.solver.table.exact import (
     load_exact_table,
     solve_exact_table,
     solve_journal,
     table_cache_path,
 )
-from optimal_farkle.solver.tablemodel import build_table_model
-from optimal_farkle.solver.tableresume import LayerProgress
-from optimal_farkle.solver.tablesolve import layer_flat, solve_table
+from optimal_farkle.solver.table.model import build_table_model
+from optimal_farkle.solver.table.resume import LayerProgress
+from optimal_farkle.solver.table.solve import layer_flat, solve_table
 from optimal_farkle.tui.cli import main
 
 CHILD = Path(__file__).parent / "resume_child.py"

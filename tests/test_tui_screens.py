@@ -132,6 +132,33 @@ def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_
     run(body())
 
 
+def test_a_setup_left_with_esc_changes_nothing() -> None:
+    """What docs/playing.md says: starting a game remembers the choices; Esc does not (the
+    README once said every choice is remembered, issue 35)."""
+
+    async def body() -> None:
+        app = app_for_tests(supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            before = app.services.storage.load_settings()
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            await pilot.pause()
+            app.screen.query_one("#seat-1-name", Input).value = "Esme"
+            app.screen.query_one("#order", Select).value = "1"
+            await pilot.pause()
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            assert app.services.storage.load_settings() == before
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            await pilot.pause()
+            assert app.screen.query_one("#seat-1-name", Input).value == default_player_name()
+            assert app.screen.query_one("#order", Select).value == before.first
+
+    run(body())
+
+
 class FakeStrategy:
     """Stands in for a solved strategy in tests of the solve screen's mechanics."""
 

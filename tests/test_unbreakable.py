@@ -287,7 +287,7 @@ def test_cli_solve_with_an_unusable_cache_dir(
     rules = small_rules(tmp_path, goal=600)
     where = _cache_dirs(tmp_path)[case]
     if case == "cache file is a folder":
-        from optimal_farkle.solver.cache import cache_path
+        from optimal_farkle.solver.duel.cache import cache_path
 
         cache_path(load_rules(rules), -2500, where).mkdir(parents=True)
     before = snapshot(tmp_path)
@@ -534,7 +534,7 @@ def test_a_face_can_be_named_one_way_only(tmp_path: Path, singles: str) -> None:
 def test_cli_refuses_a_huge_solve_with_its_estimate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from optimal_farkle.solver import estimate
+    from optimal_farkle.solver.duel import estimate
 
     rules = small_rules(tmp_path, goal=100_000)
     argv = ["solve", "--rules", str(rules), "--floor", "-20000", "--json"]
@@ -621,7 +621,7 @@ def test_a_fifo_as_rules_file_is_refused_at_once(
 def test_a_fifo_as_cache_file_is_solved_around(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from optimal_farkle.solver.cache import cache_path
+    from optimal_farkle.solver.duel.cache import cache_path
 
     rules = small_rules(tmp_path, goal=600)
     fifo = cache_path(load_rules(rules), -2500, tmp_path / "cache")
@@ -667,7 +667,7 @@ def test_json_to_a_full_device_is_a_clean_error() -> None:
 def test_a_solver_that_waited_for_another_reports_loaded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from optimal_farkle.solver.cache import cache_path, solve_strategy
+    from optimal_farkle.solver.duel.cache import cache_path, solve_strategy
 
     rules_file = small_rules(tmp_path, goal=600)
     rules = load_rules(rules_file)
@@ -707,7 +707,7 @@ def test_orphan_temp_files_of_a_killed_write_are_removed(tmp_path: Path) -> None
 
 
 def test_one_permission_policy_for_every_file(tmp_path: Path) -> None:
-    from optimal_farkle.solver.cache import cache_path, solve_strategy
+    from optimal_farkle.solver.duel.cache import cache_path, solve_strategy
 
     old = os.umask(0o022)
     try:
@@ -799,8 +799,8 @@ def test_statistics_count_the_games_they_could_not_read(tmp_path: Path) -> None:
 def test_the_estimate_counts_the_lanes_the_solver_runs(name: str, goal: int) -> None:
     """padded_lanes counts the schedule's batches without building them (a huge model's
     schedule would itself take minutes); it must count what build_schedule builds."""
-    from optimal_farkle.solver.estimate import padded_lanes
-    from optimal_farkle.solver.model import LANES, build_model, build_schedule
+    from optimal_farkle.solver.duel.estimate import padded_lanes
+    from optimal_farkle.solver.duel.model import LANES, build_model, build_schedule
 
     for floor in (-2500, -500):
         model = build_model(preset(name).with_goal(goal), floor)
@@ -815,8 +815,8 @@ def test_the_estimate_counts_the_rows_a_final_turn_adds() -> None:
     from dataclasses import replace
 
     from optimal_farkle.engine import Endgame
-    from optimal_farkle.solver.estimate import solve_estimate, solve_work
-    from optimal_farkle.solver.model import build_model
+    from optimal_farkle.solver.duel.estimate import solve_estimate, solve_work
+    from optimal_farkle.solver.duel.model import build_model
 
     zilch = preset("zilch").with_goal(1500)
     final, first = (build_model(r) for r in (zilch, replace(zilch, endgame=Endgame.FIRST_TO_GOAL)))

@@ -5,7 +5,7 @@ expected-score strategy in a moment, and the go-for-it scores come from the pape
 rules), the card shipped for a preset, or a card a ``--rebuild`` kept in the cache.
 
 ``--rebuild`` computes the go-for-it scores by exact search against the optimal player
-(:mod:`solver.card_search`; the optimal strategy is loaded or solved first) and keeps the card
+(:mod:`solver.analysis.card_search`; the optimal strategy is loaded or solved first) and keeps the card
 in the cache dir, where the game and ``farkle match`` find it. On the paper's rules the card
 keeps the paper's Table 4: the search runs as a check of it, and both are recorded.
 """
@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 from optimal_farkle.engine import STEP, Rules
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args, warn
-from .progress import add_floor, check_floor, obtain_strategy
+from .output import console
+from .progress import add_floor, check_floor, check_work, model_of, obtain_strategy
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.card import Card
+    from optimal_farkle.solver.players.card import Card
 
 
 def register(subparsers: Any) -> None:
@@ -50,7 +51,8 @@ def register(subparsers: Any) -> None:
         "--rebuild",
         action="store_true",
         help="compute the go-for-it scores by exact search against the optimal player and "
-        "keep the card in the cache (minutes to hours for a 10,000-point game)",
+        "keep the card in the cache (minutes to hours for a 10,000-point game: a search "
+        "estimated over the limit needs --allow-long)",
     )
     parser.add_argument(
         "--window",
@@ -69,34 +71,48 @@ def run(args: argparse.Namespace) -> int:
     check_floor(args.floor)
     if args.window is not None and (args.window % STEP or not 0 < args.window < rules.goal):
         fail(f"--window must be a multiple of {STEP} from {STEP} to below the goal {rules.goal:,}")
-    from optimal_farkle.solver.card import load_card
+    if not args.rebuild and (args.window is not None or args.allow_long):
+        fail(
+            "--window and --allow-long go with --rebuild (they bound and allow its search); "
+            "without it the card is printed as kept"
+        )
+    from optimal_farkle.solver.players.card import load_card
+    from optimal_farkle.solver.players.card_estimate import TableTooLarge, estimate_table
 
-    if args.rebuild:
-        card = rebuild(args, rules)
-    else:
-        card = load_card(rules, args.cache_dir)
+    try:
+        estimate_table(rules)  # first: rules with no learnable card are refused at once
+        card = rebuild(args, rules) if args.rebuild else load_card(rules, args.cache_dir)
+    except TableTooLarge as exc:
+        fail(str(exc))
     if args.json:
         emit_json(card.to_json())
     else:
-        print_card(card)
+        print_card(card, args.rules)
     return 0
 
 
 def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
     """Search the thresholds, keep the card in the cache, and return it."""
-    from optimal_farkle.solver.cache import supports
-    from optimal_farkle.solver.card import CardError, write_card
-    from optimal_farkle.solver.card_search import build_card
+    from optimal_farkle.solver.analysis.card_search import build_card
+    from optimal_farkle.solver.duel.cache import supports
+    from optimal_farkle.solver.players.card import CardError, write_card
 
     reason = supports(rules)
     if reason is not None:
         fail(f"the go-for-it search needs the optimal strategy, and {reason}")
+    from optimal_farkle.solver.analysis.card_search import search_estimate
+
+    estimate = search_estimate(model_of(rules, args.floor), args.window)
+    # Before the solve: a refused search solves nothing.
+    check_work(
+        estimate, args.allow_long, "choose a smaller --window (each threshold tries fewer values)"
+    )
     strategy, _ = obtain_strategy(rules, args.floor, args.cache_dir, allow_long=args.allow_long)
     from .match import ProgressBar
 
     print(
-        "Searching the go-for-it scores: 10 thresholds per round, each value an exact "
-        "evaluation against the optimal player.",
+        f"Searching the go-for-it scores, {estimate.words()}: 10 thresholds per round, "
+        "each value an exact evaluation against the optimal player.",
         file=sys.stderr,
     )
     with ProgressBar("card") as update:
@@ -110,9 +126,8 @@ def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
     return card
 
 
-def print_card(card: Card) -> None:
-    from rich.console import Console
+def print_card(card: Card, rules_arg: str | None = None) -> None:
 
     from ..widgets.card_view import card_view
 
-    Console(highlight=False).print(card_view(card))
+    console().print(card_view(card, rules_arg))

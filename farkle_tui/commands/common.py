@@ -15,13 +15,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from optimal_farkle.engine import DEFAULT_PRESET, STEP, FarkleError, Rules, load_rules
-from optimal_farkle.engine.text import printable
-from optimal_farkle.solver.positions import (
+from optimal_farkle.engine.text import printable, shorten
+from optimal_farkle.solver.core.positions import (
     Position,
     farkle_counts,
     final_turn_allowed,
     start_state,
 )
+
+from .output import console
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -39,10 +41,20 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 def add_cache_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cache-dir",
-        type=Path,
+        type=folder_arg,
         default=None,
         help="where solved strategies are kept (default: $FARKLE_CACHE_DIR or the user cache dir)",
     )
+
+
+def folder_arg(text: str) -> Path:
+    """A folder option's value: refused when blank (``Path("")`` is the current folder, which
+    no one means by an empty value)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "a folder cannot be blank; leave the option out for the default"
+        )
+    return Path(text)
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
@@ -53,9 +65,14 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
         fail(str(exc))
 
 
+#: The longest error line: a message quoting something huge is cut (:func:`engine.text.shorten`).
+MAX_LINE = 1000
+
+
 def one_line(message: str) -> str:
-    """``message`` as one printable line: newlines become spaces, control characters escapes."""
-    return printable(" ".join(str(message).splitlines()))
+    """``message`` as one printable line: newlines become spaces, control characters escapes,
+    cut in the middle past :data:`MAX_LINE` characters."""
+    return printable(shorten(" ".join(str(message).splitlines()), MAX_LINE))
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -70,10 +87,9 @@ def warn(message: str) -> None:
     Never wrapped by Rich (``soft_wrap``): a log or a script reading stderr gets the warning
     on one line whatever its length; a terminal wraps it for the eye.
     """
-    from rich.console import Console
     from rich.text import Text
 
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
+    console(stderr=True, soft_wrap=True).print(
         Text.assemble(("farkle: ", "yellow"), one_line(message))
     )
 
@@ -135,8 +151,15 @@ def position_from_args(args: argparse.Namespace, rules: Rules) -> Position:
             fail(f"{name} must be a multiple of {STEP}, got {value}")
         if value >= rules.goal and not (name == "--opponent" and final):
             fail(f"{name} {value} has already reached the goal of {rules.goal}")
+    if not rules.entry_minimum and False in (args.entered, args.opponent_entered):
+        fail(
+            f"--no-entered and --no-opponent-entered go with rules that have an entry minimum; "
+            f"under {rules.name} every player is on the board from the start"
+        )
     limit = farkle_counts(rules)
     for name, value in (("--farkles", args.farkles), ("--opponent-farkles", args.opponent_farkles)):
+        if value and limit == 1:
+            fail(f"{name} goes with rules that have a farkle penalty; {rules.name} has none")
         if not 0 <= value < limit:
             fail(f"{name} must be between 0 and {limit - 1} under these rules, got {value}")
     position = Position(

@@ -3,7 +3,7 @@
 The turn is played by the max-score strategy (the default; with ``--penalty`` the more careful
 one, with ``--entry`` the first turn under an entry minimum) or by the optimal strategy from
 a start-of-turn position. The distribution is computed exactly by a forward pass over the
-turn (:mod:`solver.distribution`), not sampled. The chart has one bar per 500-point band
+turn (:mod:`solver.analysis.distribution`), not sampled. The chart has one bar per 500-point band
 (``--band``), the farkle first; ``--log`` scales the bars logarithmically so the long tail
 shows.
 """
@@ -15,6 +15,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from optimal_farkle.engine import STEP, FarkleError
+from optimal_farkle.solver import DEFAULT_FLOOR
 
 from .common import (
     add_cache_dir,
@@ -25,12 +26,14 @@ from .common import (
     position_from_args,
     rules_from_args,
 )
+from .output import console
 from .progress import add_floor, check_floor, check_position_scores, obtain_strategy
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from optimal_farkle.solver.distribution import TurnDistribution
+    from optimal_farkle.engine.game import GameState
+    from optimal_farkle.solver.analysis.distribution import TurnDistribution
 
 OPTIMAL = "optimal"
 MAX_SCORE = "max-score"
@@ -57,7 +60,7 @@ def register(subparsers: Any) -> None:
             "has no largest total, e.g. Zilch's six dice, which never farkle), points and "
             "probability (parallel lists over every possible turn score, 0 for a farkle), "
             "quantiles, bands (from, to, probability), goal_probability (optimal: the turn "
-            "reaches the goal), unbounded, dropped_probability, and rules, strategy, penalty, "
+            "reaches the goal), band (the width of the bands), unbounded, dropped_probability, and rules, strategy, penalty, "
             "entered, state."
         ),
     )
@@ -103,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--penalty must be a number >= 0, got {args.penalty}")
     rules = rules_from_args(args)
     extra: dict[str, Any] = {"rules": rules.name, "strategy": args.strategy}
+    reaching = "The turn reaches the goal"
     if args.strategy == MAX_SCORE:
         named = (args.score, args.opponent, args.farkles, args.opponent_farkles, args.entered,
                  args.opponent_entered, args.starter)  # fmt: skip
@@ -112,8 +116,13 @@ def run(args: argparse.Namespace) -> int:
                 "--strategy optimal: "
                 "the max-score strategy plays every turn the same"
             )
-        from optimal_farkle.solver.distribution import max_score_policy, turn_distribution
-        from optimal_farkle.solver.expected import expected_strategy
+        if (args.floor, args.allow_long, args.cache_dir) != (DEFAULT_FLOOR, False, None):
+            fail(
+                "--floor, --allow-long and --cache-dir go with --strategy optimal (its solve); "
+                "the max-score strategy needs none"
+            )
+        from optimal_farkle.solver.analysis.distribution import max_score_policy, turn_distribution
+        from optimal_farkle.solver.core.expected import expected_strategy
 
         try:
             expected = expected_strategy(rules, args.penalty, entered=not args.entry)
@@ -134,8 +143,8 @@ def run(args: argparse.Namespace) -> int:
         check_position_scores(args, rules)
         position = position_from_args(args, rules)
         strategy, _ = obtain_strategy(rules, args.floor, args.cache_dir)
-        from optimal_farkle.solver.distribution import optimal_policy, turn_distribution
-        from optimal_farkle.solver.positions import describe, position_of, start_state
+        from optimal_farkle.solver.analysis.distribution import optimal_policy, turn_distribution
+        from optimal_farkle.solver.core.positions import describe, position_of, start_state
 
         state = start_state(rules, position)
         distribution = turn_distribution(optimal_policy(strategy, state))
@@ -143,13 +152,28 @@ def run(args: argparse.Namespace) -> int:
         extra["state"] = position.to_json()
         extra["final_turn"] = state.final_turn()
         subject = f"the optimal strategy at {describe(rules, position, state.final_turn())}"
+        reaching = goal_words(state)
     if args.json:
-        emit_json({**extra, **distribution.to_json()})
+        emit_json({**extra, "band": args.band, **distribution.to_json(args.band)})
     else:
         print_chart(
-            distribution, f"{rules.display_name}: one turn of {subject}", args.band, args.log
+            distribution,
+            f"{rules.display_name}: one turn of {subject}",
+            args.band,
+            args.log,
+            reaching=reaching,
         )
     return 0
+
+
+def goal_words(state: GameState) -> str:
+    """What reaching the turn's goal means from ``state``: winning at once, winning a final
+    turn, or reaching the goal with a final turn for the others to come."""
+    if state.final_turn():
+        return "The turn banks enough to win (a final turn)"
+    if state.owed_after_goal(state.current):
+        return "The turn reaches the goal (the others then get a final turn)"
+    return "The turn reaches the goal and wins the game"
 
 
 def bar(fraction: float, width: int = BAR_WIDTH) -> str:
@@ -173,14 +197,14 @@ def print_chart(
     title: str,
     band: int,
     log: bool,
-    console: Console | None = None,
+    out: Console | None = None,
+    reaching: str = "The turn reaches the goal",
 ) -> None:
-    """The bands as horizontal bars, then the figures (on ``console``, default stdout)."""
-    from rich.console import Console
+    """The bands as horizontal bars, then the figures (on ``out``, default stdout)."""
     from rich.table import Table
     from rich.text import Text
 
-    from optimal_farkle.solver.distribution import QUANTILES
+    from optimal_farkle.solver.analysis.distribution import QUANTILES
 
     bands = distribution.bands(band)
     largest = max(p for _, _, p in bands)
@@ -197,8 +221,8 @@ def print_chart(
         label = "farkle" if high == 0 else f"{low:,}-{high:,}"
         style = "red" if high == 0 else "green"
         table.add_row(label, Text(bar(fraction), style=style), percent(p))
-    console = console or Console(highlight=False)
-    console.print(table)
+    out = out or console()
+    out.print(table)
     quantiles = " · ".join(f"{100 * q:g}%: {distribution.quantile(q):,}" for q in QUANTILES)
     largest_total = (
         f"{distribution.max_points:,}"
@@ -206,13 +230,10 @@ def print_chart(
         else f"none (some dice never farkle; {percent(distribution.dropped)} lies beyond "
         f"{int(distribution.points[-1]):,} and is left out)"
     )
-    console.print(
+    out.print(
         f"Mean {distribution.mean:,.4f} points · farkle {percent(distribution.farkle_probability)}"
         f" · above 3,000: {percent(distribution.tail(3000))} · largest total {largest_total}"
     )
     if distribution.goal_probability is not None:
-        console.print(
-            "The turn reaches the goal (a final turn: banks enough to win) with probability "
-            f"{percent(distribution.goal_probability)}."
-        )
-    console.print(f"Quantiles (the turn adds at most): {quantiles}")
+        out.print(f"{reaching} with probability {percent(distribution.goal_probability)}.")
+    out.print(f"Quantiles (the turn adds at most): {quantiles}")

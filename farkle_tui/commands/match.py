@@ -1,12 +1,12 @@
 """``farkle match``: how often computer players beat each other, exactly or by simulation.
 
 Two players: ``--exact`` (the default) evaluates both players' fixed policies over the
-solver's state space (:mod:`solver.match`): no sampling, exact to 1e-12. For small goals it
+solver's state space (:mod:`solver.analysis.match`): no sampling, exact to 1e-12. For small goals it
 takes a moment; for the full 10,000-point game the optimal player's 562,500 turns take a few
 minutes, and the command says so before it starts. ``--games N`` plays N real games with the
 engine instead (half with each player first) and reports standard errors.
 
-Three to six players (:mod:`solver.tablematch`): ``--exact`` (the default) for three of
+Three to six players (:mod:`solver.analysis.table_match`): ``--exact`` (the default) for three of
 ``optimal`` (the exact 3-player optimum) and ``strong`` (the approximation) where the exact
 3-player solve exists; ``--games N`` for any players, each seat first in turn.
 """
@@ -21,11 +21,12 @@ from optimal_farkle.engine import STEP, FarkleError, Rules
 from optimal_farkle.engine.game import check_start_scores
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args
+from .output import console
 from .progress import add_floor, check_floor, check_score, check_work, model_of, obtain_strategy
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.match import MatchOdds
-    from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.analysis.match import MatchOdds
+    from optimal_farkle.solver.duel.strategy import Strategy
 
 DEFAULT_SEED = 1
 #: The most players at one table.
@@ -34,6 +35,11 @@ MAX_PLAYERS = 6
 SLOW_STATES = 100_000
 #: The most games --games simulates: a bound, so a mistyped number cannot start work without end.
 MAX_GAMES = 10_000_000
+#: The players' ids, for the help (without importing the solver, which takes a second; a test
+#: checks them against :func:`solver.players.computer.table_player_ids`).
+PLAYER_IDS = ("optimal", "card", "max-score", "coach", "cautious", "strong")
+#: The player who plays only at tables of three or more (heads-up it is ``optimal``).
+TABLE_ONLY = "strong"
 
 
 def register(subparsers: Any) -> None:
@@ -60,8 +66,8 @@ def register(subparsers: Any) -> None:
         "--players",
         required=True,
         metavar="A,B[,C...]",
-        help="two to six computer players, e.g. optimal,max-score or optimal,strong,optimal "
-        "(see the error for the list)",
+        help=f"two to six computer players, e.g. optimal,max-score or optimal,strong,optimal; "
+        f"the players: {', '.join(PLAYER_IDS)} ({TABLE_ONLY} at three or more)",
     )
     how = parser.add_mutually_exclusive_group()
     how.add_argument(
@@ -111,15 +117,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_pair(args: argparse.Namespace) -> int:
-    """Two players (:mod:`solver.match`)."""
-    from optimal_farkle.solver.match import OPTIMAL, MatchError, exact_players
-    from optimal_farkle.solver.players import ai_players
+    """Two players (:mod:`solver.analysis.match`)."""
+    from optimal_farkle.solver.analysis.match import OPTIMAL, MatchError, exact_players
+    from optimal_farkle.solver.players.computer import ai_players
 
     a, b = parse_pair(args.players, "--players")
     known = [pid for pid, _, _ in ai_players()]
     for pid in (a, b):
+        if pid == TABLE_ONLY:
+            fail(
+                f"{TABLE_ONLY!r} plays at tables of three or more (it approximates the optimal "
+                "player there); two players: use optimal"
+            )
         if pid not in known:
-            fail(f"unknown player {pid!r}; the players are: {', '.join(known)}")
+            fail(
+                f"unknown player {pid!r}; the players are: {', '.join(known)} "
+                f"({TABLE_ONLY} at three or more)"
+            )
     rules = rules_from_args(args)
     check_floor(args.floor)
     floor = args.floor
@@ -131,7 +145,7 @@ def run_pair(args: argparse.Namespace) -> int:
         for pid in (a, b):
             if pid not in exact_players():
                 fail(f"{pid!r} has no exact evaluation; use --games N to simulate it")
-        from optimal_farkle.solver.estimate import match_estimate
+        from optimal_farkle.solver.duel.estimate import match_estimate
 
         check_work(match_estimate(model_of(rules, floor), OPTIMAL in (a, b)), args.allow_long)
     strategy = None
@@ -177,9 +191,9 @@ def check_start(rules: Rules, floor: int, text: str | None) -> tuple[int, int]:
     rules (0 without a farkle penalty), which is what the exact method can evaluate; rules
     the solver cannot model (only simulated) take the engine's range.
     """
-    from optimal_farkle.solver.model import unsupported
+    from optimal_farkle.solver.duel.model import unsupported
 
-    mine, theirs = parse_pair(text or "0,0", "--start-scores")
+    mine, theirs = parse_pair("0,0" if text is None else text, "--start-scores")
     try:
         start = (int(mine), int(theirs))
     except ValueError:
@@ -201,8 +215,8 @@ def check_start(rules: Rules, floor: int, text: str | None) -> tuple[int, int]:
 def _exact(
     rules: Rules, a: str, b: str, strategy: Strategy | None, floor: int, start: tuple[int, int]
 ) -> MatchOdds:
-    from optimal_farkle.solver.match import OPTIMAL, exact_odds
-    from optimal_farkle.solver.model import build_model
+    from optimal_farkle.solver.analysis.match import OPTIMAL, exact_odds
+    from optimal_farkle.solver.duel.model import build_model
 
     model = build_model(rules, strategy.floor if strategy is not None else floor)
     if OPTIMAL in (a, b) and model.start_states > SLOW_STATES:
@@ -224,8 +238,8 @@ def _simulate(
     strategy: Strategy | None,
     start: tuple[int, int],
 ) -> MatchOdds:
-    from optimal_farkle.solver.match import simulate_odds
-    from optimal_farkle.solver.players import make_player
+    from optimal_farkle.solver.analysis.match import simulate_odds
+    from optimal_farkle.solver.players.computer import make_player
 
     def make(pid: str, r: Rules) -> Any:
         return make_player(pid, r, strategy)
@@ -238,10 +252,9 @@ class ProgressBar:
     """A rich progress bar on stderr (only when stderr is a terminal): ``with ... as update``."""
 
     def __init__(self, label: str) -> None:
-        from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.console = Console(stderr=True)
+        self.console = console(stderr=True)
         self.enabled = self.console.is_terminal
         self.progress = Progress(
             TextColumn(f"[bold]{label}"),
@@ -270,11 +283,10 @@ class ProgressBar:
 def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int | None) -> None:
     """A small table of the three probabilities, from A's point of view."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     a, b = odds.players
-    console = Console(highlight=False)
+    out = console()
     exact = odds.method == "exact"
     if exact:
         how = f"exact (policy evaluation, {odds.sweeps} sweeps, {odds.seconds:.1f} s)"
@@ -295,15 +307,15 @@ def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int 
     ):
         pm = "" if exact or se is None else f" ± {100 * se:.2f}"
         table.add_row(label, f"{100 * p:.4f}%{pm}", f"{100 * (1 - p):.4f}%{pm}")
-    console.print(table)
+    out.print(table)
 
 
 # -- three to six players ---------------------------------------------------------------------------
 def run_table(args: argparse.Namespace, ids: list[str]) -> int:
-    """Three to six players (:mod:`solver.tablematch`)."""
-    from optimal_farkle.solver.match import MatchError
-    from optimal_farkle.solver.players import needs_strategy, table_player_ids
-    from optimal_farkle.solver.tablematch import TABLE_EXACT
+    """Three to six players (:mod:`solver.analysis.table_match`)."""
+    from optimal_farkle.solver.analysis.match import MatchError
+    from optimal_farkle.solver.analysis.table_match import TABLE_EXACT
+    from optimal_farkle.solver.players.computer import needs_strategy, table_player_ids
 
     known = table_player_ids()
     for pid in ids:
@@ -329,7 +341,7 @@ def run_table(args: argparse.Namespace, ids: list[str]) -> int:
                 )
         exact = obtain_exact_table(rules, args.floor, args.cache_dir, args.allow_long)
     elif len(ids) == 3:
-        from optimal_farkle.solver.table import load_exact_table
+        from optimal_farkle.solver.table.advice import load_exact_table
 
         exact = load_exact_table(rules, 3, args.cache_dir)
     strategy = None
@@ -341,7 +353,7 @@ def run_table(args: argparse.Namespace, ids: list[str]) -> int:
         if simulate:
             odds = _simulate_table(rules, ids, args.games, args.seed, strategy, exact, start)
         else:
-            from optimal_farkle.solver.tablematch import table_exact_odds
+            from optimal_farkle.solver.analysis.table_match import table_exact_odds
 
             with ProgressBar("exact odds") as update:
                 odds = table_exact_odds(rules, ids, exact, strategy, start, progress=update)
@@ -370,8 +382,8 @@ def check_table_start(rules: Rules, floor: int, text: str | None, players: int) 
 
 def obtain_exact_table(rules: Rules, floor: int, cache_dir: Any, allow_long: bool) -> Any:
     """The exact 3-player solve: from the cache, or solved here with a progress bar."""
-    from optimal_farkle.solver.table import exact_table_supported, load_exact_table
-    from optimal_farkle.solver.table3 import solve_exact_table, table_estimate
+    from optimal_farkle.solver.table.advice import exact_table_supported, load_exact_table
+    from optimal_farkle.solver.table.exact import solve_exact_table, table_estimate
 
     reason = exact_table_supported(rules, 3)
     if reason is not None:
@@ -398,8 +410,8 @@ def _simulate_table(
     exact: Any,
     start: tuple[int, ...],
 ) -> Any:
-    from optimal_farkle.solver.players import make_player
-    from optimal_farkle.solver.tablematch import table_simulate_odds
+    from optimal_farkle.solver.analysis.table_match import table_simulate_odds
+    from optimal_farkle.solver.players.computer import make_player
 
     def make(pid: str, r: Rules, n: int) -> Any:
         return make_player(pid, r, strategy, players=n, exact=exact)
@@ -411,35 +423,44 @@ def _simulate_table(
 
 
 def print_table_odds(odds: Any, rules: Rules, start: tuple[int, ...], seed: int | None) -> None:
-    """Every player's chance with each of them first and with a random first mover."""
+    """Every player's chance with each of them first and with a random first mover.
+
+    Fits 80 columns whole at six players: rows are named ``A optimal``, columns by letter,
+    one space between columns, and a simulation's figures carry two decimals (its standard
+    error is tenths of a point), the exact ones four.
+    """
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
-    names = [f"{chr(65 + i)} ({pid})" for i, pid in enumerate(odds.players)]
-    if odds.method == "exact":
+    out = console()
+    letters = [chr(65 + i) for i in range(len(odds.players))]
+    names = [f"{letter} ({pid})" for letter, pid in zip(letters, odds.players)]
+    exact = odds.method == "exact"
+    if exact:
         how = f"exact (policy evaluation, {odds.seconds:.1f} s)"
     else:
         how = f"simulation of {odds.games:,} games, seed {seed} ({odds.seconds:.1f} s)"
+    places = 4 if exact else 2
     komi = f", head starts {' / '.join(f'{s:,}' for s in start)}" if any(start) else ""
     table = Table(
         title=f"{', '.join(names)}: {rules.name}, goal {rules.goal:,}{komi}",
         caption=how,
         box=box.SIMPLE_HEAD,
+        padding=(0, 0),  # the box's blank divider is the space between columns
+        show_edge=False,
     )
-    table.add_column("P(wins)")
-    for name in names:
-        table.add_column(f"{name.split(' ')[0]} first", justify="right")
-    table.add_column("random", justify="right")
-    for i, name in enumerate(names):
+    table.add_column("P(wins)", no_wrap=True)
+    for letter in letters:
+        table.add_column(f"{letter} first", justify="right", no_wrap=True)
+    table.add_column("random", justify="right", no_wrap=True)
+    for i, (letter, pid) in enumerate(zip(letters, odds.players)):
         pm = "" if odds.stderr is None else f" ± {100 * odds.stderr[i]:.2f}"
         table.add_row(
-            name,
-            *(f"{100 * row[i]:.4f}%" for row in odds.by_first),
-            f"{100 * odds.overall[i]:.4f}%{pm}",
+            f"{letter} {pid}",
+            *(f"{100 * row[i]:.{places}f}%" for row in odds.by_first),
+            f"{100 * odds.overall[i]:.{places}f}%{pm}",
         )
-    console.print(table)
+    out.print(table)
     for pid, label in odds.strategies.items():
         if label != pid:
-            console.print(f"{pid}: {label}", style="dim")
+            out.print(f"{pid}: {label}", style="dim")

@@ -16,6 +16,7 @@ from optimal_farkle.engine.rules import MAX_GOAL
 from optimal_farkle.engine.text import printable
 
 from .common import emit_json, fail, warn
+from .output import console
 from .progress import check_work
 
 
@@ -60,15 +61,15 @@ def with_goal(rules: Rules, goal: int | None) -> Rules:
 def run_table(args: argparse.Namespace, rules: Rules) -> int:
     """Solve (or load) the exact 3-player strategy of ``rules`` and report it."""
     from optimal_farkle.engine.game import Player, new_game
-    from optimal_farkle.solver.model import unsupported
-    from optimal_farkle.solver.table3 import (
+    from optimal_farkle.solver.duel.model import unsupported
+    from optimal_farkle.solver.table.cluster import ClusterError, parse_cluster
+    from optimal_farkle.solver.table.exact import (
         ExactTableAdvice,
         load_exact_table,
         solve_exact_table,
         table_cache_path,
         table_estimate,
     )
-    from optimal_farkle.solver.tablecluster import ClusterError, parse_cluster
 
     from .match import ProgressBar
 
@@ -125,7 +126,6 @@ def run_table(args: argparse.Namespace, rules: Rules) -> int:
     if args.json:
         emit_json(result)
         return 0
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -144,5 +144,5 @@ def run_table(args: argparse.Namespace, rules: Rules) -> int:
         "solve time", f"{info.seconds:.1f} s" + (" (loaded from the cache now)" if loaded else "")
     )
     table.add_row("cache", Text(printable(str(path))))
-    Console(highlight=False).print(table)
+    console().print(table)
     return 0

@@ -4,7 +4,7 @@ Shown only when a game needs a strategy that is not cached yet. The solve runs i
 worker (the solver's kernels release the GIL), reports through ``progress`` callbacks that are
 forwarded to the UI thread, and stops when the Cancel button sets the ``threading.Event``.
 
-Before the solve starts its time and memory are estimated (:mod:`solver.estimate`): above the
+Before the solve starts its time and memory are estimated (:mod:`solver.duel.estimate`): above the
 limit the screen says so and asks ("Solve anyway"), and a solve the machine has not the memory
 for is not offered at all. Warnings of the solver (a cache that cannot be written) are shown
 as notifications as they come. Leaving the screen by any way, quitting the app included,
@@ -42,7 +42,7 @@ from ..services import ServicesAccessor
 from ..workers import ReportsWorkerErrors
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.duel.strategy import Strategy
 
 STEPS = 1000  # progress bar resolution
 
