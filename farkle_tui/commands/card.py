@@ -17,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from optimal_farkle.engine import STEP, Rules
+from optimal_farkle.engine.text import printable
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args, warn
 from .output import console
@@ -125,7 +126,7 @@ def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
     except CardError as exc:
         warn(f"{exc}; the card is printed but not kept")
     else:
-        print(f"The card is kept in {path}.", file=sys.stderr)
+        print(f"The card is kept in {printable(str(path))}.", file=sys.stderr)
     return card
 
 
