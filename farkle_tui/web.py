@@ -154,20 +154,19 @@ class GameProcess(AppService):
 
     async def stop(self) -> None:
         """Ask the game to quit; end its process group if it has not within the grace."""
-        if self._task is None:
+        process = self._process
+        if self._task is None or process is None:
             return
         task, self._task = self._task, None
         await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
 
         async def quit_and_wait() -> None:
             await self.send_meta({"type": "quit"})
-            await task
+            await task  # its output ends
+            await process.wait()  # and it has exited
 
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(quit_and_wait(), QUIT_GRACE)
-        process = self._process
-        if process is None:
-            return
         for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, None)):
             if process.returncode is not None:
                 break
@@ -179,6 +178,8 @@ class GameProcess(AppService):
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        if process.stdin is not None:  # its last pipe: closed now, not by the collector
+            process.stdin.close()  # once the loop has closed (a traceback on the console)
 
 
 class FarkleServer(Server):
