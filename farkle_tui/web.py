@@ -162,11 +162,12 @@ class GameProcess(AppService):
 
         async def quit_and_wait() -> None:
             await self.send_meta({"type": "quit"})
-            await task  # its output ends
-            await process.wait()  # and it has exited
+            await task  # its output ends (the task swallows a cancel: wait for nothing after)
 
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(quit_and_wait(), QUIT_GRACE)
+        with contextlib.suppress(TimeoutError):  # an exit is collected a moment after it
+            await asyncio.wait_for(process.wait(), TERM_GRACE)
         for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, None)):
             if process.returncode is not None:
                 break
