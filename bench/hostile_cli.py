@@ -8,8 +8,8 @@ streams, output encodings without the characters drawn. Every run is checked: no
 ``farkle: error:`` line, no hang, the right answer where one is known, and nothing that was
 on disk lost. Prints the counts::
 
-    python bench/hostile_cli.py            # about 700 runs, some minutes
-    python bench/hostile_cli.py --fast     # the fast part: in-process runs, a few processes
+    python bench/hostile_cli.py            # about 420 runs, tens of minutes
+    python bench/hostile_cli.py --fast     # the fast part: about 240 runs, under a minute
     python bench/hostile_cli.py --verbose  # every run's command and verdict
 
 The fast part runs in the test suite (tests/test_cli_hostile.py): the argument matrix, the
