@@ -81,7 +81,10 @@ def run(args: argparse.Namespace) -> int:
     from optimal_farkle.solver.players.card_estimate import TableTooLarge, estimate_table
 
     try:
-        estimate_table(rules)  # first: rules with no learnable card are refused at once
+        # First: rules with no card a person could learn are refused at once, with the reason.
+        reason = estimate_table(rules).unlearnable()
+        if reason is not None:
+            fail(f"no card for {rules.name}: {reason}")
         card = rebuild(args, rules) if args.rebuild else load_card(rules, args.cache_dir)
     except TableTooLarge as exc:
         fail(str(exc))
