@@ -70,6 +70,7 @@ from .cache import (
     _figure,
     cache_dir,
     check_payload,
+    existing_cache,
     read_framed,
     write_framed,
 )
@@ -532,10 +533,11 @@ def final_turn_of(state: GameState, model: TableModel, rounds: FinalRound | None
 def table_cache_path(
     rules: Rules, players: int, floor: int = DEFAULT_FLOOR, directory: Path | str | None = None
 ) -> Path:
+    """Where the exact table solve of ``rules`` is cached: named by their content, not their name."""
     model_floor = floor if rules.has_penalty else 0
     text = f"{rules.digest}|players={players}|floor={model_floor}|solver={SOLVER_VERSION}"
     key = hashlib.sha256(text.encode()).hexdigest()[:16]
-    return cache_dir(directory) / f"{rules.name}-{players}p-floor{model_floor}-{key}.wt"
+    return cache_dir(directory) / f"{players}p-floor{model_floor}-{key}.wt"
 
 
 def write_table_cache(path: Path, strategy: ExactTableStrategy) -> None:
@@ -609,7 +611,8 @@ def table_cached(
     try:
         model = build_table_model(rules, players, floor)
         data = read_prefix(
-            table_cache_path(rules, players, floor, cache_dir), len(MAGIC) + 4 + MAX_HEADER
+            existing_cache(table_cache_path(rules, players, floor, cache_dir)),
+            len(MAGIC) + 4 + MAX_HEADER,
         )
         _header(data, rules, players, model)
     except (TableCacheError, FileProblem, ValueError):
@@ -674,7 +677,7 @@ def load_exact_table(
 
     if unsupported(rules) is not None:
         return None
-    path = table_cache_path(rules, players, floor, cache_dir)
+    path = existing_cache(table_cache_path(rules, players, floor, cache_dir))
     try:
         return read_table_cache(path, rules, players, floor)
     except TableCacheError as exc:

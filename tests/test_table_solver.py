@@ -19,6 +19,7 @@ of every kind of game.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -222,6 +223,22 @@ def test_the_cache_round_trips_and_refuses_damage(tmp_path: Path) -> None:
     assert isinstance(
         solve_exact_table(rules, 3, cache_dir=tmp_path, force=True, floor=0), ExactTableStrategy
     )
+
+
+def test_the_table_cache_is_shared_by_the_same_rules_under_another_name(tmp_path: Path) -> None:
+    """A 3-player solve saved for one name is found for the same rules under another (the
+    game fell back to the approximation before), and in the old layout named after the rules."""
+    rules = tiny(300)
+    renamed = replace(rules, name="house", title="House")
+    strategy = solve_exact_table(rules, 3, cache_dir=tmp_path, force=True, floor=0)
+    assert table_cached(renamed, 3, 0, tmp_path)
+    found = load_exact_table(renamed, 3, tmp_path, floor=0)
+    assert found is not None and np.array_equal(found.w, strategy.w)
+    path = table_cache_path(rules, 3, 0, tmp_path)
+    path.rename(path.with_name(f"{rules.name}-{path.name}"))
+    assert table_cached(renamed, 3, 0, tmp_path)
+    found = load_exact_table(renamed, 3, tmp_path, floor=0)
+    assert found is not None and np.array_equal(found.w, strategy.w)
 
 
 def test_where_the_exact_solve_runs() -> None:
