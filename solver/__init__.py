@@ -18,10 +18,11 @@ DEFAULT_FLOOR = -2500
 
 def used_floor(rules: Rules, floor: int = DEFAULT_FLOOR) -> int:
     """The lowest banked score the model of ``rules`` at ``floor`` holds: ``floor`` under a farkle
-    penalty, else 0 (without one no banked score ever falls). Here, not in :mod:`solver.model`,
-    so that :mod:`solver.positions` checks a position without loading numpy (the command
-    line's parser imports it and must start fast)."""
-    return floor if rules.has_penalty else 0
+    penalty of points, else 0 (without one, or when it costs the whole score, no banked score
+    ever falls below 0). Here, not in :mod:`solver.model`, so that :mod:`solver.positions`
+    checks a position without loading numpy (the command line's parser imports it and must
+    start fast)."""
+    return floor if rules.has_penalty and not rules.loses_everything else 0
 
 
 _EXPORTS = {

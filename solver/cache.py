@@ -51,7 +51,7 @@ from optimal_farkle.engine.files import (
 )
 from optimal_farkle.engine.text import quote
 
-from . import DEFAULT_FLOOR
+from . import DEFAULT_FLOOR, used_floor
 from .filelocks import acquire_polling
 from .model import build_model, unsupported
 from .strategy import SolveInfo, Strategy
@@ -106,7 +106,7 @@ def cache_path(
     rules: Rules, floor: int = DEFAULT_FLOOR, directory: Path | str | None = None
 ) -> Path:
     """Where the strategy of ``rules`` is cached: named by their content, not their name."""
-    model_floor = floor if rules.has_penalty else 0
+    model_floor = used_floor(rules, floor)
     return cache_dir(directory) / f"floor{model_floor}-{cache_key(rules, model_floor)}.w0"
 
 

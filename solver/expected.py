@@ -22,7 +22,10 @@ for the Patch rules' 500). With
     V(t, n) = max( t                [only if t >= m],
                    R(t, n) )
     R(t, n) = -y F_n + sum_g p_g max_{(pts, used) in g} V(t + pts, h(n - used))
-    h(0) = 6 (hot dice),  h(k) = k otherwise
+    h(0) = 6 (hot dice: a full set again),  h(k) = k otherwise
+
+(``n`` is a dice column of :mod:`solver.tables`: column 6 is a full set of fresh dice, five
+of them under five-dice rules, and ``h`` is :func:`solver.tables.next_dice`.)
 
 ``V`` is the objective: expected banked points minus ``y`` times the probability of ending
 the turn in a farkle. Under the strategy that attains ``V`` we also track the true expected
@@ -72,7 +75,16 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, IllegalActionError, Rules, RulesError, ScoringOption, scorer
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
-from optimal_farkle.solver.tables import GroupedTables, grouped_tables, roll_table
+from optimal_farkle.solver.tables import (
+    FRESH,
+    GroupedTables,
+    column,
+    grouped_tables,
+    next_dice,
+    reached,
+    roll_table,
+    thrown,
+)
 
 #: The decision before a roll (not engine.game's Action, which is a move of the game).
 BankOrRoll = Literal["bank", "roll"]
@@ -87,11 +99,6 @@ class ExpectedRow(TypedDict):
     final: float
     roll_gain: float
     action: BankOrRoll
-
-
-def hot(dice_left: int) -> int:
-    """Dice to roll next: all six again after hot dice."""
-    return 6 if dice_left == 0 else dice_left
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,15 +133,15 @@ def flat_tables(rules: Rules) -> FlatTables:
         group_dice[tables.groups(n).start : tables.groups(n).stop] = n
     starts = tables.option_start
     sizes = np.diff(starts)
-    option_dice = np.repeat(group_dice, sizes)
-    left = option_dice - tables.option_used
-    next_dice = np.where(left == 0, 6, left)
+    group_thrown = np.array([thrown(rules, int(n)) for n in group_dice], dtype=np.int64)
+    left = np.repeat(group_thrown, sizes) - tables.option_used
+    next_column = np.where(left == 0, FRESH, left)
     if np.any(tables.option_points % STEP) or np.any(tables.option_points <= 0):
         raise RulesError(
             f"{rules.name}: every scoring option must be a positive multiple of {STEP}"
         )
     # Exact zero test on integer counts, not on a float probability.
-    risky = np.array([False] + [roll_table(rules, n).farkle_rolls > 0 for n in DICE])
+    risky = np.array([False] + [roll_table(rules, thrown(rules, n)).farkle_rolls > 0 for n in DICE])
     return FlatTables(
         farkle=np.asarray(tables.farkle_prob, dtype=np.float64),
         risky=risky,
@@ -145,7 +152,7 @@ def flat_tables(rules: Rules) -> FlatTables:
         dice_first=np.asarray(tables.group_start[1:7], dtype=np.int64),
         step=(tables.option_points // STEP).astype(np.int64),
         points=tables.option_points.astype(np.int64),
-        next_dice=next_dice.astype(np.int64),
+        next_dice=next_column.astype(np.int64),
         max_step=int(tables.max_points) // STEP,
     )
 
@@ -318,7 +325,7 @@ class ExpectedStrategy:
 
     def bank_thresholds(self) -> dict[int, int | None]:
         """:meth:`bank_threshold` for n = 6..1 (the article's column order)."""
-        return {n: self.bank_threshold(n) for n in reversed(DICE)}
+        return {n: self.bank_threshold(n) for n in reversed(DICE) if reached(self.rules, n)}
 
     def default_max_turn(self) -> int:
         """The smallest total from which every dice count banks, or 5,000 if some never banks."""
@@ -338,9 +345,10 @@ class ExpectedStrategy:
         if not options:
             raise IllegalActionError(f"{tuple(roll)} farkles: there is nothing to set aside")
         best = options[0]
-        best_value = self.value(t + best.points, hot(n - best.size))
+        n = column(self.rules, n)
+        best_value = self.value(t + best.points, next_dice(self.rules, n, best.size))
         for option in options[1:]:
-            value = self.value(t + option.points, hot(n - option.size))
+            value = self.value(t + option.points, next_dice(self.rules, n, option.size))
             if value > best_value:
                 best, best_value = option, value
         return best
@@ -368,7 +376,7 @@ class ExpectedStrategy:
         :meth:`action` says so and the engine allows it, else roll. Simulations of the
         strategy play it through :class:`engine.record.GameSession` with this.
         """
-        t, n = state.turn_total, state.dice_left
+        t, n = state.turn_total, column(self.rules, state.dice_left)
         if state.phase is Phase.CHOOSE:
             return SetAside(self.best_option(state.roll, t, len(state.roll)).dice)
         if t > 0 and state.can_bank() and self.action(t, n) == "bank":

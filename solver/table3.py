@@ -61,7 +61,7 @@ from optimal_farkle.engine.files import (
 from optimal_farkle.engine.game import GameState, Phase
 from optimal_farkle.engine.text import quote
 
-from . import DEFAULT_FLOOR
+from . import DEFAULT_FLOOR, used_floor
 from .cache import (
     MAX_HEADER,
     CacheError,
@@ -95,6 +95,7 @@ from .tablekernel import (
     table_tables,
 )
 from .tablemodel import TableModel, build_table_model
+from .tables import column
 from .tablesolve import MixedStates, Progress, reachable_states, solve_table
 from .tableturn import LastFinalTurn, TableTurn, TurnTooShort, lead_final_turn
 from .valueiter import SolveCancelled
@@ -480,11 +481,11 @@ def _turn(
 
 def position_vector(turn: object, state: GameState) -> np.ndarray:
     """Every seat's chance at the current point of the turn, in turn order from the mover."""
-    t, n = state.turn_total, state.dice_left
+    t, n = state.turn_total, column(state.rules, state.dice_left)
     if state.phase is Phase.CHOOSE:
         ranked = rank_turn(turn, state)  # type: ignore[arg-type]
         best = ranked[0]
-        return turn.vector(best.turn_total, best.dice_left)  # type: ignore[attr-defined,no-any-return]
+        return turn.vector(best.turn_total, column(state.rules, best.dice_left))  # type: ignore[attr-defined,no-any-return]
     if t == 0:
         return turn.vector(0, n)  # type: ignore[attr-defined,no-any-return]
     decision = decide_turn(turn, state)  # type: ignore[arg-type]
@@ -534,7 +535,7 @@ def table_cache_path(
     rules: Rules, players: int, floor: int = DEFAULT_FLOOR, directory: Path | str | None = None
 ) -> Path:
     """Where the exact table solve of ``rules`` is cached: named by their content, not their name."""
-    model_floor = floor if rules.has_penalty else 0
+    model_floor = used_floor(rules, floor)
     text = f"{rules.digest}|players={players}|floor={model_floor}|solver={SOLVER_VERSION}"
     key = hashlib.sha256(text.encode()).hexdigest()[:16]
     return cache_dir(directory) / f"{players}p-floor{model_floor}-{key}.wt"

@@ -1,5 +1,13 @@
 """Roll tables: every distinct roll of 1-6 dice and its scoring options, as flat numpy arrays.
 
+Dice columns. Every solver indexes the dice to throw by a *column* ``n`` = 1..6, and column
+:data:`FRESH` (6) is always a full set of fresh dice: a turn's start and hot dice. With six
+dice a column is the dice count. With ``rules.dice = 5`` column 6 throws five dice and
+column 5 is never reached (after a set-aside at most four dice are left); it still holds the
+rolls of five dice, so every column has well-defined values and no pass meets an empty
+column. :func:`column`, :func:`thrown` and :func:`next_dice` are the one definition of this
+mapping and of the hot-dice rule; kernels and tables need no dice count of their own.
+
 The solver's kernels read these arrays; they are derived from :mod:`engine.scoring`, so
 there is no second definition of scoring. Two views:
 
@@ -95,6 +103,39 @@ def roll_table(rules: Rules, n: int) -> RollTable:
     )
 
 
+#: The column of a full set of fresh dice (a turn's start, hot dice), whatever ``rules.dice`` is.
+FRESH = 6
+
+
+def thrown(rules: Rules, n: int) -> int:
+    """The dice column ``n`` throws: ``rules.dice`` for :data:`FRESH`, else ``n``."""
+    return rules.dice if n == FRESH else n
+
+
+def column(rules: Rules, dice: int) -> int:
+    """The column of ``dice`` dice to throw (a game state's ``dice_left``): FRESH for all of them."""
+    return FRESH if dice == rules.dice else dice
+
+
+def reached(rules: Rules, n: int) -> bool:
+    """Whether a turn can ever throw column ``n`` (not 5 when a turn starts with five dice)."""
+    return n == FRESH or n < rules.dice
+
+
+def next_dice(rules: Rules, n: int, used: int) -> int:
+    """The hot-dice rule: the column to throw after ``used`` dice of column ``n`` are set aside."""
+    return hot_dice(rules.dice, n, used)
+
+
+def hot_dice(dice: int, n: int, used: int) -> int:
+    """:func:`next_dice` for rules whose turns start with ``dice`` dice.
+
+    ``h(0) = FRESH`` (every die used: all of them again), ``h(k) = k`` for ``k`` dice left.
+    """
+    left = (dice if n == FRESH else n) - used
+    return FRESH if left == 0 else left
+
+
 def roll_tables(rules: Rules) -> dict[int, RollTable]:
     """:func:`roll_table` for every dice count 1-6."""
     return {n: roll_table(rules, n) for n in range(1, 7)}
@@ -147,7 +188,7 @@ def grouped_tables(rules: Rules, reduce: bool = True) -> GroupedTables:
     opt_used: list[int] = []
     farkle = [0.0] * 7
     for n in range(1, 7):
-        table = roll_table(rules, n)
+        table = roll_table(rules, thrown(rules, n))
         merged: dict[tuple[tuple[int, int], ...], int] = {}
         for r in range(len(table.weights)):
             lo, hi = int(table.option_start[r]), int(table.option_start[r + 1])
@@ -163,7 +204,7 @@ def grouped_tables(rules: Rules, reduce: bool = True) -> GroupedTables:
             merged[key] = merged.get(key, 0) + int(table.weights[r])
         farkle[n] = table.farkle_probability
         for key, count in sorted(merged.items()):
-            probs.append(count / 6**n)
+            probs.append(count / 6 ** thrown(rules, n))
             rolls_in.append(count)
             for points, used in key:
                 opt_points.append(points)
@@ -180,11 +221,6 @@ def grouped_tables(rules: Rules, reduce: bool = True) -> GroupedTables:
         farkle_prob=np.array(farkle, dtype=np.float64),
         max_points=max(opt_points),
     )
-
-
-def next_dice(dice_left: int) -> int:
-    """The hot-dice rule: dice to roll next after a set-aside leaves ``dice_left`` (0: all six)."""
-    return 6 if dice_left == 0 else dice_left
 
 
 @dataclass(frozen=True)
@@ -206,8 +242,8 @@ class FlatOptions:
     option_points: np.ndarray  # (O,) int64
     option_steps: np.ndarray  # (O,) int64 points / STEP
     option_used: np.ndarray  # (O,) int64
-    option_dice: np.ndarray  # (O,) int64 dice rolled (n of the option's group)
-    next_dice: np.ndarray  # (O,) int64 h(n - used): dice to roll next
+    option_dice: np.ndarray  # (O,) int64 the column n of the option's group
+    next_dice: np.ndarray  # (O,) int64 the column to roll next (:func:`next_dice`)
     option_off: np.ndarray  # (O,) int64 kernel row offset: steps * 6 + next_dice - 1
     farkle_prob: np.ndarray  # (7,) float64, index 0 unused
     max_steps: int
@@ -249,11 +285,13 @@ def flat_options(rules: Rules, reduce: bool = False) -> FlatOptions:
     t = grouped_tables(rules, reduce=reduce)
     sizes = np.diff(t.option_start).astype(np.int64)
     group_dice = np.zeros(len(t.group_prob), dtype=np.int64)
+    group_thrown = np.zeros(len(t.group_prob), dtype=np.int64)
     for n in range(1, 7):
         group_dice[t.group_start[n] : t.group_start[n + 1]] = n
+        group_thrown[t.group_start[n] : t.group_start[n + 1]] = thrown(rules, n)
     option_dice = np.repeat(group_dice, sizes)
-    nxt = option_dice - t.option_used
-    nxt = np.where(nxt == 0, 6, nxt).astype(np.int64)
+    nxt = np.repeat(group_thrown, sizes) - t.option_used
+    nxt = np.where(nxt == 0, FRESH, nxt).astype(np.int64)
     steps = (t.option_points // STEP).astype(np.int64)
     arrays = {
         "group_start": np.ascontiguousarray(t.group_start, dtype=np.int64),

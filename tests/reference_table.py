@@ -43,11 +43,14 @@ from functools import cache, lru_cache
 from operator import itemgetter
 
 import numpy as np
-from reference_solver import DICE, ReferenceSolver, hot, throw
+from reference_solver import ReferenceSolver, hot, throw
 
 from optimal_farkle.engine import STEP, Endgame, Rules
+from optimal_farkle.solver import used_floor
 
 Vec = tuple[float, ...]
+#: The dice counts of a turn: this reference models six-dice rules only.
+DICE = range(1, 7)
 
 
 def _rot(v: Vec) -> Vec:
@@ -71,10 +74,9 @@ class TableReference:
         self.rules = rules
         self.n = players
         self.two = ReferenceSolver(rules, floor)  # rolls, R and the layout of scores
-        self.floor = floor if rules.has_penalty else 0
+        self.floor = used_floor(rules, floor)
         self.goal = rules.goal
         self.K = rules.penalty_farkles if rules.has_penalty else 1
-        self.penalty = rules.penalty_points if rules.has_penalty else 0
         self.E = 2 if rules.bank_minimum(entered=False) != rules.bank_minimum(entered=True) else 1
         self.S = players if rules.endgame is Endgame.EQUAL_TURNS else 1
         self.scores = list(range(self.floor, self.goal, STEP))
@@ -179,7 +181,10 @@ class TableReference:
         return tuple(
             (
                 roll.ways / 6**n,
-                tuple((points // STEP) * 6 + hot(n - used) - 1 for points, used in roll.options),
+                tuple(
+                    (points // STEP) * 6 + hot(self.rules, n - used) - 1
+                    for points, used in roll.options
+                ),
             )
             for roll in th.rolls
         )
@@ -260,7 +265,7 @@ class TableReference:
         b, f, u, r = state
         # The farkle: the penalty (count reset) or one more in a row.
         if self.K > 1 and f[0] == self.K - 1:
-            b0, f0 = max(self.floor, b[0] - self.penalty), 0
+            b0, f0 = max(self.floor, self.rules.after_penalty(b[0])), 0
         else:
             b0, f0 = b[0], (f[0] + 1 if self.K > 1 else 0)
         nxt_r = (r + 1) % self.S if self.S > 1 else 0

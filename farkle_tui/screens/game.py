@@ -489,7 +489,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             bank = f"bank needs {pts(state.rules.bank_minimum(state.standing.entered))}"
         else:
             bank = f"bank now = {pts(state.turn_total)} + {pts(option.points)} = {pts(total)}"
-        left = 6 if option.size == n else n - option.size
+        left = state.rules.dice if option.size == n else n - option.size
         hot = " · hot dice!" if option.size == n else ""
         return f"{option.describe()} · {bank} · r rolls {left}{hot}"
 

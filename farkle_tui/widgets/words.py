@@ -23,7 +23,7 @@ from optimal_farkle.engine.game import (
     SetAsideEvent,
 )
 from optimal_farkle.engine.rules import Endgame, Rules
-from optimal_farkle.engine.scoring import scorer
+from optimal_farkle.engine.scoring import NUMBER_WORDS, scorer
 
 
 def pts(n: int) -> str:
@@ -89,12 +89,15 @@ def goal_words(rules: Rules) -> str:
     return f"first to {pts(rules.goal)} wins"
 
 
+def penalty_cost_words(rules: Rules) -> str:
+    """What the farkle penalty costs: ``500 points`` or ``every point``."""
+    return "every point" if rules.loses_everything else f"{pts(rules.penalty_points)} points"
+
+
 def farkle_marks_words(rules: Rules) -> str:
     """What the ✗ marks beside the scores mean under ``rules``."""
     if rules.has_penalty:
-        return (
-            f"✗ farkles in a row: {rules.penalty_farkles} cost {pts(rules.penalty_points)} points"
-        )
+        return f"✗ farkles in a row: {rules.penalty_farkles} cost {penalty_cost_words(rules)}"
     return "✗ farkles in a row (no penalty)"
 
 
@@ -144,7 +147,8 @@ def describe_event(
             f"{event.dice_left} {'die' if event.dice_left == 1 else 'dice'} left"
         )
     if isinstance(event, HotDice):
-        return Line(f"Hot dice! {name} used every die and rolls all six again", "hot", True)
+        dice = NUMBER_WORDS[state.rules.dice] if state is not None else "six"
+        return Line(f"Hot dice! {name} used every die and rolls all {dice} again", "hot", True)
     if isinstance(event, Banked):
         how = "reaches the goal and banks" if event.automatic else "banks"
         return Line(f"{name} {how} {pts(event.points)}: score {pts(event.score)}", "good", True)
