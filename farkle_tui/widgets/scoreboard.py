@@ -97,7 +97,7 @@ class Scoreboard(Widget):
             self.border_subtitle = farkle_marks_words(rules)
             return
         notes = [
-            f"✗ farkles in a row ({rules.penalty_farkles} cost {penalty_cost_words(rules)})"
+            f"✗ farkles in a row ({rules.penalty_farkles} cost {penalty_cost_words(rules, short=True)})"
             if rules.has_penalty
             else "✗ farkles in a row"
         ]

@@ -89,9 +89,11 @@ def goal_words(rules: Rules) -> str:
     return f"first to {pts(rules.goal)} wins"
 
 
-def penalty_cost_words(rules: Rules) -> str:
-    """What the farkle penalty costs: ``500 points`` or ``every point``."""
-    return "every point" if rules.loses_everything else f"{pts(rules.penalty_points)} points"
+def penalty_cost_words(rules: Rules, short: bool = False) -> str:
+    """What the farkle penalty costs: ``500 points`` or ``every point`` (short: ``500``, ``all``)."""
+    if rules.loses_everything:
+        return "all" if short else "every point"
+    return pts(rules.penalty_points) if short else f"{pts(rules.penalty_points)} points"
 
 
 def farkle_marks_words(rules: Rules) -> str:
