@@ -1,8 +1,8 @@
 """setuptools as pyproject.toml configures it, plus the solver's kernels compiled at install.
 
-A non-editable build (``pip install .``) runs ``python -m optimal_farkle.solver.prebuilt`` on
+A non-editable build (``pip install .``) runs ``python -m optimal_farkle.solver.aot.install`` on
 the package it has just built, which compiles the two-player kernels for this machine into
-extension modules beside the solver (about 15 s; see ``solver/prebuilt.py``), so that a first
+extension modules beside the solver (about 15 s; see ``solver/aot/install.py``), so that a first
 game compiles nothing. Where that fails (no C compiler, a platform numba's ahead-of-time
 compiler does not support), the build says so and goes on: numba then compiles the kernels
 on the first run, as it would without them. An editable install builds none, as its sources
@@ -33,8 +33,8 @@ class BuildWithKernels(build_py):
             [
                 sys.executable,
                 "-m",
-                "optimal_farkle.solver.prebuilt",
-                str(built / "optimal_farkle" / "solver"),
+                "optimal_farkle.solver.aot.install",
+                str(built / "optimal_farkle" / "solver" / "duel"),
             ],
             env=dict(os.environ, PYTHONPATH=path),
             check=False,

@@ -28,10 +28,10 @@ import time
 from pathlib import Path
 
 from optimal_farkle.engine import PRESETS, preset
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.card import card_file_json
-from optimal_farkle.solver.card_search import build_card
-from optimal_farkle.solver.card_table import estimate_table
+from optimal_farkle.solver.analysis.card_search import build_card
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.players.card import card_file_json
+from optimal_farkle.solver.players.card_estimate import estimate_table
 
 ROOT = Path(__file__).resolve().parent.parent
 

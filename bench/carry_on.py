@@ -5,8 +5,8 @@ instead of rolling fresh dice. A start of turn then carries the offer ``(t, n)``
 just made, and its value is ``max(W(0, 6), W(t, n))`` of the taker's turn: the value of an
 *in-turn* state. So the exits of a turn read in-turn values of other start states, and the
 solver has to store every in-turn value ``W(t, n, s)`` between passes, not only ``W0(s)``
-(:meth:`solver.model.Model.in_turn_states` counts them), and the bank exits differ per dice
-count, which breaks the lanes that share a turn's structure (:mod:`solver.kernel`).
+(:meth:`solver.duel.model.Model.in_turn_states` counts them), and the bank exits differ per dice
+count, which breaks the lanes that share a turn's structure (:mod:`solver.duel.kernel`).
 
 Prints, per preset at its goal: the start states the solver stores today and their bytes,
 the in-turn states carry-on would store and their bytes (float64, two copies for a
@@ -20,8 +20,8 @@ Usage::
 from __future__ import annotations
 
 from optimal_farkle.engine import PRESETS, preset
-from optimal_farkle.solver.estimate import machine_memory, size
-from optimal_farkle.solver.model import build_model
+from optimal_farkle.solver.duel.estimate import machine_memory, size
+from optimal_farkle.solver.duel.model import build_model
 
 
 def main() -> int:

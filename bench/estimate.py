@@ -1,4 +1,4 @@
-"""Measure the constants of solver/estimate.py and how far its estimates are from real runs.
+"""Measure the constants of solver/duel/estimate.py and how far its estimates are from real runs.
 
 For a few goals it solves a preset (facebook, floor -2500, unless told) and evaluates an exact
 match, each in a fresh process with an empty strategy cache (numba's compiled kernels warm),
@@ -24,10 +24,10 @@ import tempfile
 CHILD = r"""
 import json, resource, sys, time
 from optimal_farkle.engine import preset
-from optimal_farkle.solver.model import build_model
-from optimal_farkle.solver.valueiter import value_iteration
-from optimal_farkle.solver.strategy import Strategy
-from optimal_farkle.solver import estimate
+from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.duel.valueiter import value_iteration
+from optimal_farkle.solver.duel.strategy import Strategy
+from optimal_farkle.solver.duel import estimate
 args = json.loads(sys.argv[1])
 value_iteration(build_model(preset("facebook").with_goal(400), -100))  # compile (numba's cache)
 rules = preset(args["rules"]).with_goal(args["goal"])
@@ -48,7 +48,7 @@ out = {"in_turn_states": model.in_turn_states, "start_states": model.start_state
        "solve_estimate_s": estimate.solve_estimate(model).seconds,
        "solve_estimate_bytes": estimate.solve_estimate(model).bytes - estimate.BASE_BYTES}
 if args["match"]:
-    from optimal_farkle.solver.match import exact_odds
+    from optimal_farkle.solver.analysis.match import exact_odds
     strategy = Strategy(model, result.w0)
     t = time.perf_counter()
     exact_odds(rules, "optimal", "max-score", strategy, args["floor"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 
 from optimal_farkle.engine import PRESETS, preset
-from optimal_farkle.solver.expected import solve_expected
+from optimal_farkle.solver.core.expected import solve_expected
 
 
 def main() -> None:

@@ -26,22 +26,22 @@ import numpy as np
 
 from optimal_farkle.engine import PRESETS, preset
 from optimal_farkle.engine.dice import SeededDice
-from optimal_farkle.solver.cache import load_strategy, supports
-from optimal_farkle.solver.distribution import (
+from optimal_farkle.solver.analysis.distribution import (
     TurnDistribution,
     max_score_policy,
     optimal_policy,
     sample_turns,
     turn_distribution,
 )
-from optimal_farkle.solver.expected import expected_strategy
-from optimal_farkle.solver.explore import empty_map, fill_map, turn_table
-from optimal_farkle.solver.komi import fair_komi
-from optimal_farkle.solver.longrun import best_fixed_penalty, long_run, sample_long_run
-from optimal_farkle.solver.match import exact_odds
-from optimal_farkle.solver.players import make_player
-from optimal_farkle.solver.positions import Position, start_state
-from optimal_farkle.solver.strategy import Strategy
+from optimal_farkle.solver.analysis.explore import empty_map, fill_map, turn_table
+from optimal_farkle.solver.analysis.komi import fair_komi
+from optimal_farkle.solver.analysis.longrun import best_fixed_penalty, long_run, sample_long_run
+from optimal_farkle.solver.analysis.match import exact_odds
+from optimal_farkle.solver.core.expected import expected_strategy
+from optimal_farkle.solver.core.positions import Position, start_state
+from optimal_farkle.solver.duel.cache import load_strategy, supports
+from optimal_farkle.solver.duel.strategy import Strategy
+from optimal_farkle.solver.players.computer import make_player
 
 
 def z_scores(d: TurnDistribution, sample: np.ndarray) -> tuple[float, float]:

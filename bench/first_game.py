@@ -1,5 +1,5 @@
 """A player's first game on a fresh machine: the wait after choosing the rules, with and without
-the background compile the game starts at launch (:mod:`optimal_farkle.solver.precompile`).
+the background compile the game starts at launch (:mod:`optimal_farkle.solver.aot.launch`).
 
 Each run starts from empty numba and strategy caches. At launch (time 0) the game starts the
 background compile (``--mode precompile``) or not (``--mode none``). The player then spends
@@ -27,13 +27,13 @@ import tempfile
 import time
 from unittest import mock
 
-from optimal_farkle.solver import precompile
+from optimal_farkle.solver.aot import launch as precompile
 
 GAME = r"""
 import json, sys, time
 t0 = time.perf_counter()
 from optimal_farkle.engine import preset
-from optimal_farkle.solver.cache import solve_strategy
+from optimal_farkle.solver.duel.cache import solve_strategy
 strategy = solve_strategy(preset(sys.argv[1]))
 solved = time.perf_counter() - t0
 strategy.turn(0, 0)

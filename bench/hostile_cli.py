@@ -36,8 +36,8 @@ def _too_big() -> bool:
     """Whether goal 100,000 at floor -20,000 needs more memory than this machine has (then
     the refusal names the memory first, and the time in brackets)."""
     from optimal_farkle.engine import preset
-    from optimal_farkle.solver.estimate import solve_estimate
-    from optimal_farkle.solver.model import build_model
+    from optimal_farkle.solver.duel.estimate import solve_estimate
+    from optimal_farkle.solver.duel.model import build_model
 
     return solve_estimate(build_model(preset("facebook").with_goal(100_000), -20_000)).too_big()
 
@@ -254,7 +254,7 @@ def play(c: Campaign, root: Path) -> None:
     from optimal_farkle.engine.dice import SeededDice
     from optimal_farkle.engine.game import Player
     from optimal_farkle.engine.record import GameSession, save_record
-    from optimal_farkle.solver.players import make_player
+    from optimal_farkle.solver.players.computer import make_player
 
     rules = preset("facebook").with_goal(600)
     session = GameSession.start(
@@ -319,7 +319,7 @@ def play(c: Campaign, root: Path) -> None:
 
     # -- caches and cache dirs ----------------------------------------------------------------------
     from optimal_farkle.engine.rules import load_rules
-    from optimal_farkle.solver.cache import cache_path
+    from optimal_farkle.solver.duel.cache import cache_path
 
     solve = ["solve", "--rules", str(small), "--json"]
     c.run([*solve, "--cache-dir", str(cache)], expect(0))

@@ -1,7 +1,7 @@
 """The first solve as a player meets it: cold and warm, every preset, before and after.
 
 Each run is a fresh process doing what the game does on a first start under new rules,
-``solver.cache.solve_strategy(rules)``: import, compile the kernels, solve, write the cache.
+``solver.duel.cache.solve_strategy(rules)``: import, compile the kernels, solve, write the cache.
 
 - **cold**: empty numba cache and empty strategy cache (a fresh machine); run ``--runs`` times,
   median and spread (min-max) printed;
@@ -17,7 +17,7 @@ Each run is a fresh process doing what the game does on a first start under new 
 solver with its own venv) in the same run, for before/after ratios, and compares the two
 answers: the largest difference between the start-of-turn win probabilities. ``--before jit``
 is this interpreter with the kernels compiled by numba on the first run, as before they were
-compiled at install (``FARKLE_PREBUILT=0``, :mod:`solver.prebuilt`).
+compiled at install (``FARKLE_PREBUILT=0``, :mod:`solver.duel.prebuilt`).
 
 Whether a run used the kernels compiled at install is printed with its figures: only a
 non-editable install (``pip install .``) has them.
@@ -49,7 +49,7 @@ t0 = time.perf_counter()
 args = json.loads(sys.argv[1])
 import numpy as np
 from optimal_farkle.engine import preset
-from optimal_farkle.solver.cache import solve_strategy, cache_path
+from optimal_farkle.solver.duel.cache import solve_strategy, cache_path
 rules = preset(args["rules"])
 if args["goal"] != rules.goal:
     rules = rules.with_goal(args["goal"])
@@ -63,7 +63,7 @@ except TypeError:  # an older solver without the threads argument
     strategy = solve_strategy(rules, progress=progress)
 total = time.perf_counter() - t0
 try:
-    from optimal_farkle.solver.prebuilt import available
+    from optimal_farkle.solver.duel.prebuilt import available
     prebuilt_used = available()
 except ImportError:  # a solver from before the kernels were prebuilt
     prebuilt_used = False
@@ -86,8 +86,8 @@ t0 = time.perf_counter()
 args = json.loads(sys.argv[1])
 from optimal_farkle.engine import preset
 from optimal_farkle.engine.game import Player, Roll, apply, new_game
-from optimal_farkle.solver.cache import load_strategy, DEFAULT_FLOOR
-from optimal_farkle.solver.decisions import rank_options
+from optimal_farkle.solver.duel.cache import load_strategy, DEFAULT_FLOOR
+from optimal_farkle.solver.duel.decisions import rank_options
 rules = preset(args["rules"])
 if args["goal"] != rules.goal:
     rules = rules.with_goal(args["goal"])

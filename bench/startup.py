@@ -126,7 +126,7 @@ async def game_screen_once(rules_name: str, cache: Path | None) -> float | None:
     """Seconds from starting a game to its screen, with the strategy read from the cache."""
     from optimal_farkle.engine import load_rules
     from optimal_farkle.engine.game import Player
-    from optimal_farkle.solver.cache import load_strategy
+    from optimal_farkle.solver.duel.cache import load_strategy
     from optimal_farkle.tui.app import make_app
     from optimal_farkle.tui.game_setup import GameSetup
     from optimal_farkle.tui.screens.game import GameScreen

@@ -3,9 +3,9 @@
 Three reports, each printed as a table (and ``--json`` one JSON object per line):
 
 * ``sizes`` -- for every preset at goal 10,000 (or ``--goal``): start states, the memory of
-  ``W`` and the solve's peak, the option checks of one sweep (``solver.table3.table_work``),
+  ``W`` and the solve's peak, the option checks of one sweep (``solver.table.exact.table_work``),
   the estimated time of one sweep and of the whole solve on this machine (two threads), and
-  whether :func:`solver.table3.exact_table_supported` lets it run here.
+  whether :func:`solver.table.exact.exact_table_supported` lets it run here.
 * ``solve --rules R [--goal G] [--floor F]`` -- solves (into a fresh cache directory unless
   ``--cache-dir``) and prints what it took: wall and CPU time, turn solves per state
   ("sweeps"), penalty passes, the residual, the states whose mover mixes, peak memory
@@ -19,7 +19,7 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   layers between (random states fill blocks less evenly than a whole layer: a little high). What the sizes report estimates, measured (a pass of the penalty rules is
   this, once per pass; the exact layers do about 2.5 such sweeps in all).
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
-  exact policy evaluation (:mod:`solver.tableeval`): seat by seat, the approximation in one
+  exact policy evaluation (:mod:`solver.table.evaluate`): seat by seat, the approximation in one
   seat and the exact optimum in the others, against all three exact.
 
 Usage::
@@ -45,8 +45,8 @@ from typing import Any
 
 def sizes(goal: int | None, as_json: bool) -> None:
     from optimal_farkle.engine import PRESETS, preset
-    from optimal_farkle.solver.estimate import duration, size
-    from optimal_farkle.solver.table3 import (
+    from optimal_farkle.solver.duel.estimate import duration, size
+    from optimal_farkle.solver.table.exact import (
         SECONDS_PER_CHECK,
         SWEEPS_NO_PENALTY,
         SWEEPS_PENALTY,
@@ -54,7 +54,7 @@ def sizes(goal: int | None, as_json: bool) -> None:
         table_estimate,
         table_work,
     )
-    from optimal_farkle.solver.tablemodel import build_table_model
+    from optimal_farkle.solver.table.model import build_table_model
 
     rows = []
     for name in PRESETS:
@@ -103,7 +103,7 @@ def solve(args: argparse.Namespace) -> None:
 
     from optimal_farkle.engine import preset
     from optimal_farkle.engine.game import Player, new_game
-    from optimal_farkle.solver.table3 import (
+    from optimal_farkle.solver.table.exact import (
         ExactTableAdvice,
         solve_exact_table,
         table_cache_path,
@@ -208,9 +208,9 @@ def one_pass(args: argparse.Namespace) -> None:
     import numpy as np
 
     from optimal_farkle.engine import preset
-    from optimal_farkle.solver.tablekernel import table_tables
-    from optimal_farkle.solver.tablemodel import build_table_model
-    from optimal_farkle.solver.tablesolve import (
+    from optimal_farkle.solver.table.kernel import table_tables
+    from optimal_farkle.solver.table.model import build_table_model
+    from optimal_farkle.solver.table.solve import (
         _Blocks,
         batch_states,
         compile_table_kernels,
@@ -273,7 +273,7 @@ def one_pass(args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(row))
         return
-    from optimal_farkle.solver.estimate import duration
+    from optimal_farkle.solver.duel.estimate import duration
 
     print(
         f"{rules.name}, goal {rules.goal:,}: {row['reachable_states']:,} reachable start states; "
@@ -284,7 +284,7 @@ def one_pass(args: argparse.Namespace) -> None:
 
 
 def loss(args: argparse.Namespace) -> None:
-    from optimal_farkle.solver.tableeval import loss_report
+    from optimal_farkle.solver.table.evaluate import loss_report
 
     report = loss_report(args.rules, args.goal, args.floor, args.cache_dir)
     print(json.dumps(report) if args.json else report["text"])

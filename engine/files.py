@@ -174,7 +174,7 @@ _TOKENS = re.compile(
     r"|'[^'\n]*'?"
     r"|#[^\n]*"
     r"|[\[\]{}]"
-    r"|[0-9][0-9_]*"
+    r"|[0-9][0-9A-Za-z_]*"  # hexadecimal, octal and binary too: 0x... may be as long
 )
 
 

@@ -61,8 +61,8 @@ from typing import Any
 
 from .dice import MAX_DICE
 from .errors import RulesError
-from .files import FileMissing, FileProblem, parse_toml, read_text
-from .text import quote, text_problem
+from .files import FileMissing, FileProblem, occupied, parse_toml, read_text
+from .text import MAX_ECHO, number, quote, shorten, text_problem
 
 #: Every score in every rule set moves in steps of this many points.
 STEP = 50
@@ -465,7 +465,9 @@ def _int(
     if isinstance(value, bool) or not isinstance(value, int):
         raise RulesError(f"{_where(table, key, source)} must be a whole number, got {quote(value)}")
     if not lo <= value <= hi:
-        raise RulesError(f"{_where(table, key, source)} must be between {lo} and {hi}, got {value}")
+        raise RulesError(
+            f"{_where(table, key, source)} must be between {lo} and {hi}, got {number(value)}"
+        )
     return value
 
 
@@ -544,22 +546,29 @@ def preset_path(name: str) -> Any:
 
 
 def load_rules(name_or_path: str | Path) -> Rules:
-    """A preset by name (``facebook``...) or a user rules file by path."""
+    """A preset by name (``facebook``...) or a user rules file by path.
+
+    Whatever ``name_or_path`` is (a 100,000-character name, a path too long for the system),
+    the only exception is :class:`RulesError`, and it echoes the name cut to a readable length
+    (:func:`text.shorten`).
+    """
     text_name = str(name_or_path)
     if text_name in PRESETS:
         return load_rules_text(preset_path(text_name).read_text(encoding="utf-8"), text_name)
     path = Path(name_or_path)
-    if not path.suffix and not path.exists():
+    shown = shorten(text_name)
+    if not path.suffix and not occupied(path):
         raise RulesError(
-            f"unknown rules {quote(text_name)}: use one of {', '.join(PRESETS)} or a .toml file"
+            f"unknown rules {quote(shown, MAX_ECHO + 2)}: use one of {', '.join(PRESETS)} or a "
+            ".toml file"
         )
     try:
         text = read_text(path, MAX_RULES_BYTES)
     except FileMissing:
-        raise RulesError(f"{path}: no such rules file") from None
+        raise RulesError(f"{shown}: no such rules file") from None
     except FileProblem as exc:
-        raise RulesError(f"{path}: cannot read the rules: {exc}") from None
-    return load_rules_text(text, str(path))
+        raise RulesError(f"{shown}: cannot read the rules: {exc}") from None
+    return load_rules_text(text, shown)
 
 
 def _assets() -> Any:

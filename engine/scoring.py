@@ -2,7 +2,7 @@
 
 This is the only definition of scoring in the project. The game validates a player's choice
 with :meth:`Scorer.validate`, the hints and the AI list :meth:`Scorer.options`, and the
-solver's roll tables (:mod:`optimal_farkle.solver.tables`) are built from :meth:`Scorer.keep`.
+solver's roll tables (:mod:`optimal_farkle.solver.core.rolls`) are built from :meth:`Scorer.keep`.
 
 A *keep* is a multiset of dice from one roll that splits completely into disjoint scoring
 combinations; it scores the best such split. Which split is best does not depend on the

@@ -21,6 +21,9 @@ import unicodedata
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 #: The longest player name the game accepts (the setup form stops at 24).
 MAX_NAME = 64
+#: The longest outside text (a path, a rules name) a message echoes whole: a message is for
+#: reading, and a 100,000-character name would otherwise come back as 200 KB of error.
+MAX_ECHO = 200
 
 
 def _bad_char(ch: str, allow: str) -> bool:
@@ -69,10 +72,32 @@ def printable(value: str, allow: str = "") -> str:
     return "".join(out)
 
 
+def shorten(value: str, limit: int = MAX_ECHO) -> str:
+    """``value`` cut in the middle to ``limit`` characters or fewer, saying how long it was:
+    its start and end are what a reader recognises (a folder, a file name)."""
+    if len(value) <= limit:
+        return value
+    note = f"…({len(value):,} characters)…"
+    keep = max(0, limit - len(note))
+    head = (keep + 1) // 2
+    return f"{value[:head]}{note}{value[len(value) - (keep - head) :]}"
+
+
 def quote(value: object, limit: int = 60) -> str:
     """``repr(value)`` cut to ``limit`` characters: a message quotes a bad value, not a whole file.
 
-    ``repr`` escapes control characters and newlines, so the quote is always one safe line.
+    ``repr`` escapes control characters and newlines, so the quote is always one safe line. A
+    whole number too long to write out (Python refuses over 4,300 digits) is described by its
+    length instead: :func:`number`.
     """
-    text = repr(value)
+    text = number(value) if isinstance(value, int) else repr(value)
     return text if len(text) <= limit else f"{text[: limit - 1]}…"
+
+
+def number(value: int) -> str:
+    """``value`` in digits, or ``a number of about 5,000 digits`` past :data:`MAX_ECHO` digits
+    (converting it would be slow, and past 4,300 digits Python refuses to)."""
+    digits = int(value.bit_length() * 0.30103) + 1  # log10(2) per bit: at most one digit off
+    if digits > MAX_ECHO:
+        return f"a number of about {digits:,} digits"
+    return repr(value)

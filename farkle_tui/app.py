@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,14 +30,15 @@ from textual.timer import Timer
 
 from optimal_farkle.engine import FarkleError, Rules
 from optimal_farkle.engine.dice import DiceSource
-from optimal_farkle.engine.record import GameRecord, GameSession
+from optimal_farkle.engine.game import Player
+from optimal_farkle.engine.record import GameSession
 from optimal_farkle.engine.rules import _assets
 
 from .game_setup import HUMAN, GameSetup
 from .pacing import FARKLE_HOLD
 from .screens.game import GameExit, GameScreen
 from .screens.setup import SetupScreen
-from .screens.solve import PlayWithout, Solved, SolveResult, SolveScreen
+from .screens.solve import PlayWithout, Solved, SolveScreen
 from .screens.start import StartChoice, StartScreen
 from .services import (
     ROLL_SECONDS,
@@ -53,14 +55,21 @@ from .storage import Storage
 from .workers import ReportsWorkerErrors
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.players import AIPlayer
-    from optimal_farkle.solver.precompile import Background
-    from optimal_farkle.solver.strategy import Strategy
-    from optimal_farkle.solver.table3 import ExactTableStrategy
+    from optimal_farkle.solver.aot.launch import Background
+    from optimal_farkle.solver.duel.strategy import Strategy
+    from optimal_farkle.solver.players.computer import AIPlayer
+    from optimal_farkle.solver.table.exact import ExactTableStrategy
 
-#: ``then(strategy, reason, exact)``: go on with the two-player strategy (None: ``reason`` says
-#: why there is none) and the exact solve of the table (None for most tables).
-Then = Callable[["Strategy | None", str, "ExactTableStrategy | None"], None]
+
+@dataclass(frozen=True)
+class Strategies:
+    """What a game plays and hints with: the two-player strategy and the exact solve of a
+    table of three (None for most tables); with neither, ``reason`` says why."""
+
+    strategy: Strategy | None = None
+    exact: ExactTableStrategy | None = None
+    reason: str = ""
+
 
 #: How often the app looks whether the background compile has ended (seconds).
 PRECOMPILE_POLL = 1.0
@@ -83,7 +92,7 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
     SUB_TITLE = "against a provably optimal opponent"
     CSS = stylesheet()
     BINDINGS = [Binding("ctrl+q", "quit", "Quit", show=False, priority=True)]
-    WORKER_WORDS = {"strategy": "loading the strategy"}
+    WORKER_WORDS = {"start": "starting the game"}
 
     def __init__(self, services: Services) -> None:
         self._precompile: Background | None = None
@@ -192,7 +201,7 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         """Compile the solver's kernels in another process now, if numba's cache lacks them.
 
         A first game on this machine then waits only for the solve, not for the compile
-        before it (see :mod:`optimal_farkle.solver.precompile`). Started once the start screen
+        before it (see :mod:`optimal_farkle.solver.aot.launch`). Started once the start screen
         is drawn, so that it never delays it.
         """
         start = self.services.precompile
@@ -264,180 +273,162 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         elif message.choice is StartChoice.DRILL:
             self.drill()
 
-    def drill(self) -> None:
-        """A training drill under the remembered rules, once their optimal strategy is there."""
-        rules = self.services.default_rules()
-
-        def then(strategy: Strategy | None, reason: str, exact: object) -> None:
-            if strategy is None:
-                self.notify(f"The drill needs the optimal strategy: {reason}", severity="error")
-                return
-            from .screens.drill import DrillScreen
-
-            self.push_screen(DrillScreen(rules, strategy))
-
-        self._with_strategy(rules, 2, then)  # a drill is a two-player position
-
     def on_setup_screen_chosen(self, message: SetupScreen.Chosen) -> None:
         self.begin(message.setup)
 
-    def begin(self, setup: GameSetup) -> None:
+    @work(exclusive=True, group="start", exit_on_error=False)
+    async def begin(self, setup: GameSetup) -> None:
         """Start a new game: make sure the strategy exists (solving it once if needed), then play.
 
         The unfinished game, if any, is kept under Replays only once the new game has really
         started: cancelling the solve, or rules the chosen opponent cannot play, leave it as
         the game to continue.
         """
-        services = self.services
-        optional = not any(services.needs_strategy(p.kind) for p in setup.players)
-        self._with_strategy(
-            setup.rules,
-            len(setup.players),
-            lambda strategy, reason, exact: self._start_new(setup, strategy, reason, exact),
-            optional,
+        strategies = await self._strategies(
+            setup.rules, len(setup.players), self._optional(setup.players)
         )
+        if strategies is None:
+            return  # the solve was cancelled: the player stays where they were
+        session = GameSession.start(
+            setup.rules,
+            setup.players,
+            first=setup.first,
+            dice=self._dice(),
+            start_scores=setup.start_scores,
+        )
+        await self._play(session, strategies)
 
-    def continue_game(self) -> None:
+    @work(exclusive=True, group="start", exit_on_error=False)
+    async def continue_game(self) -> None:
         """Resume the saved unfinished game exactly where it stopped."""
         saved = self.services.storage.load_current()
         if saved is None or saved.record is None:
             self.notify(saved.error if saved else "There is no unfinished game.", severity="error")
             return
         record = saved.record
-        optional = not any(self.services.needs_strategy(p.kind) for p in record.players)
-        self._with_strategy(
-            record.rules,
-            len(record.players),
-            lambda strategy, reason, exact: self._resume(record, strategy, reason, exact),
-            optional,
+        strategies = await self._strategies(
+            record.rules, len(record.players), self._optional(record.players)
         )
+        if strategies is not None:
+            # With no injected dice the session continues the record's seeded stream exactly.
+            await self._play(GameSession.resume(record, dice=self._dice()), strategies)
 
-    def _with_strategy(
-        self, rules: Rules, players: int, then: Then, optional: bool = False
-    ) -> None:
-        """Call ``then(strategy, reason, exact)``: from the cache, after a solve screen, or without.
-
-        ``optional``: no computer player needs the strategy (hot seat), so the solve screen
-        offers to skip it and play without hints. A table of three whose exact solve is
-        cached needs nothing else: it plays and hints from that solve.
-        """
-        self._load_strategy(rules, players, then, optional)
-
-    @work(thread=True, exclusive=True, group="strategy", exit_on_error=False)
-    def _load_strategy(self, rules: Rules, players: int, then: Then, optional: bool) -> None:
-        """Import the solver and read the cached strategies off the UI thread (it takes a moment).
-
-        A failure (a broken solver install) is reported by :class:`ReportsWorkerErrors`.
-        """
-        reason = self.services.supports(rules)
-        strategy = self.services.cached_strategy(rules) if reason is None else None
-        exact = self.services.cached_exact(rules, players) if reason is None else None
-        self.call_from_thread(self._strategy_loaded, rules, then, optional, reason, strategy, exact)
-
-    def _strategy_loaded(
-        self,
-        rules: Rules,
-        then: Then,
-        optional: bool,
-        reason: str | None,
-        strategy: Strategy | None,
-        exact: ExactTableStrategy | None,
-    ) -> None:
-        if strategy is not None or exact is not None:
-            then(strategy, "", exact)
+    @work(exclusive=True, group="start", exit_on_error=False)
+    async def drill(self) -> None:
+        """A training drill under the remembered rules, once their optimal strategy is there."""
+        rules = self.services.default_rules()
+        strategies = await self._strategies(rules, 2)  # a drill is a two-player position
+        if strategies is None:
             return
+        if strategies.strategy is None:
+            self.notify(
+                f"The drill needs the optimal strategy: {strategies.reason}", severity="error"
+            )
+            return
+        from .screens.drill import DrillScreen
 
-        def done(result: SolveResult | None) -> None:
-            if isinstance(result, PlayWithout):
-                then(None, result.reason, None)
-            elif isinstance(result, Solved):
-                self.services.remember_strategy(rules, result.strategy)
-                then(result.strategy, "", None)
-            # None: cancelled, stay where the player was
+        self.push_screen(DrillScreen(rules, strategies.strategy))
 
-        note = self.services.cache_note(rules)
-        self.push_screen(
-            SolveScreen(rules, unsupported=reason, optional=optional, cache_note=note), done
-        )
+    def _dice(self) -> DiceSource | None:
+        """The injected dice of a new session, or None: the session's own seeded dice."""
+        new_dice = self.services.new_dice
+        return new_dice() if new_dice is not None else None
 
-    def _start_new(
-        self,
-        setup: GameSetup,
-        strategy: Strategy | None,
-        reason: str,
-        exact: ExactTableStrategy | None = None,
-    ) -> None:
+    def _optional(self, players: tuple[Player, ...]) -> bool:
+        """Whether no computer player needs the strategy (hot seat): it may then be skipped."""
+        return not any(self.services.needs_strategy(p.kind) for p in players)
+
+    async def _strategies(
+        self, rules: Rules, seats: int, optional: bool = False
+    ) -> Strategies | None:
+        """What a game of ``seats`` under ``rules`` plays and hints with; None if cancelled.
+
+        From the cache (read off the UI thread: importing the solver takes a moment), else
+        after the solve screen: it solves, or says why the game is played without
+        (``optional``: it offers to skip the solve and play without hints). A table of three
+        whose exact solve is cached needs nothing else: it plays and hints from that solve.
+        """
         services = self.services
-        dice = services.new_dice() if services.new_dice is not None else None  # None: seeded
-        session = GameSession.start(
-            setup.rules,
-            setup.players,
-            first=setup.first,
-            dice=dice,
-            start_scores=setup.start_scores,
+
+        def cached() -> tuple[str | None, Strategy | None, ExactTableStrategy | None]:
+            reason = services.supports(rules)
+            if reason is not None:
+                return reason, None, None
+            return None, services.cached_strategy(rules), services.cached_exact(rules, seats)
+
+        reason, strategy, exact = await asyncio.to_thread(cached)
+        if strategy is not None or exact is not None:
+            return Strategies(strategy, exact)
+        note = services.cache_note(rules)
+        result = await self.push_screen_wait(
+            SolveScreen(rules, unsupported=reason, optional=optional, cache_note=note)
         )
-        self._play(session, strategy, reason, exact)
+        if isinstance(result, PlayWithout):
+            return Strategies(reason=result.reason)
+        if isinstance(result, Solved):
+            services.remember_strategy(rules, result.strategy)
+            return Strategies(result.strategy)
+        return None
 
-    def _resume(
-        self,
-        record: GameRecord,
-        strategy: Strategy | None,
-        reason: str,
-        exact: ExactTableStrategy | None = None,
-    ) -> None:
-        # With no injected dice the session continues the record's seeded stream exactly.
-        services = self.services
-        dice = services.new_dice() if services.new_dice is not None else None
-        session = GameSession.resume(record, dice=dice)
-        self._play(session, strategy, reason, exact)
-
-    def _play(
-        self,
-        session: GameSession,
-        strategy: Strategy | None,
-        reason: str,
-        exact: ExactTableStrategy | None = None,
-    ) -> None:
-        """Make the computer players, then (only then) replace the saved game and show the game.
+    async def _play(self, session: GameSession, strategies: Strategies) -> None:
+        """Make the computer players, then (only then) replace the saved game and play it.
 
         The first save of a new game keeps what it replaces (:meth:`Storage.save_current`):
         another unfinished game goes under Replays, an unreadable file is kept aside, and the
         player is told. A game that cannot be saved is still played, marked NOT SAVED.
         """
-        services = self.services
-        ais: dict[int, AIPlayer] = {}
-        players = session.state.players
-        for i, player in enumerate(players):
-            if player.kind != HUMAN:
-                try:
-                    ais[i] = services.make_ai(
-                        player.kind, session.state.rules, strategy, len(players), exact
-                    )
-                except Exception as exc:  # the AI cannot play these rules without a strategy
-                    self.notify(
-                        f"{player.name} cannot play these rules: {exc}", severity="error", timeout=8
-                    )
-                    return
+        ais = self._computers(session, strategies)
+        if ais is None:
+            return
         unsaved = ""
         try:
-            kept = services.storage.save_current(session.record)
+            kept = self.services.storage.save_current(session.record)
         except (OSError, FarkleError) as exc:
             kept, unsaved = "", str(exc)
         if kept:
             self.notify(kept, severity="warning", timeout=12)
         self.back_to_start()
-        screen = GameScreen(session, strategy, ais, unavailable=reason, exact=exact)
+        screen = GameScreen(
+            session, strategies.strategy, ais, unavailable=strategies.reason, exact=strategies.exact
+        )
         screen.unsaved = unsaved
+        # Not awaited: the start ends once the game shows. A worker waiting for the game's end
+        # would run for the whole game (and a game with no worker running is a settled one).
         self.push_screen(screen, self._game_closed)
 
-    def _game_closed(self, exit: GameExit | None) -> None:
+    def _game_closed(self, where: GameExit | None) -> None:
         """Where the player goes from a game: the start screen, a new game's setup, or out."""
-        if exit is GameExit.QUIT:
+        if where is GameExit.QUIT:
             self.exit()
             return
         self.back_to_start()
-        if exit is GameExit.NEW_GAME:
+        if where is GameExit.NEW_GAME:
             self.push_screen(SetupScreen())
+
+    def _computers(
+        self, session: GameSession, strategies: Strategies
+    ) -> dict[int, AIPlayer] | None:
+        """The computer player of every seat the keyboard does not play; None (after saying
+        why) when one of them cannot play these rules without a strategy."""
+        ais: dict[int, AIPlayer] = {}
+        players = session.state.players
+        for i, player in enumerate(players):
+            if player.kind == HUMAN:
+                continue
+            try:
+                ais[i] = self.services.make_ai(
+                    player.kind,
+                    session.state.rules,
+                    strategies.strategy,
+                    len(players),
+                    strategies.exact,
+                )
+            except Exception as exc:  # the AI cannot play these rules without a strategy
+                self.notify(
+                    f"{player.name} cannot play these rules: {exc}", severity="error", timeout=8
+                )
+                return None
+        return ais
 
 
 def _default_solve(cache_dir: Path | None) -> SolveFn:
@@ -447,7 +438,7 @@ def _default_solve(cache_dir: Path | None) -> SolveFn:
         cancel: threading.Event,
         report: Reporter,
     ) -> Strategy:
-        from optimal_farkle.solver.cache import solve_strategy
+        from optimal_farkle.solver.duel.cache import solve_strategy
 
         return solve_strategy(
             rules, cache_dir=cache_dir, progress=progress, cancel=cancel, report=report
@@ -458,7 +449,7 @@ def _default_solve(cache_dir: Path | None) -> SolveFn:
 
 def _default_load(cache_dir: Path | None) -> LoadFn:
     def load(rules: Rules, report: Reporter) -> Strategy | None:
-        from optimal_farkle.solver.cache import load_strategy
+        from optimal_farkle.solver.duel.cache import load_strategy
 
         return load_strategy(rules, cache_dir=cache_dir, report=report)
 
@@ -467,7 +458,7 @@ def _default_load(cache_dir: Path | None) -> LoadFn:
 
 def _default_load_exact(cache_dir: Path | None) -> LoadExactFn:
     def load(rules: Rules, players: int) -> ExactTableStrategy | None:
-        from optimal_farkle.solver.table import load_exact_table
+        from optimal_farkle.solver.table.advice import load_exact_table
 
         return load_exact_table(rules, players, cache_dir)
 
@@ -477,7 +468,7 @@ def _default_load_exact(cache_dir: Path | None) -> LoadExactFn:
 def _default_exact_cached(cache_dir: Path | None) -> ExactCachedFn:
     def cached(rules: Rules, players: int) -> bool:
         """Whether the exact solve is cached: its file's header only (it is read when a game starts)."""
-        from optimal_farkle.solver.table import exact_table_cached
+        from optimal_farkle.solver.table.advice import exact_table_cached
 
         return exact_table_cached(rules, players, cache_dir)
 
@@ -485,7 +476,7 @@ def _default_exact_cached(cache_dir: Path | None) -> ExactCachedFn:
 
 
 def _default_supports(rules: Rules) -> str | None:
-    from optimal_farkle.solver.cache import supports
+    from optimal_farkle.solver.duel.cache import supports
 
     return supports(rules)
 
@@ -551,7 +542,7 @@ def make_app(
 
 def run_app() -> int:
     """Run the game in the terminal; the exit code is 0 unless something went wrong."""
-    from optimal_farkle.solver.precompile import start
+    from optimal_farkle.solver.aot.launch import start
 
     app = make_app(precompile=start)
     result = app.run()

@@ -4,9 +4,11 @@ Each subcommand lives in its own module under :mod:`optimal_farkle.tui.commands`
 ``register(subparsers)`` (which adds its parser and sets ``run``) . Subcommands never import
 Textual, so ``farkle solve --json`` starts fast and prints exactly one JSON object.
 
-Whatever the arguments and the machine, the command ends with its output and status 0, or
-with one line ``farkle: error: ...`` on stderr and a nonzero status (2 for bad input, 1 when
-the output cannot be written), never a traceback (tests/test_fuzz_readers.py).
+Whatever the arguments, the files and the streams, the command ends with its output and
+status 0, or with one line ``farkle: error: ...`` on stderr and a nonzero status (2 for bad
+input, 1 when the output cannot be written or a file cannot be read or written), never a
+traceback (tests/test_fuzz_readers.py, tests/test_cli_hostile.py, bench/hostile_cli.py). The
+streams are made safe once, here (:mod:`commands.output`: closed streams, short encodings).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from . import __version__
 
@@ -44,10 +46,16 @@ class FarkleParser(argparse.ArgumentParser):
     """argparse, with its error lines made printable (they quote what the user typed)."""
 
     def error(self, message: str) -> NoReturn:
-        from optimal_farkle.engine.text import printable
+        from .commands.common import one_line
 
         self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {printable(' '.join(message.splitlines()))}\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """Write ``message`` and let a failure be seen: argparse's own swallows it, so
+        ``farkle --help > /dev/full`` would end with status 0 and nothing written."""
+        if message:
+            (file or sys.stderr).write(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,8 +96,8 @@ def join_signed_values(argv: Sequence[str]) -> list[str]:
 
 
 def has_terminal() -> bool:
-    """Whether the game can draw: stdin and stdout are both a terminal."""
-    return sys.stdin.isatty() and sys.stdout.isatty()
+    """Whether the game can draw: stdin and stdout are both a terminal (a closed one is None)."""
+    return all(stream is not None and stream.isatty() for stream in (sys.stdin, sys.stdout))
 
 
 def served_to_a_browser() -> bool:
@@ -100,8 +108,43 @@ def served_to_a_browser() -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from .commands.output import closed_output, prepare_streams
+
+    prepare_streams()
+    closed = closed_output()
+    if closed is not None:
+        print(f"farkle: error: {closed}", file=sys.stderr)
+        return 1
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        _drop_stdout()  # the reader went away (`| head`): nothing to say to anyone
+        return 1
+    except OSError as exc:
+        _drop_stdout()
+        print(f"farkle: error: {os_error_line(exc)}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # the last net: one line, never a traceback
+        from .commands.common import one_line
+
+        print(
+            f"farkle: error: internal error ({type(exc).__name__}: {one_line(str(exc))}); "
+            "please report it",
+            file=sys.stderr,
+        )
+        return 1
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(join_signed_values(sys.argv[1:] if argv is None else argv))
+    try:
+        args = parser.parse_args(join_signed_values(sys.argv[1:] if argv is None else argv))
+    except SystemExit as done:  # --help, --version, or a usage error: written, then flushed
+        sys.stdout.flush()
+        return done.code if isinstance(done.code, int) else 2
     if args.run is None:
         if not (has_terminal() or served_to_a_browser()):
             print(
@@ -113,22 +156,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .app import run_app
 
         return run_app()
-    try:
-        code = int(args.run(args) or 0)
-        sys.stdout.flush()
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        _drop_stdout()  # the reader went away (`| head`): nothing to say to anyone
-        return 1
-    except OSError as exc:
-        _drop_stdout()
-        from .commands.common import one_line
-
-        print(f"farkle: error: cannot write the output: {one_line(str(exc))}", file=sys.stderr)
-        return 1
+    code = int(args.run(args) or 0)
+    sys.stdout.flush()
     return code
+
+
+def os_error_line(exc: OSError) -> str:
+    """What went wrong with a file or the output, in one line: a file names itself (cut to a
+    readable length); without one, the output could not be written."""
+    from optimal_farkle.engine.files import os_reason
+    from optimal_farkle.engine.text import shorten
+
+    from .commands.common import one_line
+
+    if exc.filename is not None:
+        return one_line(f"{shorten(str(exc.filename))}: {os_reason(exc)}")
+    return f"cannot write the output: {one_line(str(exc))}"
 
 
 def _drop_stdout() -> None:

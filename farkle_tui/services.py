@@ -7,7 +7,7 @@ Nothing here imports Textual.
 
 The strategies are shared with worker threads (the game's AI and hints, statistics, replay
 analysis), so the in-memory table of loaded strategies is guarded by a lock; a
-:class:`~optimal_farkle.solver.strategy.Strategy` itself is safe to share between threads.
+:class:`~optimal_farkle.solver.duel.strategy.Strategy` itself is safe to share between threads.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from .pacing import FARKLE_HOLD
 from .storage import MAX_PACE, MIN_PACE, Settings, Storage
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.players import AIPlayer
-    from optimal_farkle.solver.precompile import Background
-    from optimal_farkle.solver.strategy import Strategy
-    from optimal_farkle.solver.table import TableAdvice
-    from optimal_farkle.solver.table3 import ExactTableStrategy
+    from optimal_farkle.solver.aot.launch import Background
+    from optimal_farkle.solver.duel.strategy import Strategy
+    from optimal_farkle.solver.players.computer import AIPlayer
+    from optimal_farkle.solver.table.advice import TableAdvice
+    from optimal_farkle.solver.table.exact import ExactTableStrategy
 
 #: ``report(message)``: told why a cached strategy could not be used (it is then rebuilt).
 Reporter = Callable[[str], None]
@@ -107,7 +107,7 @@ class Services:
         ``exact``: whether the exact solve of that table is available (the optimal player is
         then "Perfect" at three seats too; without it, the labelled approximation).
         """
-        from optimal_farkle.solver.players import ai_players
+        from optimal_farkle.solver.players.computer import ai_players
 
         return list(ai_players(players, exact))
 
@@ -118,7 +118,7 @@ class Services:
         """Whether this kind of player cannot play without the solved strategy."""
         if kind == HUMAN:
             return False
-        from optimal_farkle.solver.players import needs_strategy
+        from optimal_farkle.solver.players.computer import needs_strategy
 
         return needs_strategy(kind)
 
@@ -130,8 +130,8 @@ class Services:
         players: int = 2,
         exact: ExactTableStrategy | None = None,
     ) -> AIPlayer:
-        """A computer player for a table of ``players`` (see :func:`solver.players.make_player`)."""
-        from optimal_farkle.solver.players import make_player
+        """A computer player for a table of ``players`` (see :func:`solver.players.computer.make_player`)."""
+        from optimal_farkle.solver.players.computer import make_player
 
         return make_player(kind, rules, strategy, players=players, exact=exact)
 
@@ -147,7 +147,7 @@ class Services:
         None when none is available (nothing solved), or when the solver cannot build one
         (rules it does not handle): the screens then say there are no hints.
         """
-        from optimal_farkle.solver.table import table_advice
+        from optimal_farkle.solver.table.advice import table_advice
 
         try:
             return table_advice(rules, players, strategy, exact)
@@ -176,7 +176,7 @@ class Services:
     def cached_exact(self, rules: Rules, players: int) -> ExactTableStrategy | None:
         """The exact solve of a table of ``players`` under ``rules`` when it is cached (any thread).
 
-        Only three seats can have one (:mod:`solver.table3`); two seats use the strategy,
+        Only three seats can have one (:mod:`solver.table.exact`); two seats use the strategy,
         and larger tables the approximation.
         """
         if players != 3 or self.load_exact is None:
@@ -213,12 +213,12 @@ class Services:
     def solve_refusal(self, rules: Rules) -> tuple[str | None, bool]:
         """Why solving ``rules`` should not start unasked (None if it may), and whether it can.
 
-        From the solver's estimate of time and memory (:mod:`solver.estimate`), shared with
+        From the solver's estimate of time and memory (:mod:`solver.duel.estimate`), shared with
         the command line; run it off the UI thread (it builds the model).
         """
         from optimal_farkle.solver import DEFAULT_FLOOR
-        from optimal_farkle.solver.estimate import solve_estimate
-        from optimal_farkle.solver.model import build_model
+        from optimal_farkle.solver.duel.estimate import solve_estimate
+        from optimal_farkle.solver.duel.model import build_model
 
         estimate = solve_estimate(build_model(rules, DEFAULT_FLOOR))
         return estimate.refusal(), not estimate.too_big()

@@ -4,6 +4,7 @@ Layout of the data dir (``$FARKLE_DATA_DIR``, else platformdirs' ``user_data_dir
 
     settings.json        the last choices of the setup screen and the AI pace
     current-game.json    the unfinished game, rewritten atomically after every action
+    .current-game.lock   held while a farkle looks at current-game.json and rewrites it
     games/*.json         finished games, kept for replay (one record per file)
 
 Game files are :mod:`engine.record` records, so every position is rebuilt by replay and a
@@ -21,6 +22,13 @@ What the storage guarantees, whatever the data dir holds (tests/test_data_dirs.p
   unreadable ``settings.json`` is kept aside the same way before new settings are saved.
 * A data dir that cannot be written is found out at start (:meth:`Storage.write_problem`)
   so the player can be told, and play goes on unsaved.
+* Two farkle windows on one data dir never write over each other's game. The unfinished
+  game's file is rewritten only while it still holds what this run last wrote there (its
+  text, compared under a lock beside it, so the look and the write are one step); once
+  another window has put its own game there, this run's game is saved under Replays from
+  then on, and the player is told (:meth:`Storage.kept_under_replays`).
+* A finished game found where the unfinished one is kept (its archiving was cut short) is
+  kept under Replays before a new game takes its place, never overwritten.
 """
 
 from __future__ import annotations
@@ -30,10 +38,13 @@ import getpass
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeGuard
+
+import filelock
 
 from optimal_farkle.engine import DEFAULT_PRESET, FarkleError, RecordError
 from optimal_farkle.engine.files import (
@@ -47,7 +58,13 @@ from optimal_farkle.engine.files import (
     writable_problem,
 )
 from optimal_farkle.engine.game import GameState
-from optimal_farkle.engine.record import GameRecord, load_record, replay, save_record
+from optimal_farkle.engine.record import (
+    MAX_RECORD_BYTES,
+    GameRecord,
+    load_record,
+    replay,
+    save_record,
+)
 from optimal_farkle.engine.text import name_problem, text_problem
 
 from .game_setup import HUMAN, MAX_SEATS, MIN_SEATS
@@ -55,6 +72,10 @@ from .game_setup import HUMAN, MAX_SEATS, MIN_SEATS
 APP_NAME = "farkle"
 SETTINGS_FILE = "settings.json"
 CURRENT_FILE = "current-game.json"
+#: The lock held while the unfinished game's file is looked at and rewritten.
+CURRENT_LOCK = ".current-game.lock"
+#: How long a save waits for another farkle window's save of the unfinished game (seconds).
+LOCK_WAIT = 2.0
 GAMES_DIR = "games"
 #: Who plays first: a random seat (the seats keep their order), the seats shuffled into a
 #: random order, or seat "1" to "6" (seats are numbered from 1 on the setup screen).
@@ -241,6 +262,10 @@ class Storage:
         self.root = data_dir(root)
         self.settings_error = ""  # why the settings file could not be read ("" when fine)
         self._current: GameRecord | None = None  # the game this run saves as current
+        self._written: str | None = None  # the text this run last wrote to current-game.json
+        # Where the current game is saved since another farkle window took its place as the
+        # game to continue (a file under Replays), or None while it is current-game.json.
+        self._elsewhere: Path | None = None
 
     @property
     def settings_path(self) -> Path:
@@ -299,15 +324,87 @@ class Storage:
 
         Raises RecordError when it cannot be saved (the game can go on unsaved). The first
         save of a game checks what it replaces: an unreadable file is kept aside, and an
-        unfinished game that is another one is kept under Replays; the return value says
-        so in a sentence for the player ("" when nothing was there to keep).
+        unfinished game that is another one (or this one with moves this run has not got),
+        or a finished game, is kept under Replays. A later save finds out whether another
+        farkle window has put its own game in the file since: then this game is saved under
+        Replays from now on (:meth:`kept_under_replays`). The return value says either in a sentence
+        for the player ("" when nothing changed).
         """
-        kept = ""
-        if record is not self._current:
-            kept = self._keep_what_is_there(record)
-            self._current = record
-        save_record(self.current_path, record)
-        return kept
+        with self._current_lock():
+            kept = ""
+            if record is not self._current:
+                kept = self._keep_what_is_there(record)
+                self._current, self._written, self._elsewhere = record, None, None
+            elif self._elsewhere is None and not self._holds_what_was_written():
+                self._elsewhere = self._copy_under_replays(self._written) or self._new_game_path(
+                    record
+                )
+                kept = (
+                    "Another farkle window has put its own game in the place of the game to "
+                    "continue, so this one is not saved over it: it is kept under Replays "
+                    f"({self._elsewhere.name}), saved after every move."
+                )
+            if self._elsewhere is not None:
+                save_record(self._elsewhere, record)
+            else:
+                save_record(self.current_path, record)
+                self._written = record.to_json()
+            return kept
+
+    def kept_under_replays(self, record: GameRecord) -> Path | None:
+        """Where ``record`` is saved when another farkle window has taken its place as the game
+        to continue (a file under Replays); None while it is saved as the game to continue."""
+        return self._elsewhere if record is self._current else None
+
+    @contextlib.contextmanager
+    def _current_lock(self) -> Iterator[None]:
+        """Hold the lock of the unfinished game's file (shared by every farkle on this data
+        dir), so that looking at the file and rewriting it are one step.
+
+        A data dir where the lock cannot be made is one where the save fails anyway: it goes
+        on without the lock, to fail with its own reason.
+        """
+        lock = filelock.FileLock(str(self.root / CURRENT_LOCK))
+        try:
+            lock.acquire(timeout=LOCK_WAIT)
+        except filelock.Timeout:
+            raise RecordError(
+                f"{self.current_path}: another farkle window is saving its game there; "
+                "this move is saved with the next one"
+            ) from None
+        except OSError:
+            yield
+            return
+        try:
+            yield
+        finally:
+            lock.release()
+
+    def _holds_what_was_written(self) -> bool:
+        """Whether current-game.json is still what this run last wrote (or is gone: then
+        nothing can be written over)."""
+        try:
+            return read_text(self.current_path, MAX_RECORD_BYTES) == self._written
+        except FileMissing:
+            return True
+        except FileProblem:
+            return False
+
+    def _copy_under_replays(self, text: str | None) -> Path | None:
+        """A kept game whose file is exactly ``text`` (the same game at the same move): a game
+        another window kept under Replays is saved on there rather than kept twice."""
+        if text is None:
+            return None
+        size = len(text.encode("utf-8"))
+        try:
+            paths = sorted(self.games_dir.glob("*.json"), reverse=True)
+        except OSError:
+            return None
+        for path in paths:
+            with contextlib.suppress(OSError, FileProblem):
+                if path.stat().st_size == size and read_text(path, size) == text:
+                    return path
+        return None
 
     def _keep_what_is_there(self, record: GameRecord) -> str:
         """Before ``record`` first takes the place of current-game.json: keep what is there."""
@@ -323,8 +420,14 @@ class Storage:
                     f"saved over it: {os_reason(exc)}"
                 ) from None
             return f"The unfinished game could not be read ({saved.error}); it was kept as {where}."
+        if saved.state is not None and saved.state.is_over:
+            # Its archiving was cut short (a crash, a full disk): keep it, once.
+            text = read_text(self.current_path, MAX_RECORD_BYTES)
+            path = self._copy_under_replays(text) or self.archive(saved.record, discard=False)
+            return f"The finished game left as the game to continue was kept under Replays ({path.name})."
         other = (saved.record.created, saved.record.players) != (record.created, record.players)
-        if other and saved.record.events and saved.state is not None and not saved.state.is_over:
+        ahead = saved.record.events != record.events[: len(saved.record.events)]
+        if (other or ahead) and saved.record.events and saved.state is not None:
             path = self.archive(saved.record, discard=False)
             return f"The other unfinished game was kept under Replays ({path.name})."
         return ""
@@ -376,8 +479,24 @@ class Storage:
     def archive(self, record: GameRecord, discard: bool = True) -> Path:
         """Keep a finished game for replay and (``discard``) drop it as the game to continue.
 
-        Raises RecordError when it cannot be written (then nothing was changed).
+        The game this run saves under Replays already (:meth:`kept_under_replays`) is saved there; it
+        is dropped as the game to continue only when current-game.json still holds what this
+        run wrote (never another window's game). Raises RecordError when it cannot be
+        written (then nothing was changed).
         """
+        if record is self._current and self._elsewhere is not None:
+            save_record(self._elsewhere, record)
+            return self._elsewhere
+        path = self._new_game_path(record)
+        save_record(path, record)
+        if discard:
+            with self._current_lock():
+                if record is self._current and self._holds_what_was_written():
+                    self.discard_current()
+        return path
+
+    def _new_game_path(self, record: GameRecord) -> Path:
+        """A new file under Replays for ``record``: the time, then the players' names."""
         stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
         names = "-".join(_slug(p.name) for p in record.players)
         path = self.games_dir / f"{stamp}-{names}.json"
@@ -385,9 +504,6 @@ class Storage:
         while occupied(path):
             n += 1
             path = self.games_dir / f"{stamp}-{names}-{n}.json"
-        save_record(path, record)
-        if discard:
-            self.discard_current()
         return path
 
     def finished_games(self) -> list[SavedGame]:

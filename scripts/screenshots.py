@@ -55,9 +55,9 @@ async def wait_for(pilot: Any, condition: Any, timeout: float = 60.0) -> None:
 def best_keys(strategy: Any, state: GameState) -> tuple[list[str], str]:
     """The keys that select the best set-aside, and the key that follows (r or b).
 
-    ``strategy``: the two-player strategy, or a table advice (:mod:`solver.table`).
+    ``strategy``: the two-player strategy, or a table advice (:mod:`solver.table.advice`).
     """
-    from optimal_farkle.solver.table import TwoPlayerAdvice
+    from optimal_farkle.solver.table.advice import TwoPlayerAdvice
 
     advice = TwoPlayerAdvice(strategy) if len(state.players) == 2 else strategy
     if state.phase is Phase.DECIDE:
@@ -107,7 +107,7 @@ TABLE = (
 
 async def shoot_table(app: FarkleApp, out: Path, strategy: Any) -> None:
     """Six players in the second round, Ann choosing among three set-asides, hints open."""
-    from optimal_farkle.solver.table import table_advice
+    from optimal_farkle.solver.table.advice import table_advice
 
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
@@ -236,7 +236,7 @@ async def shoot_learning(app: FarkleApp, out: Path, strategy: Any) -> None:
     ``card.svg``: the card of the paper's rules, as ``c`` shows it in a game."""
     from optimal_farkle.engine import preset
     from optimal_farkle.engine.game import SetAside, apply
-    from optimal_farkle.solver.decisions import decide, rank_options
+    from optimal_farkle.solver.duel.decisions import decide, rank_options
     from optimal_farkle.tui.screens.card import CardScreen
     from optimal_farkle.tui.screens.drill import DrillScreen
 
@@ -299,8 +299,8 @@ def shoot_distribution(out: Path) -> None:
     from rich.console import Console
 
     from optimal_farkle.engine import preset
-    from optimal_farkle.solver.distribution import max_score_policy, turn_distribution
-    from optimal_farkle.solver.expected import expected_strategy
+    from optimal_farkle.solver.analysis.distribution import max_score_policy, turn_distribution
+    from optimal_farkle.solver.core.expected import expected_strategy
     from optimal_farkle.tui.commands.distribution import print_chart
 
     rules = preset("patch")
@@ -336,7 +336,7 @@ def main() -> int:
         "distribution",
         "learning",
     }
-    from optimal_farkle.solver.cache import load_strategy, solve_strategy
+    from optimal_farkle.solver.duel.cache import load_strategy, solve_strategy
 
     rules = load_rules(args.rules)
     strategy = None

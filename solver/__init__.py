@@ -7,40 +7,26 @@ building its parser) does not pay for numba until a strategy is actually needed.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from optimal_farkle.engine import Rules
-
-#: The lowest banked score the win-probability model represents (the article's floor).
-DEFAULT_FLOOR = -2500
-
-
-def used_floor(rules: Rules, floor: int = DEFAULT_FLOOR) -> int:
-    """The lowest banked score the model of ``rules`` at ``floor`` holds: ``floor`` under a farkle
-    penalty of points, else 0 (without one, or when it costs the whole score, no banked score
-    ever falls below 0). Here, not in :mod:`solver.model`, so that :mod:`solver.positions`
-    checks a position without loading numpy (the command line's parser imports it and must
-    start fast)."""
-    return floor if rules.has_penalty and not rules.loses_everything else 0
-
+from .core.floor import DEFAULT_FLOOR, used_floor
 
 _EXPORTS = {
-    "load_strategy": "cache",
-    "solve_strategy": "cache",
-    "supports": "cache",
-    "cache_dir": "cache",
-    "SolveCancelled": "valueiter",
-    "Strategy": "strategy",
-    "TurnValues": "strategy",
-    "decide": "decisions",
-    "rank_options": "decisions",
-    "win_probability": "decisions",
-    "Decision": "decisions",
-    "OptionValue": "decisions",
-    "ai_players": "players",
-    "make_player": "players",
-    "expected_strategy": "expected",
+    "load_strategy": "duel.cache",
+    "solve_strategy": "duel.cache",
+    "supports": "duel.cache",
+    "cache_dir": "duel.cache",
+    "SolveCancelled": "duel.valueiter",
+    "Strategy": "duel.strategy",
+    "TurnValues": "duel.strategy",
+    "decide": "duel.decisions",
+    "rank_options": "duel.decisions",
+    "win_probability": "duel.decisions",
+    "Decision": "duel.decisions",
+    "OptionValue": "duel.decisions",
+    "ai_players": "players.computer",
+    "make_player": "players.computer",
+    "expected_strategy": "core.expected",
 }
 
 __all__ = ["DEFAULT_FLOOR", "used_floor", *_EXPORTS]  # noqa: PLE0604 - the lazy exports, by name

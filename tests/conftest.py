@@ -1,4 +1,13 @@
-"""Shared fixtures: every test runs with temporary cache and data directories."""
+"""Shared fixtures: every test runs with temporary cache and data directories.
+
+The suite runs in parallel (pytest-xdist, a worker per core, set in pyproject.toml). What is
+expensive to make, a small goal's strategy, a plain-Python reference solve, the built wheel, is
+made once per *run* and shared by the workers through one folder under a file lock
+(``tests/made_once.py``), not once per worker process.
+
+Tests marked ``slow`` (full-size solves, long soaks, long searches) are skipped unless
+``FARKLE_SLOW=1``; ``scripts/slow`` runs exactly those.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +17,37 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from made_once import SHARED_ENV
+
+#: FARKLE_SLOW=1 runs the tests marked slow (``scripts/slow`` sets it).
+SLOW = os.environ.get("FARKLE_SLOW") == "1"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip what is marked slow unless FARKLE_SLOW=1: one switch for the whole suite."""
+    if SLOW:
+        return
+    skip = pytest.mark.skip(reason="slow: run with scripts/slow (FARKLE_SLOW=1)")
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
+
+
+def _shared_root(factory: pytest.TempPathFactory) -> Path:
+    """The folder every worker of this run sees: an xdist worker's base temp is
+    ``<run>/popen-gwN``, so the run's folder is its parent; a serial run has its own."""
+    base = factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    shared = root / "shared"
+    shared.mkdir(exist_ok=True)
+    return shared
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _shared_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    shared = _shared_root(tmp_path_factory)
+    os.environ[SHARED_ENV] = str(shared)
+    yield shared
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -45,15 +85,19 @@ _CACHE: list[Path] = []
 
 
 def _session_cache(factory: pytest.TempPathFactory) -> Path:
+    """The run's strategy cache, shared by the workers: the solver's own file locks make one
+    worker solve a small goal while another waits for it and loads the result."""
     if not _CACHE:
-        _CACHE.append(factory.mktemp("cache"))
+        cache = _shared_root(factory) / "cache"
+        cache.mkdir(exist_ok=True)
+        _CACHE.append(cache)
     return _CACHE[0]
 
 
 #: No test may run longer than this: a hang (a server that stops answering, a screen that never
 #: comes) then ends with every thread's traceback instead of stalling CI until its time limit.
 #: Slow opt-in tests (FARKLE_SLOW=1) run full solves and get an hour.
-HANG_LIMIT = 3600.0 if os.environ.get("FARKLE_SLOW") == "1" else 600.0
+HANG_LIMIT = 3600.0 if SLOW else 600.0
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """A literal, plain-Python value iteration of Busche's equation: the yardstick for the numba kernel.
 
-The kernel (:mod:`solver.kernel`) earns its speed with grouped and reduced roll tables, 64
+The kernel (:mod:`solver.duel.kernel`) earns its speed with grouped and reduced roll tables, 64
 lanes, a layered schedule and extrapolation. This module does none of that, so that agreement
 between the two means something. It follows the value-iteration equation of Busche's "Optimal
 Farkle Strategy" (``shared/reference/busche-optimal-farkle-facebook.txt``) term by term, for a
@@ -19,7 +19,7 @@ with ``D = rules.dice`` (a turn starts with ``W(0, D, ...)``; ``n`` here is alwa
 number of dice, never the solver's column), ``min_bank = rules.bank_minimum()``, ``K = rules.penalty_farkles`` (``K = 1`` and no
 penalty for rules without one, so ``f = e = 0`` throughout), ``P`` the engine's score after
 the penalty (:meth:`Rules.after_penalty`: ``b - points``, or 0) and ``L`` the floor on banked
-scores. The sum runs over *every* distinct roll of :func:`optimal_farkle.solver.tables.roll_table`, weighted
+scores. The sum runs over *every* distinct roll of :func:`optimal_farkle.solver.core.rolls.roll_table`, weighted
 by the number of ordered rolls it stands for, and the max over *every* option that
 :meth:`engine.scoring.Scorer.options` lists for it: no grouping of rolls and no reduction of
 options (those are exactly what is being checked). ``F_n`` is the weight of the rolls with no
@@ -43,6 +43,7 @@ It is slow -- about 0.2 ms per turn total per start state -- so keep goals and f
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -50,10 +51,11 @@ from functools import lru_cache
 from operator import itemgetter, mul
 
 import numpy as np
+from made_once import made_once
 
 from optimal_farkle.engine import STEP, Endgame, Rules, scorer
 from optimal_farkle.engine.scoring import dice_of
-from optimal_farkle.solver.tables import roll_table
+from optimal_farkle.solver.core.rolls import roll_table
 
 
 def hot(rules: Rules, n: int) -> int:
@@ -369,5 +371,7 @@ def reference_solve(rules: Rules, floor: int, tolerance: float = 1e-14) -> Refer
 
 @lru_cache(maxsize=16)
 def cached_reference(rules: Rules, floor: int) -> ReferenceResult:
-    """:func:`reference_solve`, once per process (the test modules share the slow solves)."""
-    return reference_solve(rules, floor)
+    """:func:`reference_solve`, once per test run: the test modules and the xdist workers
+    share the slow solves (``made_once``)."""
+    key = hashlib.sha256(repr((rules, floor)).encode()).hexdigest()[:20]
+    return made_once(f"reference-{key}", lambda: reference_solve(rules, floor))

@@ -1,6 +1,6 @@
 """A literal, plain-Python value iteration of a table of N players: the yardstick of the table solve.
 
-:mod:`solver.tablesolve` earns its speed with grouped and reduced roll tables, lanes, exact
+:mod:`solver.table.solve` earns its speed with grouped and reduced roll tables, lanes, exact
 layers with the rotation of farkles in closed form, a tabulated final round and cuts from
 tables. This module does none of that, following the rules term by term (the style of
 ``reference_solver.py``), so that agreement means something. A state lists the players in
@@ -61,7 +61,7 @@ def _rot(v: Vec) -> Vec:
 @dataclass(frozen=True)
 class TableReferenceResult:
     solver: TableReference
-    w: np.ndarray  # (states, N) full vectors in the layout of solver.tablemodel
+    w: np.ndarray  # (states, N) full vectors in the layout of solver.table.model
     passes: int
     history: tuple[float, ...]
     seconds: float

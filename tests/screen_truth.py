@@ -16,7 +16,7 @@ from typing import Any
 
 from textual import events
 from textual.pilot import Pilot
-from tui_support import text_of, wait_for
+from tui_support import LEAST_WAIT, text_of, wait_for
 
 from optimal_farkle.engine.events import Farkled, Rolled
 from optimal_farkle.engine.game import GameState, Phase, SetAside, apply
@@ -182,8 +182,9 @@ def settled(screen: GameScreen) -> bool:
 
 
 async def settle(pilot: Pilot[Any], screen: GameScreen, timeout: float = 10.0) -> None:
-    """Let the app run until the game screen is settled (fails after ``timeout`` seconds)."""
-    deadline = time.monotonic() + timeout
+    """Let the app run until the game screen is settled (a hang after ``timeout`` seconds,
+    never less than ``LEAST_WAIT``: a loaded machine may take long to settle)."""
+    deadline = time.monotonic() + max(timeout, LEAST_WAIT)
     while True:
         await pilot.pause(0.005)
         if settled(screen):

@@ -11,14 +11,14 @@ from optimal_farkle.engine import preset
 from optimal_farkle.engine.dice import ScriptedDice, SeededDice
 from optimal_farkle.engine.game import Bank, Player, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, GameSession, save_record
-from optimal_farkle.solver.analysis import (
+from optimal_farkle.solver.analysis.game import (
     THRESHOLDS,
     analyse,
     history,
     mark_of,
 )
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.players import make_player
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.players.computer import make_player
 from optimal_farkle.tui.cli import main
 
 SMALL = preset("facebook").with_goal(1000)

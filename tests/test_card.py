@@ -18,8 +18,21 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import PRESETS, STEP, Rules, preset, scorer
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.card import (
+from optimal_farkle.solver.analysis.card_search import (
+    TIE,
+    Evaluator,
+    _beyond,
+    candidates,
+    grid,
+    search_go_for_it,
+)
+from optimal_farkle.solver.analysis.exits import level_exits, optimal_exits
+from optimal_farkle.solver.analysis.match import evaluate, exact_odds, start_index
+from optimal_farkle.solver.core.expected import expected_strategy
+from optimal_farkle.solver.core.rolls import distinct_rolls, next_dice, thrown
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.players.card import (
     PAPER_GO_FOR_IT,
     Card,
     CardError,
@@ -31,21 +44,13 @@ from optimal_farkle.solver.card import (
     shipped_card_text,
     write_card,
 )
-from optimal_farkle.solver.card_search import (
-    TIE,
-    Evaluator,
-    _beyond,
-    candidates,
-    grid,
-    search_go_for_it,
+from optimal_farkle.solver.players.card_estimate import (
+    EstimateTable,
+    check_table,
+    estimate_table,
+    reachable,
 )
-from optimal_farkle.solver.card_table import EstimateTable, check_table, estimate_table, reachable
-from optimal_farkle.solver.exits import level_exits, optimal_exits
-from optimal_farkle.solver.expected import expected_strategy
-from optimal_farkle.solver.levels import CardPlayer, keep_list
-from optimal_farkle.solver.match import evaluate, exact_odds, start_index
-from optimal_farkle.solver.model import build_model
-from optimal_farkle.solver.tables import distinct_rolls, next_dice, thrown
+from optimal_farkle.solver.players.levels import CardPlayer, keep_list
 from optimal_farkle.tui.cli import main
 
 #: The paper's rules give exactly this table (18 numbers): row n is (worth, from total) cells.

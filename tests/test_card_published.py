@@ -20,13 +20,7 @@ import pytest
 
 from optimal_farkle.tui.cli import main
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        os.environ.get("FARKLE_SLOW") != "1",
-        reason="the full neller-busche solve and evaluation: set FARKLE_SLOW=1",
-    ),
-]
+pytestmark = pytest.mark.slow  # scripts/slow (FARKLE_SLOW=1)
 
 #: The paper's figure: the optimal player's edge over the method, in points of win chance.
 PAPER_GAP = 1.8

@@ -1,7 +1,7 @@
 """The certificates that let passes skip work: exact, local, and inside their rooms.
 
 A pass skips the roll computation where banking is certified to win, and the comparison of a
-group's keeps where one keep is certified to win (solver.kernel, solver.valueiter). Each block
+group's keeps where one keep is certified to win (solver.duel.kernel, solver.duel.valueiter). Each block
 holds its certificates with its own margin, checked against how far the values *its* turns read
 have moved. These tests hold the promises that make that safe: skipping never changes a pass's
 result, a block's drift is exactly what its turns read, a failed check is never silent, and a
@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
-from optimal_farkle.solver import valueiter
-from optimal_farkle.solver.kernel import (
+from optimal_farkle.solver.duel import valueiter
+from optimal_farkle.solver.duel.kernel import (
     CERT_HI,
     CERT_LO,
     CERT_ROOM,
@@ -31,8 +31,8 @@ from optimal_farkle.solver.kernel import (
     solve_blocks,
     turn_scratch,
 )
-from optimal_farkle.solver.model import LANES, NO_PLAN, Model, build_model
-from optimal_farkle.solver.valueiter import (
+from optimal_farkle.solver.duel.model import LANES, NO_PLAN, Model, build_model
+from optimal_farkle.solver.duel.valueiter import (
     CERTIFY_FACTOR,
     FIRST_MARGIN,
     _aitken,
@@ -371,7 +371,7 @@ def test_keeps_that_all_win_the_game_are_planned() -> None:
 
 def record_one(kt: Any, w0: np.ndarray, lanes: np.ndarray, scratch: Any) -> None:
     """Solve one block of ``lanes`` ``(7, LANES)`` with the recording solver (nothing skipped,
-    every fill row written) into ``scratch``, as :mod:`solver.exits` does."""
+    every fill row written) into ``scratch``, as :mod:`solver.analysis.exits` does."""
     record_block(
         kt, w0, lanes.reshape(1, 7, -1), 0, 1, 1,
         np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64), scratch,
@@ -386,7 +386,7 @@ def record_one(kt: Any, w0: np.ndarray, lanes: np.ndarray, scratch: Any) -> None
 def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str) -> None:
     """A thread's scratch remembers the rows past the last block's top that hold 1 (first to
     the goal, every lane's fill) and does not write them again, and within a call the planned
-    sums of the last plan (solver.kernel, the turn solver's docstring): blocks solved one after
+    sums of the last plan (solver.duel.kernel, the turn solver's docstring): blocks solved one after
     another on one scratch, in an order that makes the tops rise and fall, give to the bit
     what each gives on a fresh scratch."""
     model = build_model(preset(name).with_goal(1000), -500)

@@ -27,14 +27,14 @@ THREADS = 4
 
 @pytest.fixture(scope="module")
 def solved() -> Any:
-    from optimal_farkle.solver.cache import solve_strategy
+    from optimal_farkle.solver.duel.cache import solve_strategy
 
     return solve_strategy(RULES)
 
 
 def fresh(solved: Any) -> Any:
     """A new Strategy on the same table: nothing cached yet, so every thread solves turns."""
-    from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.duel.strategy import Strategy
 
     return Strategy(solved.model, solved.w0, solved.info)
 
@@ -119,7 +119,7 @@ def test_turn_values_from_many_threads_match_one_thread(solved: Any) -> None:
 def test_the_decision_api_from_many_threads_matches_one_thread(solved: Any) -> None:
     """decide / rank_options / win_probability on positions of real games, 4 threads at once."""
     from optimal_farkle.engine.game import Phase
-    from optimal_farkle.solver.decisions import decide, rank_options, win_probability
+    from optimal_farkle.solver.duel.decisions import decide, rank_options, win_probability
 
     states = positions(80, seed=3)
 

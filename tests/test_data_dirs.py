@@ -36,7 +36,7 @@ from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Player, Roll
 from optimal_farkle.engine.record import GameSession, load_record, save_record
 from optimal_farkle.engine.rules import load_rules
-from optimal_farkle.solver.cache import cache_path, solve_strategy
+from optimal_farkle.solver.duel.cache import cache_path, solve_strategy
 from optimal_farkle.tui.game_setup import GameSetup
 from optimal_farkle.tui.screens.game import GameScreen
 from optimal_farkle.tui.screens.start import StartScreen

@@ -1,4 +1,4 @@
-"""Threads deal a batch's blocks out among themselves as they go (solver.jit.take_next).
+"""Threads deal a batch's blocks out among themselves as they go (solver.core.jit.take_next).
 
 A pass shares each batch among the threads. Dealt in turn (every other block to each of two
 threads), one thread waited for the other a tenth of every pass, since the blocks' costs are
@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
-from optimal_farkle.solver.jit import njit, take_next
-from optimal_farkle.solver.model import Model, build_model
-from optimal_farkle.solver.valueiter import _Runner
+from optimal_farkle.solver.core.jit import njit, take_next
+from optimal_farkle.solver.duel.model import Model, build_model
+from optimal_farkle.solver.duel.valueiter import _Runner
 
 
 @njit(nogil=True)

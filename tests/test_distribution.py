@@ -21,21 +21,21 @@ from small_rules import small_rules_file
 from optimal_farkle.engine import PRESETS, Endgame, preset, scorer
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import GameState, Roll, apply
-from optimal_farkle.solver.cache import solve_strategy, supports
-from optimal_farkle.solver.decisions import turn_of, win_probability
-from optimal_farkle.solver.distribution import (
+from optimal_farkle.solver.analysis.distribution import (
     TurnDistribution,
     max_score_policy,
     optimal_policy,
     sample_turns,
     turn_distribution,
 )
-from optimal_farkle.solver.expected import expected_strategy
-from optimal_farkle.solver.explore import turn_top
-from optimal_farkle.solver.players import make_player
-from optimal_farkle.solver.positions import Position, start_state
-from optimal_farkle.solver.strategy import Strategy
-from optimal_farkle.solver.tables import column, roll_tables
+from optimal_farkle.solver.analysis.explore import turn_top
+from optimal_farkle.solver.core.expected import expected_strategy
+from optimal_farkle.solver.core.positions import Position, start_state
+from optimal_farkle.solver.core.rolls import column, roll_tables
+from optimal_farkle.solver.duel.cache import solve_strategy, supports
+from optimal_farkle.solver.duel.decisions import turn_of, win_probability
+from optimal_farkle.solver.duel.strategy import Strategy
+from optimal_farkle.solver.players.computer import make_player
 from optimal_farkle.tui.cli import main
 
 #: Goals of the optimal strategies solved here (small: a second or two each).

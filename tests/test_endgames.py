@@ -1,7 +1,7 @@
 """Every endgame, end to end: real games between optimal players agree with the solve.
 
 The solve says the first mover wins ``opening_win()`` of games between optimal players. Here
-the optimal player (:class:`solver.players.OptimalPlayer`, the decision API over the solved
+the optimal player (:class:`solver.players.computer.OptimalPlayer`, the decision API over the solved
 table) plays real games through the engine with seeded dice, for every combination issue 11
 names: the final-turn endgame with and without the entry minimum and the penalty, the
 equal-turns endgame, on facebook-, zilch- and patch-like scoring. Each game's winner is a
@@ -20,9 +20,9 @@ import pytest
 
 from optimal_farkle import engine
 from optimal_farkle.engine import Rules
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.match import simulate_odds
-from optimal_farkle.solver.players import make_player
+from optimal_farkle.solver.analysis.match import simulate_odds
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.players.computer import make_player
 
 FINAL, EQUAL = engine.Endgame.FINAL_TURN, engine.Endgame.EQUAL_TURNS
 SLOW = os.environ.get("FARKLE_SLOW") == "1"

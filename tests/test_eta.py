@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
-from optimal_farkle.solver import valueiter
-from optimal_farkle.solver.estimate import (
+from optimal_farkle.solver.duel import valueiter
+from optimal_farkle.solver.duel.estimate import (
     COMPILE_SECONDS,
     LAYER_ITERATIONS,
     full_pass_seconds,
@@ -23,8 +23,8 @@ from optimal_farkle.solver.estimate import (
     pass_costs,
     warm_units,
 )
-from optimal_farkle.solver.kernel import CERT_HI, CERT_LO, UNCHANGED
-from optimal_farkle.solver.model import Model, build_model, build_schedule
+from optimal_farkle.solver.duel.kernel import CERT_HI, CERT_LO, UNCHANGED
+from optimal_farkle.solver.duel.model import Model, build_model, build_schedule
 
 
 class FakeTime:

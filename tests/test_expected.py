@@ -20,13 +20,13 @@ import pytest
 
 from optimal_farkle.engine import PRESETS, IllegalActionError, Rules, RulesError, preset, scorer
 from optimal_farkle.engine.rules import preset_path, rules_from_dict
-from optimal_farkle.solver.expected import (
+from optimal_farkle.solver.core.expected import (
     ExpectedStrategy,
     expected_strategy,
     safe_cap,
     solve_expected,
 )
-from optimal_farkle.solver.tables import column, roll_tables
+from optimal_farkle.solver.core.rolls import column, roll_tables
 from optimal_farkle.tui.cli import main
 
 TOL = 1e-9

@@ -12,10 +12,7 @@ import pytest
 from small_rules import small_rules_file
 
 from optimal_farkle.engine import STEP, FarkleError, preset
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.decisions import turn_of
-from optimal_farkle.solver.expected import expected_strategy
-from optimal_farkle.solver.explore import (
+from optimal_farkle.solver.analysis.explore import (
     NEVER,
     PENDING,
     MapCancelled,
@@ -28,8 +25,11 @@ from optimal_farkle.solver.explore import (
     score_map,
     turn_table,
 )
-from optimal_farkle.solver.positions import Position, position_of, start_state
-from optimal_farkle.solver.strategy import Strategy, reachable
+from optimal_farkle.solver.core.expected import expected_strategy
+from optimal_farkle.solver.core.positions import Position, position_of, start_state
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.duel.decisions import turn_of
+from optimal_farkle.solver.duel.strategy import Strategy, reachable
 from optimal_farkle.tui.cli import main
 
 RULES = preset("facebook").with_goal(1000)

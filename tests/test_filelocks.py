@@ -8,9 +8,9 @@ from pathlib import Path
 import filelock
 import pytest
 
-from optimal_farkle.solver.cache import _build_lock
-from optimal_farkle.solver.filelocks import acquire_polling
-from optimal_farkle.solver.valueiter import SolveCancelled
+from optimal_farkle.solver.core.filelocks import acquire_polling
+from optimal_farkle.solver.duel.cache import _build_lock
+from optimal_farkle.solver.duel.valueiter import SolveCancelled
 
 
 def test_a_free_lock_is_taken_at_once(tmp_path: Path) -> None:

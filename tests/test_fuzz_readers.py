@@ -38,7 +38,7 @@ from optimal_farkle.engine.game import Player
 from optimal_farkle.engine.record import GameRecord, GameSession, load_record, replay, save_record
 from optimal_farkle.engine.rules import load_rules, load_rules_text, preset_path, rules_from_dict
 from optimal_farkle.engine.text import text_problem
-from optimal_farkle.solver.players import make_player
+from optimal_farkle.solver.players.computer import make_player
 from optimal_farkle.tui.cli import COMMANDS, main
 from optimal_farkle.tui.storage import MAX_PACE, MIN_PACE, ORDER_CHOICES, Settings, Storage
 
@@ -374,7 +374,7 @@ def test_settings(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None
 # -- the strategy cache --------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def cache_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
-    from optimal_farkle.solver.cache import cache_path, solve_strategy
+    from optimal_farkle.solver.duel.cache import cache_path, solve_strategy
 
     folder = tmp_path_factory.mktemp("w0")
     solve_strategy(preset("facebook").with_goal(400), -500, folder)
@@ -384,7 +384,7 @@ def cache_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
 
 @st.composite
 def damaged_cache(draw: Any, original: bytes) -> bytes:
-    from optimal_farkle.solver.cache import MAGIC
+    from optimal_farkle.solver.duel.cache import MAGIC
 
     at = len(MAGIC)
     (head_len,) = struct.unpack_from("<I", original, at)
@@ -417,7 +417,7 @@ def damaged_cache(draw: Any, original: bytes) -> bytes:
 def test_cache_files(
     cache_file: tuple[Path, bytes], tmp_path_factory: pytest.TempPathFactory, data: Any
 ) -> None:
-    from optimal_farkle.solver.cache import CacheError, read_cache
+    from optimal_farkle.solver.duel.cache import CacheError, read_cache
 
     path, original = cache_file
     damaged = data.draw(damaged_cache(original))
@@ -452,7 +452,7 @@ def playground(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, s
 
 
 def make_playground(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    from optimal_farkle.solver.cache import solve_strategy
+    from optimal_farkle.solver.duel.cache import solve_strategy
 
     root = tmp_path_factory.mktemp("cli")
     cache = root / "cache"

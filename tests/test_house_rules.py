@@ -24,10 +24,10 @@ from optimal_farkle.engine.game import Bank, Penalty, Player, Roll, SetAside, ap
 from optimal_farkle.engine.rules import PenaltyCost, load_rules_text
 from optimal_farkle.engine.scoring import ComboKind
 from optimal_farkle.solver import used_floor
-from optimal_farkle.solver.expected import expected_strategy
-from optimal_farkle.solver.model import build_model
-from optimal_farkle.solver.tables import column
-from optimal_farkle.solver.valueiter import value_iteration
+from optimal_farkle.solver.core.expected import expected_strategy
+from optimal_farkle.solver.core.rolls import column
+from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.duel.valueiter import value_iteration
 from optimal_farkle.tui.screens.rules_help import rules_renderable, turn_rules
 
 AGREE = 1e-12

@@ -1,4 +1,4 @@
-"""The compiler settings of the solver's kernels (solver.jit): 512-bit vectors where the CPU has them.
+"""The compiler settings of the solver's kernels (solver.core.jit): 512-bit vectors where the CPU has them.
 
 The kernels' lane loops run over 64 float64 lanes; on an AVX-512 CPU LLVM would keep them to
 256-bit vectors by default (its ``prefer-256-bit`` tuning), and a full pass on one core took
@@ -15,10 +15,10 @@ from numba.core.codegen import get_host_cpu_features
 from numba.core.registry import cpu_target
 
 from optimal_farkle.engine import preset
-from optimal_farkle.solver import kernel
-from optimal_farkle.solver.jit import njit, wide_vectors
-from optimal_farkle.solver.model import build_model, build_schedule
-from optimal_farkle.solver.valueiter import compile_kernels
+from optimal_farkle.solver.core.jit import njit, wide_vectors
+from optimal_farkle.solver.duel import kernel
+from optimal_farkle.solver.duel.model import build_model, build_schedule
+from optimal_farkle.solver.duel.valueiter import compile_kernels
 
 
 def test_only_a_cpu_with_avx512_drops_the_256_bit_preference() -> None:

@@ -11,9 +11,9 @@ import pytest
 from small_rules import small_rules_file
 
 from optimal_farkle.engine import PRESETS, STEP, preset
-from optimal_farkle.solver.cache import solve_strategy, supports
-from optimal_farkle.solver.komi import fair_komi, first_player_win
-from optimal_farkle.solver.match import exact_odds
+from optimal_farkle.solver.analysis.komi import fair_komi, first_player_win
+from optimal_farkle.solver.analysis.match import exact_odds
+from optimal_farkle.solver.duel.cache import solve_strategy, supports
 from optimal_farkle.tui.cli import main
 
 SMALL = 1500

@@ -17,8 +17,9 @@ from optimal_farkle.engine.game import (
     new_game,
 )
 from optimal_farkle.engine.record import GameSession, replay
-from optimal_farkle.solver.expected import expected_strategy
-from optimal_farkle.solver.levels import (
+from optimal_farkle.solver.core.expected import expected_strategy
+from optimal_farkle.solver.players.computer import ai_players, make_player, needs_strategy
+from optimal_farkle.solver.players.levels import (
     GO_FOR_IT,
     LEVEL_PLAYERS,
     NORMAL,
@@ -29,7 +30,6 @@ from optimal_farkle.solver.levels import (
     MaxScorePlayer,
     keep_list,
 )
-from optimal_farkle.solver.players import ai_players, make_player, needs_strategy
 
 SMALL = preset("facebook").with_goal(1000)
 FULL = preset("facebook")

@@ -13,8 +13,7 @@ import pytest
 from optimal_farkle.engine import PRESETS, preset
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.rules import PenaltyCost
-from optimal_farkle.solver.expected import expected_strategy, solve_expected
-from optimal_farkle.solver.longrun import (
+from optimal_farkle.solver.analysis.longrun import (
     best_fixed_penalty,
     evaluate,
     farkle_transitions,
@@ -22,6 +21,7 @@ from optimal_farkle.solver.longrun import (
     long_run,
     sample_long_run,
 )
+from optimal_farkle.solver.core.expected import expected_strategy, solve_expected
 from optimal_farkle.tui.cli import main
 
 PENALISED = [name for name in PRESETS if preset(name).has_penalty]

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from optimal_farkle.engine import Endgame, preset
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.levels import LEVEL_PLAYERS
-from optimal_farkle.solver.match import (
+from optimal_farkle.solver.analysis.match import (
     MatchError,
     evaluate,
     exact_odds,
@@ -21,7 +18,9 @@ from optimal_farkle.solver.match import (
     optimal_exits,
     simulate_odds,
 )
-from optimal_farkle.solver.model import build_model
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.players.levels import LEVEL_PLAYERS
 from optimal_farkle.tui.cli import main
 
 SMALL = preset("facebook").with_goal(1000)
@@ -53,7 +52,7 @@ def test_the_evaluation_reaches_the_solve_from_a_flat_start(rules, tmp_path: Pat
     """Not just a fixed point it was started at: from 0.5 everywhere it converges to W0.
 
     Under zilch the six dice never farkle, so past the exact cut the optimal player rolls
-    them on by the fill values (:func:`solver.exits.fill_keeps`) for hundreds of steps.
+    them on by the fill values (:func:`solver.analysis.exits.fill_keeps`) for hundreds of steps.
     """
     strategy = solve_strategy(rules, FLOOR, tmp_path)
     model = build_model(rules, FLOOR)
@@ -123,7 +122,7 @@ SIMULATED = [
     (PATCH, "cautious", "coach", 4000),  # the entry minimum and the final turn
     (EQUAL, "max-score", "coach", 4000),  # equal turns: who started matters
 ]
-slow = pytest.mark.skipif(os.environ.get("FARKLE_SLOW") != "1", reason="FARKLE_SLOW=1")
+slow = pytest.mark.slow  # run by scripts/slow (FARKLE_SLOW=1; tests/conftest.py)
 
 
 @pytest.mark.parametrize("rules,a,b,games", SIMULATED, ids=lambda x: getattr(x, "name", x))
@@ -134,7 +133,6 @@ def test_exact_and_simulated_games_agree_within_three_standard_errors(
 
 
 @slow
-@pytest.mark.slow
 @pytest.mark.parametrize("rules,a,b,games", SIMULATED[2:], ids=lambda x: getattr(x, "name", x))
 def test_the_new_endgames_agree_over_20000_games(rules, a: str, b: str, games: int) -> None:  # type: ignore[no-untyped-def]
     _agree(rules, a, b, 20000)

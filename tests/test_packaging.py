@@ -13,6 +13,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from made_once import made_once, shared_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 NS = "optimal_farkle"
@@ -95,31 +96,38 @@ NOT_SOURCES = shutil.ignore_patterns(
     "__pycache__",
     ".*_cache",
     ".hypothesis",
-    "_kernels*",  # kernels built by hand into the sources (solver/prebuilt.py)
+    "_kernels*",  # kernels built by hand into the sources (solver/duel/prebuilt.py)
 )
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """Build the wheel once, as pip does for a user (the build log is kept for warnings).
+def wheel() -> tuple[Path, str]:
+    """The wheel, built as pip does for a user (the build log is kept for warnings), once per
+    test run whichever worker asks first (``made_once``).
 
     It is built from a copy of the working tree: pip builds in place, and setuptools would
     otherwise leave ``build/`` in the checkout and reuse its stale files in the next wheel.
     """
-    source = tmp_path_factory.mktemp("source") / "tree"
-    shutil.copytree(ROOT, source, ignore=NOT_SOURCES, symlinks=True)
-    out = tmp_path_factory.mktemp("wheel")
-    built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(out), str(source)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    assert built.returncode == 0, built.stdout + built.stderr
-    wheels = list(out.glob("*.whl"))
-    assert len(wheels) == 1
-    return wheels[0], built.stdout + built.stderr
+
+    def build() -> tuple[Path, str]:
+        folder = shared_dir() / "wheel"
+        source = folder / "tree"
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.copytree(ROOT, source, ignore=NOT_SOURCES, symlinks=True)
+        out = folder / "dist"
+        built = subprocess.run(
+            [sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", str(out), str(source)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        assert built.returncode == 0, built.stdout + built.stderr
+        wheels = list(out.glob("*.whl"))
+        assert len(wheels) == 1
+        return wheels[0], built.stdout + built.stderr
+
+    return made_once("wheel", build)
 
 
 def test_the_wheel_installs_exactly_one_top_level_package(wheel: tuple[Path, str]) -> None:
@@ -146,13 +154,13 @@ def test_the_wheel_installs_exactly_one_top_level_package(wheel: tuple[Path, str
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler to build them with")
 def test_the_wheel_holds_the_kernels_compiled_for_this_machine(wheel: tuple[Path, str]) -> None:
-    """setup.py compiled the two-player kernels into the wheel (solver/prebuilt.py), which is
+    """setup.py compiled the two-player kernels into the wheel (solver/aot/install.py), which is
     therefore for this platform, not ``py3-none-any``."""
     path, log = wheel
     names = zipfile.ZipFile(path).namelist()
-    assert f"{NS}/solver/_kernels.json" in names, log[-3000:]
+    assert f"{NS}/solver/duel/_kernels.json" in names, log[-3000:]
     for kernel in ("solve_blocks", "solve_one"):
-        assert [n for n in names if n.startswith(f"{NS}/solver/_kernels_{kernel}.")], kernel
+        assert [n for n in names if n.startswith(f"{NS}/solver/duel/_kernels_{kernel}.")], kernel
     assert not path.name.endswith("-none-any.whl")
     assert not [n for n in names if n.endswith((".nbi", ".nbc"))]  # no numba cache inside
 

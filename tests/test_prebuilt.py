@@ -1,4 +1,4 @@
-"""The kernels compiled at install (solver.prebuilt): numba's code, used only where it is.
+"""The kernels compiled at install (solver.duel.prebuilt): numba's code, used only where it is.
 
 A first ``facebook`` solve spent 5 to 7 s compiling the pass solver, and a first hint about
 3 s compiling the decision solver. ``pip install .`` now compiles both for the machine
@@ -18,31 +18,39 @@ from typing import Any
 
 import numpy as np
 import pytest
+from made_once import made_once, shared_dir
 
 from optimal_farkle.engine import preset
-from optimal_farkle.solver import jitcache, kernel, prebuilt
-from optimal_farkle.solver.model import build_model
-from optimal_farkle.solver.strategy import Strategy
-from optimal_farkle.solver.valueiter import value_iteration
+from optimal_farkle.solver.aot import install
+from optimal_farkle.solver.duel import jitcache, kernel, prebuilt
+from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.duel.strategy import Strategy
+from optimal_farkle.solver.duel.valueiter import value_iteration
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def built() -> Path:
     """A folder with the kernels prebuilt: the installed package's when it has them (a
-    non-editable install, as CI's), else built here for this checkout (about 15 s)."""
+    non-editable install, as CI's), else built for this checkout once per test run (about
+    15 s, ``made_once``)."""
     installed = Path(prebuilt.__file__).parent
     if prebuilt.load(installed) is not None:
         return installed
-    folder = tmp_path_factory.mktemp("prebuilt")
-    done = subprocess.run(
-        [sys.executable, "-m", "optimal_farkle.solver.prebuilt", str(folder)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
-    return folder
+
+    def build() -> Path:
+        folder = shared_dir() / "prebuilt"
+        folder.mkdir(exist_ok=True)
+        done = subprocess.run(
+            [sys.executable, "-m", "optimal_farkle.solver.aot.install", str(folder)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        return folder
+
+    return made_once("prebuilt", build)
 
 
 class Counted:
@@ -97,7 +105,7 @@ def test_a_call_with_other_argument_types_goes_to_numba() -> None:
     compiled, other = [], []
     typed = (np.zeros(3), np.zeros(2, dtype=np.int64), 4)
     call = prebuilt.Prebuilt(
-        lambda *a: compiled.append(a), prebuilt._signature(typed), lambda *a: other.append(a)
+        lambda *a: compiled.append(a), prebuilt.signature_of(typed), lambda *a: other.append(a)
     )
     call(*typed)
     call(np.ones(3), np.ones(2, dtype=np.int64), 7)  # same types, other values
@@ -122,7 +130,7 @@ def _copy(built: Path, to: Path, change: Callable[[dict[str, Any]], None] | None
 
 
 def _edited(stamp: dict[str, Any]) -> None:
-    stamp["sources"]["optimal_farkle.solver.kernel"] = "0" * 64
+    stamp["sources"]["optimal_farkle.solver.duel.kernel"] = "0" * 64
 
 
 def _other_cpu(stamp: dict[str, Any]) -> None:
@@ -178,16 +186,16 @@ def test_a_failed_build_says_so_and_leaves_nothing(
         (folder / f"{prebuilt.MODULE}_solve_blocks.so").write_bytes(b"half")
         raise OSError("no C compiler")
 
-    monkeypatch.setattr(prebuilt, "build", fail)
+    monkeypatch.setattr(install, "build", fail)
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))  # main sets it for the build
-    assert prebuilt.main([str(tmp_path)]) == 1
+    assert install.main([str(tmp_path)]) == 1
     assert "the kernels were not prebuilt (OSError('no C compiler'))" in capsys.readouterr().err
     assert list(tmp_path.glob(f"{prebuilt.MODULE}*")) == []
 
 
 def _from_the_sources() -> bool:
     """Whether farkle runs from a checkout (an editable install), not an installed copy."""
-    return (Path(prebuilt.__file__).parents[1] / "setup.py").is_file()
+    return (Path(prebuilt.__file__).parents[2] / "setup.py").is_file()
 
 
 @pytest.mark.skipif(_from_the_sources(), reason="an editable install builds no kernels")

@@ -20,7 +20,7 @@ from optimal_farkle.engine import Endgame, preset
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Phase, Player
 from optimal_farkle.engine.record import GameSession
-from optimal_farkle.solver.cache import (
+from optimal_farkle.solver.duel.cache import (
     SOLVER_VERSION,
     CacheError,
     cache_path,
@@ -30,10 +30,10 @@ from optimal_farkle.solver.cache import (
     supports,
     write_cache,
 )
-from optimal_farkle.solver.decisions import decide, rank_options, win_probability
-from optimal_farkle.solver.players import make_player
-from optimal_farkle.solver.strategy import Strategy, reachable
-from optimal_farkle.solver.valueiter import SolveCancelled
+from optimal_farkle.solver.duel.decisions import decide, rank_options, win_probability
+from optimal_farkle.solver.duel.strategy import Strategy, reachable
+from optimal_farkle.solver.duel.valueiter import SolveCancelled
+from optimal_farkle.solver.players.computer import make_player
 from optimal_farkle.tui.cli import main
 
 RULES = preset("facebook").with_goal(1000)
@@ -191,7 +191,7 @@ def test_cancelled_solve_writes_nothing(tmp_path: Path) -> None:
 CONCURRENT = """
 import sys
 from optimal_farkle.engine import preset
-from optimal_farkle.solver.cache import solve_strategy
+from optimal_farkle.solver.duel.cache import solve_strategy
 s = solve_strategy(preset("facebook").with_goal(900), -500, sys.argv[1])
 print(repr(float(s.start_win(0, 0))))
 """

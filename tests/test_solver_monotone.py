@@ -1,6 +1,6 @@
 """In-turn values never fall as the turn total rises -- what makes the kernel's reduced tables exact.
 
-``solver.tables.grouped_tables(reduce=True)`` keeps, per roll, only the highest-scoring keep for
+``solver.core.rolls.grouped_tables(reduce=True)`` keeps, per roll, only the highest-scoring keep for
 each number of dice used. Two keeps that use the same dice lead to the same ``n'`` and differ only
 in the turn total, so dropping the lower one is exact whenever ``W(t + 50, n) >= W(t, n)``
 for every start state and ``n``. The tables' docstring says the tests check this on solved
@@ -26,7 +26,7 @@ from reference_solver import ReferenceResult, cached_reference
 
 from optimal_farkle import engine
 from optimal_farkle.engine import STEP
-from optimal_farkle.solver.tables import grouped_tables
+from optimal_farkle.solver.core.rolls import grouped_tables
 
 RULES = engine.preset("facebook").with_goal(400)
 FLOOR = -100

@@ -13,13 +13,11 @@ import pytest
 
 from optimal_farkle.engine import preset
 from optimal_farkle.engine.game import Phase, Player, Roll, SetAside, apply, new_game
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.decisions import rank_options
-from optimal_farkle.solver.strategy import Strategy, reachable
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.duel.decisions import rank_options
+from optimal_farkle.solver.duel.strategy import Strategy, reachable
 
-pytestmark = pytest.mark.skipif(
-    os.environ.get("FARKLE_SLOW") != "1", reason="the full facebook solve: set FARKLE_SLOW=1"
-)
+pytestmark = pytest.mark.slow  # the full facebook solve: scripts/slow (FARKLE_SLOW=1)
 
 TABLE = Path(__file__).parent / "data" / "busche_table1.tsv"
 

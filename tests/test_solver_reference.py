@@ -22,7 +22,6 @@ states; ``FARKLE_SLOW=1`` solves each combination from a cold start over every s
 from __future__ import annotations
 
 import dataclasses
-import os
 
 import numpy as np
 import pytest
@@ -30,17 +29,14 @@ from reference_solver import ReferenceSolver, cached_reference
 
 from optimal_farkle import engine
 from optimal_farkle.engine import Rules
-from optimal_farkle.solver.decisions import decide, rank_options
-from optimal_farkle.solver.model import build_model, unsupported
-from optimal_farkle.solver.strategy import Strategy
-from optimal_farkle.solver.valueiter import TOLERANCE, value_iteration
+from optimal_farkle.solver.duel.decisions import decide, rank_options
+from optimal_farkle.solver.duel.model import build_model, unsupported
+from optimal_farkle.solver.duel.strategy import Strategy
+from optimal_farkle.solver.duel.valueiter import TOLERANCE, value_iteration
 
 AGREE = 1e-12
 
-slow = pytest.mark.skipif(
-    os.environ.get("FARKLE_SLOW") != "1",
-    reason="plain-Python reference at goal 1,000 (FARKLE_SLOW=1)",
-)
+slow = pytest.mark.slow  # run by scripts/slow (FARKLE_SLOW=1; tests/conftest.py)
 
 
 def facebook(goal: int) -> Rules:
@@ -129,7 +125,6 @@ ISSUE_CASES = {
 
 
 @slow
-@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ISSUE_CASES))
 def test_kernel_agrees_with_the_literal_reference_at_goal_1000(name: str) -> None:
     """The issue's cases, the reference from a cold start (about 7 minutes each with a penalty)."""
@@ -196,7 +191,6 @@ def test_every_endgame_is_a_fixed_point_of_the_literal_equation(name: str) -> No
 
 
 @slow
-@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(ENDGAMES))
 def test_every_endgame_agrees_with_the_literal_reference_from_a_cold_start(name: str) -> None:
     rules, floor = ENDGAMES[name]

@@ -1,5 +1,5 @@
 """Guessed choices: the warm start's guesses (or a guessing pass's), speculative passes that
-take them, and the certifying pass that verifies them (solver.valueiter, rules with a farkle
+take them, and the certifying pass that verifies them (solver.duel.valueiter, rules with a farkle
 penalty).
 
 A speculative pass skips what the guesses say wins, unchecked, so its values are those of a
@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
-from optimal_farkle.solver.kernel import CERT_HI, CERT_LO
-from optimal_farkle.solver.model import NO_PLAN, Model, build_model
-from optimal_farkle.solver.valueiter import (
+from optimal_farkle.solver.duel.kernel import CERT_HI, CERT_LO
+from optimal_farkle.solver.duel.model import NO_PLAN, Model, build_model
+from optimal_farkle.solver.duel.valueiter import (
     CERTIFY_FACTOR,
     FIRST_MARGIN,
     VERIFY_MARGIN,

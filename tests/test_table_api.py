@@ -1,4 +1,4 @@
-"""The table decision API (solver.table): two players exactly as before, 3-6 players by a labelled strategy."""
+"""The table decision API (solver.table.advice): two players exactly as before, 3-6 players by a labelled strategy."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from optimal_farkle.engine import preset
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Phase, Player
 from optimal_farkle.engine.record import GameRecord, GameSession
-from optimal_farkle.solver.analysis import AnalysisError, analyse
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.decisions import decide, rank_options
-from optimal_farkle.solver.players import ai_players, make_player
-from optimal_farkle.solver.strategy import Strategy
-from optimal_farkle.solver.table import check_players, table_advice
+from optimal_farkle.solver.analysis.game import AnalysisError, analyse
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.duel.decisions import decide, rank_options
+from optimal_farkle.solver.duel.strategy import Strategy
+from optimal_farkle.solver.players.computer import ai_players, make_player
+from optimal_farkle.solver.table.advice import check_players, table_advice
 
 SMALL = preset("facebook").with_goal(1000)
 PATCH = preset("patch").with_goal(1000)

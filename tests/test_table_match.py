@@ -1,4 +1,4 @@
-"""Three and more players: exact policy evaluation (solver.tableeval) and ``farkle match``."""
+"""Three and more players: exact policy evaluation (solver.table.evaluate) and ``farkle match``."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from table_rules import penalty_tiny, tiny
 from optimal_farkle.engine import Rules, preset
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Player, Roll, apply, new_game
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.players import make_player
-from optimal_farkle.solver.table3 import solve_exact_table
-from optimal_farkle.solver.tableeval import evaluate, opening
-from optimal_farkle.solver.tablematch import table_exact_odds
-from optimal_farkle.solver.tablesolve import full, reachable
+from optimal_farkle.solver.analysis.table_match import table_exact_odds
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.players.computer import make_player
+from optimal_farkle.solver.table.evaluate import evaluate, opening
+from optimal_farkle.solver.table.exact import solve_exact_table
+from optimal_farkle.solver.table.solve import full, reachable
 from optimal_farkle.tui.cli import main
 
 NB = preset("neller-busche").with_goal(400)

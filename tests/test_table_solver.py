@@ -18,7 +18,6 @@ of every kind of game.
 
 from __future__ import annotations
 
-import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -30,11 +29,11 @@ from table_rules import penalty_tiny, tiny
 from optimal_farkle.engine import Endgame, Rules, preset
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Player, Roll, apply, new_game
-from optimal_farkle.solver.finalround import final_round
-from optimal_farkle.solver.model import build_model
-from optimal_farkle.solver.players import make_player
-from optimal_farkle.solver.table import exact_table_supported, table_advice
-from optimal_farkle.solver.table3 import (
+from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.duel.valueiter import value_iteration
+from optimal_farkle.solver.players.computer import make_player
+from optimal_farkle.solver.table.advice import exact_table_supported, table_advice
+from optimal_farkle.solver.table.exact import (
     ExactTableStrategy,
     load_exact_table,
     read_table_cache,
@@ -42,13 +41,13 @@ from optimal_farkle.solver.table3 import (
     table_cache_path,
     table_cached,
 )
-from optimal_farkle.solver.tablemodel import build_table_model
-from optimal_farkle.solver.tablesolve import TableSolveResult, full, reachable, solve_table
-from optimal_farkle.solver.valueiter import value_iteration
+from optimal_farkle.solver.table.finalround import final_round
+from optimal_farkle.solver.table.model import build_table_model
+from optimal_farkle.solver.table.solve import TableSolveResult, full, reachable, solve_table
 
 AGREE = 1e-12
 
-slow = pytest.mark.skipif(os.environ.get("FARKLE_SLOW") != "1", reason="FARKLE_SLOW=1")
+slow = pytest.mark.slow  # run by scripts/slow (FARKLE_SLOW=1; tests/conftest.py)
 
 
 def solved(rules: Rules, players: int = 3, floor: int = 0) -> tuple[object, TableSolveResult]:

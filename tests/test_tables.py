@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import PRESETS, preset, scorer
-from optimal_farkle.solver.tables import distinct_rolls, grouped_tables, roll_table, roll_tables
+from optimal_farkle.solver.core.rolls import distinct_rolls, grouped_tables, roll_table, roll_tables
 
 FACEBOOK_FARKLES = {
     1: Fraction(2, 3),

@@ -10,9 +10,9 @@ from pathlib import Path
 from tui_support import RULES, SIZE, app_for_tests, greedy_keys, run, start_game, wait_for
 
 from optimal_farkle.engine.game import GameState, Phase, SetAside, apply
-from optimal_farkle.solver.analysis import analyse
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.decisions import decide, rank_options
+from optimal_farkle.solver.analysis.game import analyse
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.duel.decisions import decide, rank_options
 from optimal_farkle.tui.screens.card import CardScreen
 from optimal_farkle.tui.screens.game import GameScreen
 from optimal_farkle.tui.widgets.coach_line import CoachLine, cost_words

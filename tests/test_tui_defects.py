@@ -178,7 +178,7 @@ def test_perfect_on_unsolvable_rules_starts_nothing_and_keeps_the_unfinished_gam
     """A rule set the solver refuses: the solve screen says why and nothing is replaced.
 
     Every preset is solvable now, so the refusal is injected (``supports``); the real
-    refusals are rules whose final turn has no table (:func:`solver.model.unsupported`).
+    refusals are rules whose final turn has no table (:func:`solver.duel.model.unsupported`).
     """
 
     def refuse(rules: Rules) -> str:
@@ -289,7 +289,7 @@ def test_your_own_farkle_stays_on_screen_before_the_computer_plays() -> None:
 def test_a_corrupt_cache_is_named_on_the_solve_screen(tmp_path: Path) -> None:
     import threading
 
-    from optimal_farkle.solver.cache import cache_path
+    from optimal_farkle.solver.duel.cache import cache_path
 
     path = cache_path(RULES, directory=tmp_path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -12,10 +12,10 @@ from textual.widgets import Footer
 from tui_support import RULES, SIZE, app_for_tests, rows_of, run, text_of, wait_for
 
 from optimal_farkle.engine.game import Roll, SetAside, apply
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.coach import judge
-from optimal_farkle.solver.drill import is_decision, realistic_position
-from optimal_farkle.solver.levels import CardPlayer
+from optimal_farkle.solver.analysis.coach import judge
+from optimal_farkle.solver.analysis.drill import is_decision, realistic_position
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.players.levels import CardPlayer
 from optimal_farkle.tui.drill_log import DrillLog, DrillResult
 from optimal_farkle.tui.screens import drill as drill_screen
 from optimal_farkle.tui.screens.drill import DrillScreen

@@ -28,9 +28,9 @@ from tui_support import (
 
 from optimal_farkle.engine import STEP, Rules, preset
 from optimal_farkle.engine.game import Phase
-from optimal_farkle.solver.cache import load_strategy, solve_strategy, supports
-from optimal_farkle.solver.explore import NEVER, turn_table
-from optimal_farkle.solver.positions import Position, position_of, start_state
+from optimal_farkle.solver.analysis.explore import NEVER, turn_table
+from optimal_farkle.solver.core.positions import Position, position_of, start_state
+from optimal_farkle.solver.duel.cache import load_strategy, solve_strategy, supports
 from optimal_farkle.tui.cli import main
 from optimal_farkle.tui.screens.explorer import ExplorerScreen
 from optimal_farkle.tui.screens.game import GameScreen
@@ -345,7 +345,7 @@ def test_rules_without_the_optimal_strategy_say_why_and_show_max_score() -> None
             note = text_of(screen.query_one("#explorer-note", Static))
             assert reason in note.replace("\n", " ")
             assert "max-score" in note
-            from optimal_farkle.solver.expected import expected_strategy
+            from optimal_farkle.solver.core.expected import expected_strategy
 
             expected = expected_strategy(preset("zilch"))
             row = [str(c) for c in grid.get_row_at(grid.fixed_rows)]

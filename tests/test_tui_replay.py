@@ -9,8 +9,8 @@ from tui_support import RULES, SIZE, app_for_tests, human_step, rows_of, run, te
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Phase, Player
 from optimal_farkle.engine.record import GameRecord, GameSession
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.players import make_player
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.players.computer import make_player
 from optimal_farkle.tui.game_setup import HUMAN, GameSetup
 from optimal_farkle.tui.screens.game import GameScreen
 from optimal_farkle.tui.screens.game_over import GameOverScreen

@@ -48,7 +48,7 @@ ROLLS = [(1, 5, 2, 2, 3, 6), (4, 4, 1, 6, 2), (1, 1, 1, 5, 5, 2)]
 
 @pytest.fixture(scope="module")
 def strategy() -> Any:
-    from optimal_farkle.solver.cache import solve_strategy
+    from optimal_farkle.solver.duel.cache import solve_strategy
 
     return solve_strategy(RULES)
 

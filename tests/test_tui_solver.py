@@ -29,7 +29,7 @@ _SOLVED: dict[str, Any] = {}
 @pytest.fixture
 def strategy() -> Any:
     """The small-goal strategy, solved once per session into the session's cache dir."""
-    from optimal_farkle.solver.cache import load_strategy, solve_strategy
+    from optimal_farkle.solver.duel.cache import load_strategy, solve_strategy
 
     if "s" not in _SOLVED:
         _SOLVED["s"] = load_strategy(RULES) or solve_strategy(RULES)
@@ -61,7 +61,7 @@ def test_a_real_solve_runs_through_the_solve_screen(tmp_path: Any) -> None:
             assert len(shown) == 1 and isinstance(shown[0], SolveScreen)
             assert shown[0].outcome == "solved"
             assert app.screen.strategy is not None  # type: ignore[attr-defined]
-        from optimal_farkle.solver.cache import load_strategy
+        from optimal_farkle.solver.duel.cache import load_strategy
 
         assert load_strategy(RULES, cache_dir=tmp_path) is not None  # cached for next time
 
@@ -69,7 +69,7 @@ def test_a_real_solve_runs_through_the_solve_screen(tmp_path: Any) -> None:
 
 
 def test_the_ai_plays_the_decision_apis_best_move_every_time(strategy: Any) -> None:
-    from optimal_farkle.solver.decisions import decide, rank_options
+    from optimal_farkle.solver.duel.decisions import decide, rank_options
 
     async def body() -> list[tuple[GameState, Any]]:
         app = app_for_tests(seed=8)
@@ -106,7 +106,7 @@ def test_the_ai_plays_the_decision_apis_best_move_every_time(strategy: Any) -> N
 
 
 def test_hints_show_the_decision_apis_numbers(strategy: Any) -> None:
-    from optimal_farkle.solver.decisions import decide, rank_options, win_probability
+    from optimal_farkle.solver.duel.decisions import decide, rank_options, win_probability
 
     async def body() -> None:
         app = app_for_tests(seed=8)

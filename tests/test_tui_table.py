@@ -36,8 +36,8 @@ from optimal_farkle.engine import Endgame, preset
 from optimal_farkle.engine.dice import ScriptedDice, SeededDice
 from optimal_farkle.engine.game import Bank, GameState, Phase, Player, Roll, SetAside
 from optimal_farkle.engine.record import GameSession, load_record, replay
-from optimal_farkle.solver.cache import solve_strategy
-from optimal_farkle.solver.players import make_player
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.players.computer import make_player
 from optimal_farkle.tui.app import make_app
 from optimal_farkle.tui.game_setup import HUMAN, GameSetup
 from optimal_farkle.tui.screens.confirm import ConfirmScreen
@@ -543,7 +543,7 @@ def table_record(kinds: tuple[str, ...], seed: int, strategy: Any) -> Any:
 
 
 def test_statistics_of_bigger_tables_count_places_and_the_even_share() -> None:
-    from optimal_farkle.solver.analysis import finishing_place, history
+    from optimal_farkle.solver.analysis.game import finishing_place, history
     from optimal_farkle.tui.screens.stats import StatsScreen
 
     assert finishing_place(2, 2, (0, 0, 900, 0)) == 1
@@ -594,7 +594,7 @@ NELLER = preset("neller-busche").with_goal(1000)
 
 def test_three_players_with_the_exact_solve_cached_meet_perfect_and_exact_hints() -> None:
     """Where the exact 3-player solve exists the optimal player is Perfect, exactly so labelled."""
-    from optimal_farkle.solver.table import solve_exact_table
+    from optimal_farkle.solver.table.advice import solve_exact_table
 
     solve_exact_table(NELLER, 3)  # seconds at this goal; the two-player solve is not needed
 

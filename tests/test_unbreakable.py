@@ -287,7 +287,7 @@ def test_cli_solve_with_an_unusable_cache_dir(
     rules = small_rules(tmp_path, goal=600)
     where = _cache_dirs(tmp_path)[case]
     if case == "cache file is a folder":
-        from optimal_farkle.solver.cache import cache_path
+        from optimal_farkle.solver.duel.cache import cache_path
 
         cache_path(load_rules(rules), -2500, where).mkdir(parents=True)
     before = snapshot(tmp_path)
@@ -373,18 +373,22 @@ def test_an_unwritable_data_dir_is_said_and_the_game_goes_on_unsaved(
 
 # -- 9.5 quitting during a solve cancels it -----------------------------------------------------
 def test_quitting_on_the_solve_screen_cancels_the_solve() -> None:
+    """By the time the app has quit, the solve has been told to stop, and it stops (an order
+    of events, not a time: a loaded machine must not fail it)."""
     started, stopped = threading.Event(), threading.Event()
+    cancels: list[threading.Event] = []
 
     def endless(rules: Any, progress: Any, cancel: threading.Event, report: Any) -> Any:
+        cancels.append(cancel)
         started.set()
-        for i in range(600):  # a minute unless cancelled
+        for i in range(6000):  # ten minutes unless cancelled
             if cancel.wait(0.1):
                 stopped.set()
                 raise RuntimeError("cancelled")
-            progress(i / 600, "solving")
+            progress(i / 6000, "solving")
         raise AssertionError("never cancelled")
 
-    async def body() -> float:
+    async def body() -> None:
         app = app_for_tests(load=lambda r, report: None, supports=lambda r: None, solve=endless)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
@@ -392,11 +396,10 @@ def test_quitting_on_the_solve_screen_cancels_the_solve() -> None:
             await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen))
             await asyncio.get_running_loop().run_in_executor(None, started.wait, 10)
             await pilot.press("ctrl+q")
-            return time.monotonic()
 
-    quit_at = run(body())
-    assert stopped.wait(5), "the solve ran on after quitting"
-    assert time.monotonic() - quit_at < 5
+    run(body())
+    assert cancels and cancels[0].is_set(), "the app quit without cancelling the solve"
+    assert stopped.wait(120), "the solve ran on after quitting"
 
 
 def test_playing_without_hints_during_a_solve_keeps_the_game() -> None:
@@ -531,7 +534,7 @@ def test_a_face_can_be_named_one_way_only(tmp_path: Path, singles: str) -> None:
 def test_cli_refuses_a_huge_solve_with_its_estimate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from optimal_farkle.solver import estimate
+    from optimal_farkle.solver.duel import estimate
 
     rules = small_rules(tmp_path, goal=100_000)
     argv = ["solve", "--rules", str(rules), "--floor", "-20000", "--json"]
@@ -618,7 +621,7 @@ def test_a_fifo_as_rules_file_is_refused_at_once(
 def test_a_fifo_as_cache_file_is_solved_around(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from optimal_farkle.solver.cache import cache_path
+    from optimal_farkle.solver.duel.cache import cache_path
 
     rules = small_rules(tmp_path, goal=600)
     fifo = cache_path(load_rules(rules), -2500, tmp_path / "cache")
@@ -664,7 +667,7 @@ def test_json_to_a_full_device_is_a_clean_error() -> None:
 def test_a_solver_that_waited_for_another_reports_loaded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from optimal_farkle.solver.cache import cache_path, solve_strategy
+    from optimal_farkle.solver.duel.cache import cache_path, solve_strategy
 
     rules_file = small_rules(tmp_path, goal=600)
     rules = load_rules(rules_file)
@@ -704,7 +707,7 @@ def test_orphan_temp_files_of_a_killed_write_are_removed(tmp_path: Path) -> None
 
 
 def test_one_permission_policy_for_every_file(tmp_path: Path) -> None:
-    from optimal_farkle.solver.cache import cache_path, solve_strategy
+    from optimal_farkle.solver.duel.cache import cache_path, solve_strategy
 
     old = os.umask(0o022)
     try:
@@ -796,8 +799,8 @@ def test_statistics_count_the_games_they_could_not_read(tmp_path: Path) -> None:
 def test_the_estimate_counts_the_lanes_the_solver_runs(name: str, goal: int) -> None:
     """padded_lanes counts the schedule's batches without building them (a huge model's
     schedule would itself take minutes); it must count what build_schedule builds."""
-    from optimal_farkle.solver.estimate import padded_lanes
-    from optimal_farkle.solver.model import LANES, build_model, build_schedule
+    from optimal_farkle.solver.duel.estimate import padded_lanes
+    from optimal_farkle.solver.duel.model import LANES, build_model, build_schedule
 
     for floor in (-2500, -500):
         model = build_model(preset(name).with_goal(goal), floor)
@@ -812,8 +815,8 @@ def test_the_estimate_counts_the_rows_a_final_turn_adds() -> None:
     from dataclasses import replace
 
     from optimal_farkle.engine import Endgame
-    from optimal_farkle.solver.estimate import solve_estimate, solve_work
-    from optimal_farkle.solver.model import build_model
+    from optimal_farkle.solver.duel.estimate import solve_estimate, solve_work
+    from optimal_farkle.solver.duel.model import build_model
 
     zilch = preset("zilch").with_goal(1500)
     final, first = (build_model(r) for r in (zilch, replace(zilch, endgame=Endgame.FIRST_TO_GOAL)))

@@ -65,9 +65,16 @@ def text_of(widget: Any) -> str:
     return console.export_text()
 
 
+#: The least time a wait is given before it counts as a hang: a wait is for a state, not a
+#: time, and a loaded machine (xdist workers, a busy CI host) may take long to reach it.
+LEAST_WAIT = 120.0
+
+
 async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 20.0) -> None:
-    """Let the app run until ``condition()`` holds (AI steps and workers run on timers/threads)."""
-    deadline = time.monotonic() + timeout
+    """Let the app run until ``condition()`` holds (AI steps and workers run on timers/threads).
+
+    ``timeout`` only guards against a hang, and is never less than :data:`LEAST_WAIT`."""
+    deadline = time.monotonic() + max(timeout, LEAST_WAIT)
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {condition}")

@@ -5,7 +5,7 @@ expected-score strategy in a moment, and the go-for-it scores come from the pape
 rules), the card shipped for a preset, or a card a ``--rebuild`` kept in the cache.
 
 ``--rebuild`` computes the go-for-it scores by exact search against the optimal player
-(:mod:`solver.card_search`; the optimal strategy is loaded or solved first) and keeps the card
+(:mod:`solver.analysis.card_search`; the optimal strategy is loaded or solved first) and keeps the card
 in the cache dir, where the game and ``farkle match`` find it. On the paper's rules the card
 keeps the paper's Table 4: the search runs as a check of it, and both are recorded.
 """
@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 from optimal_farkle.engine import STEP, Rules
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args, warn
+from .output import console
 from .progress import add_floor, check_floor, obtain_strategy
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.card import Card
+    from optimal_farkle.solver.players.card import Card
 
 
 def register(subparsers: Any) -> None:
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     check_floor(args.floor)
     if args.window is not None and (args.window % STEP or not 0 < args.window < rules.goal):
         fail(f"--window must be a multiple of {STEP} from {STEP} to below the goal {rules.goal:,}")
-    from optimal_farkle.solver.card import load_card
+    from optimal_farkle.solver.players.card import load_card
 
     if args.rebuild:
         card = rebuild(args, rules)
@@ -84,9 +85,9 @@ def run(args: argparse.Namespace) -> int:
 
 def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
     """Search the thresholds, keep the card in the cache, and return it."""
-    from optimal_farkle.solver.cache import supports
-    from optimal_farkle.solver.card import CardError, write_card
-    from optimal_farkle.solver.card_search import build_card
+    from optimal_farkle.solver.analysis.card_search import build_card
+    from optimal_farkle.solver.duel.cache import supports
+    from optimal_farkle.solver.players.card import CardError, write_card
 
     reason = supports(rules)
     if reason is not None:
@@ -111,8 +112,7 @@ def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
 
 
 def print_card(card: Card) -> None:
-    from rich.console import Console
 
     from ..widgets.card_view import card_view
 
-    Console(highlight=False).print(card_view(card))
+    console().print(card_view(card))

@@ -15,13 +15,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from optimal_farkle.engine import DEFAULT_PRESET, STEP, FarkleError, Rules, load_rules
-from optimal_farkle.engine.text import printable
-from optimal_farkle.solver.positions import (
+from optimal_farkle.engine.text import printable, shorten
+from optimal_farkle.solver.core.positions import (
     Position,
     farkle_counts,
     final_turn_allowed,
     start_state,
 )
+
+from .output import console
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -53,9 +55,14 @@ def rules_from_args(args: argparse.Namespace) -> Rules:
         fail(str(exc))
 
 
+#: The longest error line: a message quoting something huge is cut (:func:`engine.text.shorten`).
+MAX_LINE = 1000
+
+
 def one_line(message: str) -> str:
-    """``message`` as one printable line: newlines become spaces, control characters escapes."""
-    return printable(" ".join(str(message).splitlines()))
+    """``message`` as one printable line: newlines become spaces, control characters escapes,
+    cut in the middle past :data:`MAX_LINE` characters."""
+    return printable(shorten(" ".join(str(message).splitlines()), MAX_LINE))
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
@@ -70,10 +77,9 @@ def warn(message: str) -> None:
     Never wrapped by Rich (``soft_wrap``): a log or a script reading stderr gets the warning
     on one line whatever its length; a terminal wraps it for the eye.
     """
-    from rich.console import Console
     from rich.text import Text
 
-    Console(stderr=True, highlight=False, soft_wrap=True).print(
+    console(stderr=True, soft_wrap=True).print(
         Text.assemble(("farkle: ", "yellow"), one_line(message))
     )
 

@@ -3,7 +3,7 @@
 The turn is played by the max-score strategy (the default; with ``--penalty`` the more careful
 one, with ``--entry`` the first turn under an entry minimum) or by the optimal strategy from
 a start-of-turn position. The distribution is computed exactly by a forward pass over the
-turn (:mod:`solver.distribution`), not sampled. The chart has one bar per 500-point band
+turn (:mod:`solver.analysis.distribution`), not sampled. The chart has one bar per 500-point band
 (``--band``), the farkle first; ``--log`` scales the bars logarithmically so the long tail
 shows.
 """
@@ -25,12 +25,13 @@ from .common import (
     position_from_args,
     rules_from_args,
 )
+from .output import console
 from .progress import add_floor, check_floor, check_position_scores, obtain_strategy
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from optimal_farkle.solver.distribution import TurnDistribution
+    from optimal_farkle.solver.analysis.distribution import TurnDistribution
 
 OPTIMAL = "optimal"
 MAX_SCORE = "max-score"
@@ -112,8 +113,8 @@ def run(args: argparse.Namespace) -> int:
                 "--strategy optimal: "
                 "the max-score strategy plays every turn the same"
             )
-        from optimal_farkle.solver.distribution import max_score_policy, turn_distribution
-        from optimal_farkle.solver.expected import expected_strategy
+        from optimal_farkle.solver.analysis.distribution import max_score_policy, turn_distribution
+        from optimal_farkle.solver.core.expected import expected_strategy
 
         try:
             expected = expected_strategy(rules, args.penalty, entered=not args.entry)
@@ -134,8 +135,8 @@ def run(args: argparse.Namespace) -> int:
         check_position_scores(args, rules)
         position = position_from_args(args, rules)
         strategy, _ = obtain_strategy(rules, args.floor, args.cache_dir)
-        from optimal_farkle.solver.distribution import optimal_policy, turn_distribution
-        from optimal_farkle.solver.positions import describe, position_of, start_state
+        from optimal_farkle.solver.analysis.distribution import optimal_policy, turn_distribution
+        from optimal_farkle.solver.core.positions import describe, position_of, start_state
 
         state = start_state(rules, position)
         distribution = turn_distribution(optimal_policy(strategy, state))
@@ -173,14 +174,13 @@ def print_chart(
     title: str,
     band: int,
     log: bool,
-    console: Console | None = None,
+    out: Console | None = None,
 ) -> None:
-    """The bands as horizontal bars, then the figures (on ``console``, default stdout)."""
-    from rich.console import Console
+    """The bands as horizontal bars, then the figures (on ``out``, default stdout)."""
     from rich.table import Table
     from rich.text import Text
 
-    from optimal_farkle.solver.distribution import QUANTILES
+    from optimal_farkle.solver.analysis.distribution import QUANTILES
 
     bands = distribution.bands(band)
     largest = max(p for _, _, p in bands)
@@ -197,8 +197,8 @@ def print_chart(
         label = "farkle" if high == 0 else f"{low:,}-{high:,}"
         style = "red" if high == 0 else "green"
         table.add_row(label, Text(bar(fraction), style=style), percent(p))
-    console = console or Console(highlight=False)
-    console.print(table)
+    out = out or console()
+    out.print(table)
     quantiles = " · ".join(f"{100 * q:g}%: {distribution.quantile(q):,}" for q in QUANTILES)
     largest_total = (
         f"{distribution.max_points:,}"
@@ -206,13 +206,13 @@ def print_chart(
         else f"none (some dice never farkle; {percent(distribution.dropped)} lies beyond "
         f"{int(distribution.points[-1]):,} and is left out)"
     )
-    console.print(
+    out.print(
         f"Mean {distribution.mean:,.4f} points · farkle {percent(distribution.farkle_probability)}"
         f" · above 3,000: {percent(distribution.tail(3000))} · largest total {largest_total}"
     )
     if distribution.goal_probability is not None:
-        console.print(
+        out.print(
             "The turn reaches the goal (a final turn: banks enough to win) with probability "
             f"{percent(distribution.goal_probability)}."
         )
-    console.print(f"Quantiles (the turn adds at most): {quantiles}")
+    out.print(f"Quantiles (the turn adds at most): {quantiles}")

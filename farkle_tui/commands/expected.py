@@ -6,7 +6,7 @@ rolling, coloured and marked by the action so it reads without colour too; or, w
 ``--json``, one JSON object for scripts and tests. The entry minimum of a rule set is a
 game-level rule and is not part of this per-turn analysis, except with ``--entry``: the first
 turn of a player who must bank the entry minimum. ``--long-run`` solves the average-reward
-problem over the farkle count (:mod:`solver.longrun`): one strategy per count.
+problem over the farkle count (:mod:`solver.analysis.longrun`): one strategy per count.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from optimal_farkle.engine import STEP, FarkleError, Rules
 from optimal_farkle.engine.rules import MAX_GOAL
 
 from .common import add_common, emit_json, fail, rules_from_args
+from .output import console
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.expected import ExpectedStrategy
+    from optimal_farkle.solver.core.expected import ExpectedStrategy
 
 BANK_STYLE = "bold red"
 ROLL_STYLE = "green"
@@ -87,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
                 "and --max-turn"
             )
         return run_long_run(rules, args.json)
-    from optimal_farkle.solver.expected import expected_strategy  # numpy only when the command runs
+    from optimal_farkle.solver.core.expected import (
+        expected_strategy,  # numpy only when the command runs
+    )
 
     try:
         strategy = expected_strategy(rules, penalty, entered=not args.entry)
@@ -103,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_long_run(rules: Rules, json: bool) -> int:
     """``--long-run``: solve, then print the per-count strategies or the JSON object."""
-    from optimal_farkle.solver.longrun import fixed_penalty_average, long_run
+    from optimal_farkle.solver.analysis.longrun import fixed_penalty_average, long_run
 
     try:
         result = long_run(rules)
@@ -115,10 +118,9 @@ def run_long_run(rules: Rules, json: bool) -> int:
         emit_json({"rules": rules.name, **result.to_json(), "max_score_average": plain})
         return 0
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    out = console()
     table = Table(
         title=f"Long-run play: {rules.display_name}",
         caption="penalty: the farkle penalty each count's strategy plays against (its own "
@@ -139,14 +141,14 @@ def run_long_run(rules: Rules, json: bool) -> int:
             f"{count.share:.1%}",
             " ".join(_threshold_text(t) for t in s.bank_thresholds().values()),
         )
-    console.print(table)
+    out.print(table)
     if rules.has_penalty:
-        console.print(
+        out.print(
             f"Long-run average {result.average:,.4f} points per turn, penalties included "
             f"(the max-score strategy at every count: {plain:,.4f})."
         )
     else:
-        console.print(
+        out.print(
             f"Long-run average {result.average:,.4f} points per turn: without a farkle penalty "
             "this is the max-score strategy's expected score."
         )
@@ -174,11 +176,10 @@ def _threshold_text(t: int | None) -> str:
 def print_table(strategy: ExpectedStrategy, max_turn: int) -> None:
     """The article-style table and a summary line, with rich (honours NO_COLOR)."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(highlight=False)
+    out = console()
     title = f"Max expected score: {strategy.rules.display_name}"
     if strategy.entry is not None:
         title += f", first turn (bank at least {strategy.entry:,} to get on the board)"
@@ -202,17 +203,17 @@ def print_table(strategy: ExpectedStrategy, max_turn: int) -> None:
             text = f"{strategy.final(t, n):,.1f}\n{strategy.roll_gain(t, n):+,.1f} {marker}"
             cells.append(Text(text, style=BANK_STYLE if bank else ROLL_STYLE))
         table.add_row(*cells)
-    console.print(table)
+    out.print(table)
     thresholds = ", ".join(
         f"{n}: {_threshold_text(t)}" for n, t in strategy.bank_thresholds().items()
     )
-    console.print(
+    out.print(
         f"Expected points per turn {strategy.expected:,.4f}; the turn ends in a farkle with "
         f"probability {strategy.farkle_probability:.4%}; banks from (dice: total) {thresholds}; "
         f"cap {strategy.cap:,}."
     )
     if strategy.entry is not None:
-        console.print(
+        out.print(
             f"A player not yet on the board gets on it this turn with probability "
             f"{1 - strategy.farkle_probability:.4%} (a bank of at least {strategy.entry:,})."
         )

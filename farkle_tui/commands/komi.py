@@ -1,7 +1,7 @@
 """``farkle komi``: the head start for the second player that makes the game fairest.
 
 Scans the second player's head start in steps of 50 for the first player's win probability
-closest to 1/2, both playing optimally (:mod:`solver.komi`), and lists the candidates around
+closest to 1/2, both playing optimally (:mod:`solver.analysis.komi`), and lists the candidates around
 it. Needs the solved strategy (solved and cached on first use, with a progress bar).
 """
 
@@ -11,6 +11,7 @@ import argparse
 from typing import Any
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args
+from .output import console
 from .progress import add_floor, check_floor, obtain_strategy
 
 #: Published recommendations, by the digest of the preset they were made for.
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--around must be between 0 and 40, got {args.around}")
     rules = rules_from_args(args)
     strategy, _ = obtain_strategy(rules, args.floor, args.cache_dir)
-    from optimal_farkle.solver.komi import fair_komi
+    from optimal_farkle.solver.analysis.komi import fair_komi
 
     komi = fair_komi(strategy, args.around)
     published = published_for(rules)
@@ -82,7 +83,6 @@ def run(args: argparse.Namespace) -> int:
             }
         )
         return 0
-    from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"Head start for the second player: {rules.display_name}")
@@ -92,13 +92,13 @@ def run(args: argparse.Namespace) -> int:
     for k, w in komi.candidates:
         style = "bold reverse" if k == komi.komi else ""
         table.add_row(f"{k:,}", f"{w:.4%}", f"{w - 0.5:+.4%}", style=style)
-    console = Console(highlight=False)
-    console.print(table)
+    out = console()
+    out.print(table)
     who = "second" if komi.komi >= 0 else "first"
-    console.print(
+    out.print(
         f"Komi {abs(komi.komi):,} for the {who} player: the first player then wins "
         f"{komi.first_player_win:.4%} (without a head start {komi.no_komi:.4%})."
     )
     if published is not None:
-        console.print(f"Published for these rules: {published[0]:,} ({published[1]})")
+        out.print(f"Published for these rules: {published[0]:,} ({published[1]})")
     return 0

@@ -1,12 +1,12 @@
 """``farkle match``: how often computer players beat each other, exactly or by simulation.
 
 Two players: ``--exact`` (the default) evaluates both players' fixed policies over the
-solver's state space (:mod:`solver.match`): no sampling, exact to 1e-12. For small goals it
+solver's state space (:mod:`solver.analysis.match`): no sampling, exact to 1e-12. For small goals it
 takes a moment; for the full 10,000-point game the optimal player's 562,500 turns take a few
 minutes, and the command says so before it starts. ``--games N`` plays N real games with the
 engine instead (half with each player first) and reports standard errors.
 
-Three to six players (:mod:`solver.tablematch`): ``--exact`` (the default) for three of
+Three to six players (:mod:`solver.analysis.table_match`): ``--exact`` (the default) for three of
 ``optimal`` (the exact 3-player optimum) and ``strong`` (the approximation) where the exact
 3-player solve exists; ``--games N`` for any players, each seat first in turn.
 """
@@ -21,11 +21,12 @@ from optimal_farkle.engine import STEP, FarkleError, Rules
 from optimal_farkle.engine.game import check_start_scores
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args
+from .output import console
 from .progress import add_floor, check_floor, check_score, check_work, model_of, obtain_strategy
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.match import MatchOdds
-    from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.analysis.match import MatchOdds
+    from optimal_farkle.solver.duel.strategy import Strategy
 
 DEFAULT_SEED = 1
 #: The most players at one table.
@@ -111,9 +112,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_pair(args: argparse.Namespace) -> int:
-    """Two players (:mod:`solver.match`)."""
-    from optimal_farkle.solver.match import OPTIMAL, MatchError, exact_players
-    from optimal_farkle.solver.players import ai_players
+    """Two players (:mod:`solver.analysis.match`)."""
+    from optimal_farkle.solver.analysis.match import OPTIMAL, MatchError, exact_players
+    from optimal_farkle.solver.players.computer import ai_players
 
     a, b = parse_pair(args.players, "--players")
     known = [pid for pid, _, _ in ai_players()]
@@ -131,7 +132,7 @@ def run_pair(args: argparse.Namespace) -> int:
         for pid in (a, b):
             if pid not in exact_players():
                 fail(f"{pid!r} has no exact evaluation; use --games N to simulate it")
-        from optimal_farkle.solver.estimate import match_estimate
+        from optimal_farkle.solver.duel.estimate import match_estimate
 
         check_work(match_estimate(model_of(rules, floor), OPTIMAL in (a, b)), args.allow_long)
     strategy = None
@@ -177,7 +178,7 @@ def check_start(rules: Rules, floor: int, text: str | None) -> tuple[int, int]:
     rules (0 without a farkle penalty), which is what the exact method can evaluate; rules
     the solver cannot model (only simulated) take the engine's range.
     """
-    from optimal_farkle.solver.model import unsupported
+    from optimal_farkle.solver.duel.model import unsupported
 
     mine, theirs = parse_pair(text or "0,0", "--start-scores")
     try:
@@ -201,8 +202,8 @@ def check_start(rules: Rules, floor: int, text: str | None) -> tuple[int, int]:
 def _exact(
     rules: Rules, a: str, b: str, strategy: Strategy | None, floor: int, start: tuple[int, int]
 ) -> MatchOdds:
-    from optimal_farkle.solver.match import OPTIMAL, exact_odds
-    from optimal_farkle.solver.model import build_model
+    from optimal_farkle.solver.analysis.match import OPTIMAL, exact_odds
+    from optimal_farkle.solver.duel.model import build_model
 
     model = build_model(rules, strategy.floor if strategy is not None else floor)
     if OPTIMAL in (a, b) and model.start_states > SLOW_STATES:
@@ -224,8 +225,8 @@ def _simulate(
     strategy: Strategy | None,
     start: tuple[int, int],
 ) -> MatchOdds:
-    from optimal_farkle.solver.match import simulate_odds
-    from optimal_farkle.solver.players import make_player
+    from optimal_farkle.solver.analysis.match import simulate_odds
+    from optimal_farkle.solver.players.computer import make_player
 
     def make(pid: str, r: Rules) -> Any:
         return make_player(pid, r, strategy)
@@ -238,10 +239,9 @@ class ProgressBar:
     """A rich progress bar on stderr (only when stderr is a terminal): ``with ... as update``."""
 
     def __init__(self, label: str) -> None:
-        from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.console = Console(stderr=True)
+        self.console = console(stderr=True)
         self.enabled = self.console.is_terminal
         self.progress = Progress(
             TextColumn(f"[bold]{label}"),
@@ -270,11 +270,10 @@ class ProgressBar:
 def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int | None) -> None:
     """A small table of the three probabilities, from A's point of view."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
     a, b = odds.players
-    console = Console(highlight=False)
+    out = console()
     exact = odds.method == "exact"
     if exact:
         how = f"exact (policy evaluation, {odds.sweeps} sweeps, {odds.seconds:.1f} s)"
@@ -295,15 +294,15 @@ def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int 
     ):
         pm = "" if exact or se is None else f" ± {100 * se:.2f}"
         table.add_row(label, f"{100 * p:.4f}%{pm}", f"{100 * (1 - p):.4f}%{pm}")
-    console.print(table)
+    out.print(table)
 
 
 # -- three to six players ---------------------------------------------------------------------------
 def run_table(args: argparse.Namespace, ids: list[str]) -> int:
-    """Three to six players (:mod:`solver.tablematch`)."""
-    from optimal_farkle.solver.match import MatchError
-    from optimal_farkle.solver.players import needs_strategy, table_player_ids
-    from optimal_farkle.solver.tablematch import TABLE_EXACT
+    """Three to six players (:mod:`solver.analysis.table_match`)."""
+    from optimal_farkle.solver.analysis.match import MatchError
+    from optimal_farkle.solver.analysis.table_match import TABLE_EXACT
+    from optimal_farkle.solver.players.computer import needs_strategy, table_player_ids
 
     known = table_player_ids()
     for pid in ids:
@@ -329,7 +328,7 @@ def run_table(args: argparse.Namespace, ids: list[str]) -> int:
                 )
         exact = obtain_exact_table(rules, args.floor, args.cache_dir, args.allow_long)
     elif len(ids) == 3:
-        from optimal_farkle.solver.table import load_exact_table
+        from optimal_farkle.solver.table.advice import load_exact_table
 
         exact = load_exact_table(rules, 3, args.cache_dir)
     strategy = None
@@ -341,7 +340,7 @@ def run_table(args: argparse.Namespace, ids: list[str]) -> int:
         if simulate:
             odds = _simulate_table(rules, ids, args.games, args.seed, strategy, exact, start)
         else:
-            from optimal_farkle.solver.tablematch import table_exact_odds
+            from optimal_farkle.solver.analysis.table_match import table_exact_odds
 
             with ProgressBar("exact odds") as update:
                 odds = table_exact_odds(rules, ids, exact, strategy, start, progress=update)
@@ -370,8 +369,8 @@ def check_table_start(rules: Rules, floor: int, text: str | None, players: int) 
 
 def obtain_exact_table(rules: Rules, floor: int, cache_dir: Any, allow_long: bool) -> Any:
     """The exact 3-player solve: from the cache, or solved here with a progress bar."""
-    from optimal_farkle.solver.table import exact_table_supported, load_exact_table
-    from optimal_farkle.solver.table3 import solve_exact_table, table_estimate
+    from optimal_farkle.solver.table.advice import exact_table_supported, load_exact_table
+    from optimal_farkle.solver.table.exact import solve_exact_table, table_estimate
 
     reason = exact_table_supported(rules, 3)
     if reason is not None:
@@ -398,8 +397,8 @@ def _simulate_table(
     exact: Any,
     start: tuple[int, ...],
 ) -> Any:
-    from optimal_farkle.solver.players import make_player
-    from optimal_farkle.solver.tablematch import table_simulate_odds
+    from optimal_farkle.solver.analysis.table_match import table_simulate_odds
+    from optimal_farkle.solver.players.computer import make_player
 
     def make(pid: str, r: Rules, n: int) -> Any:
         return make_player(pid, r, strategy, players=n, exact=exact)
@@ -413,10 +412,9 @@ def _simulate_table(
 def print_table_odds(odds: Any, rules: Rules, start: tuple[int, ...], seed: int | None) -> None:
     """Every player's chance with each of them first and with a random first mover."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(highlight=False)
+    out = console()
     names = [f"{chr(65 + i)} ({pid})" for i, pid in enumerate(odds.players)]
     if odds.method == "exact":
         how = f"exact (policy evaluation, {odds.seconds:.1f} s)"
@@ -439,7 +437,7 @@ def print_table_odds(odds: Any, rules: Rules, start: tuple[int, ...], seed: int 
             *(f"{100 * row[i]:.4f}%" for row in odds.by_first),
             f"{100 * odds.overall[i]:.4f}%{pm}",
         )
-    console.print(table)
+    out.print(table)
     for pid, label in odds.strategies.items():
         if label != pid:
-            console.print(f"{pid}: {label}", style="dim")
+            out.print(f"{pid}: {label}", style="dim")

@@ -1,6 +1,6 @@
 """Getting a solved strategy from the command line, with a progress bar on stderr.
 
-Before a solve starts, its time and memory are estimated (:mod:`solver.estimate`): work over
+Before a solve starts, its time and memory are estimated (:mod:`solver.duel.estimate`): work over
 the limit is refused with the estimate unless ``--allow-long`` says to go on, and work that
 needs more memory than the machine has is refused outright.
 """
@@ -15,11 +15,12 @@ from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.solver import DEFAULT_FLOOR
 
 from .common import fail, warn
+from .output import console
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.estimate import Estimate
-    from optimal_farkle.solver.model import Model
-    from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.duel.estimate import Estimate
+    from optimal_farkle.solver.duel.model import Model
+    from optimal_farkle.solver.duel.strategy import Strategy
 
 #: The lowest floor the command line accepts: the state space grows with (goal - floor)^2.
 MIN_FLOOR = -20_000
@@ -37,7 +38,6 @@ def obtain_strategy(
     Exits with status 2 and the reason for rules the solver does not support, and for a
     solve over the work limit (unless ``allow_long``). Returns ``(strategy, loaded)``.
     """
-    from rich.console import Console
     from rich.progress import (
         BarColumn,
         Progress,
@@ -47,8 +47,8 @@ def obtain_strategy(
     )
     from rich.text import Text
 
-    from optimal_farkle.solver.cache import load_or_solve, load_strategy, supports
-    from optimal_farkle.solver.estimate import solve_estimate
+    from optimal_farkle.solver.duel.cache import load_or_solve, load_strategy, supports
+    from optimal_farkle.solver.duel.estimate import solve_estimate
 
     reason = supports(rules)
     if reason is not None:
@@ -59,7 +59,7 @@ def obtain_strategy(
     model = model_of(rules, floor)
     estimate = solve_estimate(model)
     check_work(estimate, allow_long)
-    err = Console(stderr=True, highlight=False)
+    err = console(stderr=True)
     if not quiet:
         err.print(
             Text.assemble(
@@ -91,7 +91,7 @@ def obtain_strategy(
 
 def check_work(estimate: Estimate, allow_long: bool) -> None:
     """Refuse work the machine cannot do, and work over the time limit unless ``allow_long``."""
-    from optimal_farkle.solver.estimate import LIMIT_SECONDS
+    from optimal_farkle.solver.duel.estimate import LIMIT_SECONDS
 
     reason = estimate.refusal(float("inf") if allow_long else LIMIT_SECONDS)
     if reason is None:
@@ -130,7 +130,7 @@ def check_floor(floor: int) -> None:
 
 def model_of(rules: Rules, floor: int) -> Model:
     """The solver's model of ``rules`` (exits with the reason for rules it cannot model)."""
-    from optimal_farkle.solver.model import build_model
+    from optimal_farkle.solver.duel.model import build_model
 
     try:
         return build_model(rules, floor)
@@ -140,8 +140,8 @@ def model_of(rules: Rules, floor: int) -> Model:
 
 def check_score(option: str, value: int, model: Model, low: int | None = None) -> None:
     """Refuse a banked score the model does not hold, naming ``option`` and the range it holds
-    (:func:`solver.positions.held_score_error`; ``low`` raises the bottom of the range)."""
-    from optimal_farkle.solver.positions import held_score_error
+    (:func:`solver.core.positions.held_score_error`; ``low`` raises the bottom of the range)."""
+    from optimal_farkle.solver.core.positions import held_score_error
 
     error = held_score_error(option, value, model.rules, model.floor, low)
     if error is not None:
@@ -151,7 +151,7 @@ def check_score(option: str, value: int, model: Model, low: int | None = None) -
 def check_position_scores(args: argparse.Namespace, rules: Rules) -> None:
     """``--score`` and ``--opponent`` inside the solved model (an opponent at or past the goal
     is a final turn where the rules give one: :func:`commands.common.position_from_args`)."""
-    from optimal_farkle.solver.positions import is_final_turn
+    from optimal_farkle.solver.core.positions import is_final_turn
 
     model = model_of(rules, args.floor)
     check_score("--score", args.score, model)

@@ -1,6 +1,6 @@
 """``farkle replay FILE``: where a saved game was won and lost, decision by decision.
 
-Every decision of every player is compared with optimal play (:mod:`solver.analysis`): the
+Every decision of every player is compared with optimal play (:mod:`solver.analysis.game`): the
 win probability before, after the choice made and after the best choice, the loss, and a
 mark (inaccuracy, mistake, blunder). A game of three or more players is judged by the exact
 three-player optimum when its solve is cached, else by the approximation built on the
@@ -21,10 +21,11 @@ from optimal_farkle.engine.record import load_record, replay
 
 from ..widgets.words import MARK_STYLES
 from .common import add_cache_dir, emit_json, fail
+from .output import console
 from .progress import add_floor, check_floor, obtain_strategy
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.analysis import GameAnalysis
+    from optimal_farkle.solver.analysis.game import GameAnalysis
 
 SPARKS = "▁▂▃▄▅▆▇█"
 #: The line width when stdout is not a terminal: wide enough that no column is ever cut.
@@ -64,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
         record = load_record(args.file)
     except (RecordError, FarkleError) as exc:
         fail(str(exc))  # names the file and what is wrong with it
-    from optimal_farkle.solver.analysis import AnalysisError, analyse
-    from optimal_farkle.solver.model import unsupported
+    from optimal_farkle.solver.analysis.game import AnalysisError, analyse
+    from optimal_farkle.solver.duel.model import unsupported
 
     reason = unsupported(record.rules)
     if reason is not None:
@@ -80,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     )
     exact = None
     if len(record.players) > 2:
-        from optimal_farkle.solver.table import load_exact_table
+        from optimal_farkle.solver.table.advice import load_exact_table
 
         exact = load_exact_table(record.rules, len(record.players), args.cache_dir)
     try:
@@ -111,13 +112,12 @@ def short(choice: str) -> str:
 def print_analysis(analysis: GameAnalysis) -> None:
     """The decisions, the per-player summary and the win curve, with rich (honours NO_COLOR)."""
     from rich import box
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     record = analysis.record
     # Piped (``| head``, a file): no terminal width to fit, so every column is written whole.
-    console = Console(highlight=False, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+    out = console(width=None if sys.stdout.isatty() else PIPE_WIDTH)
     names = [p.name for p in record.players]
     winner = names[analysis.winner] if analysis.winner is not None else "nobody yet"
     start = (
@@ -126,14 +126,14 @@ def print_analysis(analysis: GameAnalysis) -> None:
         else ""
     )
     # Names are the players' own text: plain Text, never markup.
-    console.print(
+    out.print(
         Text.assemble(
             (" vs ".join(names), "bold"),
             f" · {record.rules.name} (goal {record.rules.goal:,}){start} · "
             f"{names[record.first]} went first · winner: {winner}",
         )
     )
-    console.print(
+    out.print(
         f"Judged by the {analysis.label}" + ("" if analysis.exact else " (not provably optimal)"),
         style="dim",
     )
@@ -173,7 +173,7 @@ def print_analysis(analysis: GameAnalysis) -> None:
             f"{100 * d.loss:.2f}",
             Text(d.mark, style=style),
         )
-    console.print(table)
+    out.print(table)
     summary = Table(title="Summary", box=box.SIMPLE_HEAD)
     for column in (
         "Player",
@@ -199,11 +199,11 @@ def print_analysis(analysis: GameAnalysis) -> None:
             str(s.mistakes),
             str(s.blunders),
         )
-    console.print(summary)
-    from optimal_farkle.solver.analysis import THRESHOLDS
+    out.print(summary)
+    from optimal_farkle.solver.analysis.game import THRESHOLDS
 
     marks = ", ".join(f"{name} from {100 * limit:g}" for name, limit in reversed(THRESHOLDS))
-    console.print(
+    out.print(
         f"Marks: {marks} points lost. "
         "Position: turn total and the dice showing (or dice to roll). Win → after: the "
         "mover's win chance in % before deciding and after the choice made. Loss, Mean: "
@@ -212,7 +212,7 @@ def print_analysis(analysis: GameAnalysis) -> None:
     )
     curve = [p.win for p in analysis.win_curve]
     if curve:
-        console.print(
+        out.print(
             Text(
                 f"{names[record.first]}'s win chance by turn: {sparkline(curve)} "
                 f"({100 * curve[0]:.1f}% → {100 * curve[-1]:.0f}%)"

@@ -8,6 +8,7 @@ from typing import Any
 from optimal_farkle.engine.text import printable
 
 from .common import add_cache_dir, add_common, emit_json, rules_from_args
+from .output import console
 from .progress import add_floor, check_floor, obtain_strategy
 
 
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     strategy, loaded = obtain_strategy(
         rules, args.floor, args.cache_dir, allow_long=args.allow_long
     )
-    from optimal_farkle.solver.cache import CacheError, cache_path, read_cache
+    from optimal_farkle.solver.duel.cache import CacheError, cache_path, read_cache
 
     model = strategy.model
     path = cache_path(rules, args.floor, args.cache_dir)
@@ -60,7 +61,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result)
         return 0
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
@@ -83,5 +83,5 @@ def run(args: argparse.Namespace) -> int:
     )
     size = f"{path.stat().st_size / 1e6:.1f} MB" if cached else "not cached"
     table.add_row("cache", Text(f"{printable(str(path))} ({size})"))
-    Console(highlight=False).print(table)
+    console().print(table)
     return 0

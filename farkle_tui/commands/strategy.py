@@ -13,10 +13,11 @@ from .common import (
     position_from_args,
     rules_from_args,
 )
+from .output import console
 from .progress import add_floor, check_floor, check_position_scores, obtain_strategy
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.explore import TurnTable
+    from optimal_farkle.solver.analysis.explore import TurnTable
 
 
 def register(subparsers: Any) -> None:
@@ -42,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
     check_position_scores(args, rules)
     position = position_from_args(args, rules)
     strategy, _ = obtain_strategy(rules, args.floor, args.cache_dir, allow_long=args.allow_long)
-    from optimal_farkle.solver.explore import turn_table
-    from optimal_farkle.solver.positions import start_state
+    from optimal_farkle.solver.analysis.explore import turn_table
+    from optimal_farkle.solver.core.positions import start_state
 
     table = turn_table(strategy, start_state(rules, position))
     if args.json:
@@ -54,13 +55,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def print_table(table: TurnTable) -> None:
-    from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     from optimal_farkle.engine import STEP
-    from optimal_farkle.solver.explore import COLUMNS
-    from optimal_farkle.solver.positions import describe
+    from optimal_farkle.solver.analysis.explore import COLUMNS
+    from optimal_farkle.solver.core.positions import describe
 
     p = table.position
     out = Table(
@@ -82,9 +82,9 @@ def print_table(table: TurnTable) -> None:
                 )
             )
         out.add_row(str(k * STEP), *cells)
-    console = Console(highlight=False)
-    console.print(out)
+    screen = console()
+    screen.print(out)
     thresholds = ", ".join(
         f"{n} dice: {t if t is not None else 'never'}" for n, t in table.thresholds.items()
     )
-    console.print(f"First reachable bank per dice count: {thresholds}")
+    screen.print(f"First reachable bank per dice count: {thresholds}")

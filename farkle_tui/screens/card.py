@@ -25,7 +25,7 @@ from ..widgets.header import TitleHeader
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.card import Card
+    from optimal_farkle.solver.players.card import Card
 
 
 class CardScreen(ReportsWorkerErrors, Screen[None]):
@@ -62,7 +62,7 @@ class CardScreen(ReportsWorkerErrors, Screen[None]):
 
     @work(thread=True, exclusive=True, group="card", exit_on_error=False)
     def _load(self) -> None:
-        from optimal_farkle.solver.card import load_card
+        from optimal_farkle.solver.players.card import load_card
 
         self.post_message(self.Ready(load_card(self.rules)))
 

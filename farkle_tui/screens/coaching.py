@@ -2,9 +2,9 @@
 
 The game screen owns one :class:`GameCoach` and tells it about every move a person makes
 (:meth:`GameCoach.after_move`). When the coach is on (``k``; off by default, remembered in
-the settings), a thread worker judges the move with :func:`solver.coach.judge` -- the
+the settings), a thread worker judges the move with :func:`solver.analysis.coach.judge` -- the
 decision API, exactly as the replay analysis does -- and counts the game's decisions not
-counted yet for the running total (:func:`solver.analysis.analyse_step`, the replay's own
+counted yet for the running total (:func:`solver.analysis.game.analyse_step`, the replay's own
 numbers), then hands the result back to the UI thread, which draws it in the
 :class:`CoachLine`. The coach only reads
 states: it never changes the game, and the game never waits for it.
@@ -29,9 +29,9 @@ from ..services import Services
 from ..widgets.coach_line import CoachLine, CoachTally, coach_text
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.coach import Judgement
-    from optimal_farkle.solver.levels import LevelPlayer
-    from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.analysis.coach import Judgement
+    from optimal_farkle.solver.duel.strategy import Strategy
+    from optimal_farkle.solver.players.levels import LevelPlayer
 
 #: The worker group of the coach (the game screen reports its failures).
 GROUP = "coach"
@@ -150,9 +150,9 @@ class GameCoach:
         it are analysed with the replay's :func:`analyse_step`, so the running total is the
         replay analysis's own, whenever the coach was turned on.
         """
-        from optimal_farkle.solver.analysis import analyse_step, replay_record
-        from optimal_farkle.solver.coach import judge
-        from optimal_farkle.solver.levels import CardPlayer
+        from optimal_farkle.solver.analysis.coach import judge
+        from optimal_farkle.solver.analysis.game import analyse_step, replay_record
+        from optimal_farkle.solver.players.levels import CardPlayer
 
         strategy = self.strategy
         assert strategy is not None

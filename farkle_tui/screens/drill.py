@@ -1,9 +1,9 @@
 """The drill: decide realistic positions, and see at once what optimal play and the card say.
 
-Each drill is :data:`DRILL_LENGTH` positions from real games (:mod:`solver.drill`): the
+Each drill is :data:`DRILL_LENGTH` positions from real games (:mod:`solver.analysis.drill`): the
 scores, the turn total, the dice set aside and the roll showing. The player answers as in
 a game: select the dice to set aside (``1``-``6`` or a click), then ``r`` to roll on or
-``b`` to bank. The answer comes back off the UI thread from :func:`solver.coach.judge`, the
+``b`` to bank. The answer comes back off the UI thread from :func:`solver.analysis.coach.judge`, the
 live coach's judge: the cost of the answer in win-chance points with its mark, the optimal
 move and the card's move. ``n`` goes to the next position. When the drill ends -- all
 positions answered, or ``q`` after at least one -- its score (best answers, answers that
@@ -43,9 +43,9 @@ from ..widgets.words import MARK_SIGNS, MARK_STYLES, points_lost, pts, select_wo
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.coach import Judgement
-    from optimal_farkle.solver.levels import LevelPlayer
-    from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.analysis.coach import Judgement
+    from optimal_farkle.solver.duel.strategy import Strategy
+    from optimal_farkle.solver.players.levels import LevelPlayer
 
 
 def seats(state: GameState) -> GameState:
@@ -131,8 +131,8 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
     # -- positions ---------------------------------------------------------------------------
     @work(thread=True, exclusive=True, group="drill", exit_on_error=False)
     def _prepare(self, seed: int) -> None:
-        from optimal_farkle.solver.drill import realistic_position
-        from optimal_farkle.solver.levels import CardPlayer
+        from optimal_farkle.solver.analysis.drill import realistic_position
+        from optimal_farkle.solver.players.levels import CardPlayer
 
         card = self.card if self.card is not None else CardPlayer(self.rules)
         self.post_message(self.Ready(realistic_position(self.rules, seed, card).state, card))
@@ -239,7 +239,7 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
 
     @work(thread=True, exclusive=True, group="drill", exit_on_error=False)
     def _judge(self, state: GameState, actions: tuple[Action, ...]) -> None:
-        from optimal_farkle.solver.coach import judge
+        from optimal_farkle.solver.analysis.coach import judge
 
         assert self.card is not None
         self.post_message(self.Judged(state, judge(self.strategy, self.card, state, actions)))

@@ -5,7 +5,7 @@ Three views of one rule set, switched with ``t``, ``m`` and ``c`` (or the tabs):
 * **Table** -- the article's table for the start-of-turn position in the fields above: the
   win probability for every turn total and dice count, coloured and lettered by the optimal
   action, unreachable cells marked, the bank threshold per dice count summarised on top.
-  The numbers are :func:`solver.explore.turn_table`'s, the same as ``farkle strategy --json``.
+  The numbers are :func:`solver.analysis.explore.turn_table`'s, the same as ``farkle strategy --json``.
 * **Map** -- a heat map over both banked scores of the bank threshold (or the win
   probability at one turn total) for a chosen dice count. Each grid point is a turn solve, so
   the map is computed in a worker with progress, drawn as it grows, cached for the session
@@ -18,7 +18,7 @@ rules, position and strategy; the cursor starts on the game's current cell). Whe
 strategy is not available the explorer says why (the solver's own reason, or "not computed
 yet: press s") and shows the max-score strategy instead, which every rule set has.
 
-A :class:`~optimal_farkle.solver.strategy.Strategy` is safe to share between threads, so the
+A :class:`~optimal_farkle.solver.duel.strategy.Strategy` is safe to share between threads, so the
 table, map and comparison workers all read the app's strategy (the game's, from a game).
 """
 
@@ -40,7 +40,7 @@ from textual.worker import Worker, WorkerState
 
 from optimal_farkle.engine import PRESETS, STEP, Rules, preset
 from optimal_farkle.engine.game import GameState, Phase
-from optimal_farkle.solver.positions import Position, position_of
+from optimal_farkle.solver.core.positions import Position, position_of
 
 from ..services import ServicesAccessor
 from ..widgets.header import TitleHeader
@@ -50,9 +50,9 @@ from ..widgets.turn_grid import TurnGrid
 from ..widgets.typeahead_select import TypeAheadSelect
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.expected import ExpectedStrategy
-    from optimal_farkle.solver.explore import Comparison, ScoreMap, TurnTable
-    from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.analysis.explore import Comparison, ScoreMap, TurnTable
+    from optimal_farkle.solver.core.expected import ExpectedStrategy
+    from optimal_farkle.solver.duel.strategy import Strategy
 
 MAX_SCORE = "max-score"
 #: Maps kept for the session, most recent last: (rules digest, floor, f, e, step, t, starter).
@@ -401,7 +401,7 @@ class ExplorerScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="explorer-table", exit_on_error=False)
     def _compute_expected(self, rules: Rules) -> None:
         """The max-score strategy, shown where the optimal one is not available."""
-        from optimal_farkle.solver.expected import expected_strategy
+        from optimal_farkle.solver.core.expected import expected_strategy
 
         self.post_message(self.ExpectedReady(rules, expected_strategy(rules)))
 
@@ -414,8 +414,8 @@ class ExplorerScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="explorer-table", exit_on_error=False)
     def _compute_table(self, strategy: Strategy, rules: Rules, position: Position) -> None:
-        from optimal_farkle.solver.explore import turn_table
-        from optimal_farkle.solver.positions import start_state
+        from optimal_farkle.solver.analysis.explore import turn_table
+        from optimal_farkle.solver.core.positions import start_state
 
         table = turn_table(strategy, start_state(rules, position))
         self.post_message(self.TableReady(rules, position, table))
@@ -445,7 +445,7 @@ class ExplorerScreen(Screen[None]):
 
     def _request_map(self) -> None:
         """Show the map for the current settings: from the cache, or computed in a worker."""
-        from optimal_farkle.solver.explore import empty_map
+        from optimal_farkle.solver.analysis.explore import empty_map
 
         heatmap = self.query_one(ScoreHeatmap)
         self._map_cancel.set()
@@ -487,7 +487,7 @@ class ExplorerScreen(Screen[None]):
     @work(thread=True, group="explorer-map", exit_on_error=False)
     def _fill_map(self, strategy: Strategy, score_map: ScoreMap, cancel: threading.Event) -> None:
         """Fill the map row by row, redrawing a few times a second."""
-        from optimal_farkle.solver.explore import MapCancelled, fill_map
+        from optimal_farkle.solver.analysis.explore import MapCancelled, fill_map
 
         started = time.monotonic()
         last = [0.0]
@@ -570,14 +570,14 @@ class ExplorerScreen(Screen[None]):
         other: Strategy | None,
     ) -> None:
         from optimal_farkle.engine import FarkleError
-        from optimal_farkle.solver.expected import expected_strategy
-        from optimal_farkle.solver.explore import (
+        from optimal_farkle.solver.analysis.explore import (
             compare,
             max_score_side,
             optimal_side,
             turn_table,
         )
-        from optimal_farkle.solver.positions import start_state
+        from optimal_farkle.solver.core.expected import expected_strategy
+        from optimal_farkle.solver.core.positions import start_state
 
         mine = turn_table(strategy, start_state(rules, position))
         first = optimal_side(mine, f"optimal, {rules.display_name}")

@@ -75,10 +75,10 @@ from .confirm import ConfirmScreen
 from .game_over import GameOverChoice, GameOverScreen
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.players import AIPlayer
-    from optimal_farkle.solver.strategy import Strategy
-    from optimal_farkle.solver.table import TableAdvice
-    from optimal_farkle.solver.table3 import ExactTableStrategy
+    from optimal_farkle.solver.duel.strategy import Strategy
+    from optimal_farkle.solver.players.computer import AIPlayer
+    from optimal_farkle.solver.table.advice import TableAdvice
+    from optimal_farkle.solver.table.exact import ExactTableStrategy
 
 TONE_ORDER = ("win", "bad", "hot", "good", "info")
 
@@ -602,24 +602,35 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             self.coach.after_move(before, done)  # judged off the UI thread; reads only
 
     def _save(self) -> None:
-        """Save after every action; a failing disk is reported but never stops the game."""
+        """Save after every action; a failing disk is reported but never stops the game.
+
+        Another farkle window on the same data dir may have put its own game where this one
+        was saved: the storage then keeps this one under Replays, and the player is told.
+        """
         storage = self.services.storage
+        kept = ""
         try:
             if self.session.state.is_over:
                 if not self._finished:
                     storage.archive(self.session.record)
             else:
-                storage.save_current(self.session.record)
+                kept = storage.save_current(self.session.record)
         except (OSError, FarkleError) as exc:
             self.unsaved = str(exc)
         else:
             self.unsaved = ""
         self._show_saved()
+        if kept:
+            self.notify(kept, severity="warning", timeout=12)
+            self.query_one(MoveLog).add(Line(kept, "bad"))
 
     def _saved_title(self) -> str:
-        """The header's second line: who plays whom, or the mark of a game not being saved."""
+        """The header's second line: who plays whom, or the mark of a game not being saved (or
+        saved under Replays, not as the game to continue)."""
         if self.unsaved:
             return f"NOT SAVED: {self.unsaved.rsplit(': ', 1)[-1]}"
+        if self.services.storage.kept_under_replays(self.session.record) is not None:
+            return "saved under Replays, not Continue"
         state = self.session.state
         room = HEADER_TEXT - len(f"{self.title} — ")
         return opponent_words(state.players, self.services.ai_titles(), room)
@@ -679,7 +690,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if len(state.players) == 2:
             if self.strategy is None:
                 return None
-            from optimal_farkle.solver.decisions import final_target
+            from optimal_farkle.solver.duel.decisions import final_target
 
             target = final_target(state)
             return self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
@@ -864,10 +875,12 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             self.app.push_screen(RulesHelpScreen(self.state.rules, choose=False))
 
     def action_quit_game(self) -> None:
-        """Ask before leaving an unfinished game, and say that it is saved either way."""
+        """Ask before leaving an unfinished game, and say where it is saved (saved again first:
+        another farkle window may have taken its place as the game to continue)."""
         if self.state is None or self.state.is_over:
             self.dismiss(GameExit.START)
             return
+        self._save()
 
         def chosen(choice: Leave | None) -> None:
             if choice is Leave.QUIT:
@@ -883,14 +896,24 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
                     (Leave.START, "Start screen"),
                     (Leave.QUIT, "Quit farkle"),
                 ],
-                detail=(
-                    f"It is NOT saved ({self.unsaved.rsplit(': ', 1)[-1]}): leaving ends it."
-                    if self.unsaved
-                    else "It is saved after every move: choose Continue on the start screen to "
-                    "pick it up exactly here."
-                ),
+                detail=self._where_saved(),
             ),
             chosen,
+        )
+
+    def _where_saved(self) -> str:
+        """The quit dialog's word on the save: where to find this game again, if anywhere."""
+        if self.unsaved:
+            return f"It is NOT saved ({self.unsaved.rsplit(': ', 1)[-1]}): leaving ends it."
+        aside = self.services.storage.kept_under_replays(self.session.record)
+        if aside is not None:
+            return (
+                f"It is saved under Replays ({aside.name}), not as the game to continue: another "
+                "farkle window put its own game there."
+            )
+        return (
+            "It is saved after every move: choose Continue on the start screen to pick it up "
+            "exactly here."
         )
 
     # -- the end -----------------------------------------------------------------------------------

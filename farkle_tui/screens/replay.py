@@ -4,7 +4,7 @@ The positions are rebuilt by replaying the record with the engine (never read fr
 so scores, dice, the tray and the turn are drawn exactly as they were. Position ``i`` is the
 state after ``i`` recorded actions; the panel below judges the action taken *from* it: the
 choice made, the optimal choice, the win probability before and after, the loss and its
-mark (:mod:`solver.analysis`). The analysis runs in a thread worker once the strategy of the
+mark (:mod:`solver.analysis.game`). The analysis runs in a thread worker once the strategy of the
 game's rules is available; if it is not cached yet, ``a`` solves it first (the solve screen
 shows why and how long), and stepping works meanwhile. A game of three or more players is
 judged by the exact three-player optimum where it is solved, else by the approximation built
@@ -43,9 +43,9 @@ from ..widgets.words import MARK_SIGNS, MARK_STYLES, describe_event, dice_text, 
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.analysis import DecisionAnalysis, GameAnalysis
-    from optimal_farkle.solver.strategy import Strategy
-    from optimal_farkle.solver.table3 import ExactTableStrategy
+    from optimal_farkle.solver.analysis.game import DecisionAnalysis, GameAnalysis
+    from optimal_farkle.solver.duel.strategy import Strategy
+    from optimal_farkle.solver.table.exact import ExactTableStrategy
 
 
 STEP = Binding.Group("Step")
@@ -183,7 +183,7 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
 
     def _analyse_with(self, strategy: Strategy | None, exact: ExactTableStrategy | None) -> None:
         """Judge the game by the best strategy there is for its table (see the docstring)."""
-        from optimal_farkle.solver.analysis import AnalysisError, analyse
+        from optimal_farkle.solver.analysis.game import AnalysisError, analyse
 
         record = self.record
         advice = self.services.advice(record.rules, len(record.players), strategy, exact)

@@ -4,7 +4,7 @@ Shown only when a game needs a strategy that is not cached yet. The solve runs i
 worker (the solver's kernels release the GIL), reports through ``progress`` callbacks that are
 forwarded to the UI thread, and stops when the Cancel button sets the ``threading.Event``.
 
-Before the solve starts its time and memory are estimated (:mod:`solver.estimate`): above the
+Before the solve starts its time and memory are estimated (:mod:`solver.duel.estimate`): above the
 limit the screen says so and asks ("Solve anyway"), and a solve the machine has not the memory
 for is not offered at all. Warnings of the solver (a cache that cannot be written) are shown
 as notifications as they come. Leaving the screen by any way, quitting the app included,
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +42,7 @@ from ..services import ServicesAccessor
 from ..workers import ReportsWorkerErrors
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.strategy import Strategy
+    from optimal_farkle.solver.duel.strategy import Strategy
 
 STEPS = 1000  # progress bar resolution
 
@@ -114,6 +115,8 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
 
     services = ServicesAccessor()
     WORKER_WORDS = {"solve": "the solve"}
+    #: The clock of "N s so far" and of the time left: a test puts in one it moves by hand.
+    clock: Callable[[], float] = staticmethod(time.monotonic)
 
     def __init__(
         self,
@@ -197,7 +200,7 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
 
     def on_mount(self) -> None:
         if not self.unsupported:
-            self.started = time.monotonic()
+            self.started = self.clock()
             # The clock runs between reports too: a stage can be silent for seconds (the
             # compile, or another farkle process's solve of these rules) and must not look
             # frozen.
@@ -223,7 +226,7 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
         last = [0.0]
 
         def progress(fraction: float, note: str) -> None:
-            now = time.monotonic()
+            now = time.monotonic()  # the repaint rate, not a time shown
             if now - last[0] >= 0.1 or fraction >= 1.0:  # at most ten repaints a second
                 last[0] = now
                 self.post_message(self.Progress(fraction, note))
@@ -265,7 +268,7 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
         time so far, as it should)."""
         if self.left or self.outcome or self.cancel_event.is_set() or not self.notes:
             return
-        elapsed = time.monotonic() - self.started
+        elapsed = self.clock() - self.started
         left = time_left(elapsed, self.fraction)
         self._note(f"{self.notes[-1]}  ({elapsed:.0f} s so far{', ' + left if left else ''})")
 
@@ -333,7 +336,7 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
             self.query_one("#solve-progress").display = True
             self.query_one("#solve-note", Static).update("Starting…")
             self.query_one("#cancel", Button).label = "Cancel"
-            self.started = time.monotonic()
+            self.started = self.clock()
             self._solve(anyway=True)
         elif event.button.id == "back":
             self._leave(None)

@@ -17,7 +17,7 @@ from optimal_farkle.engine import STEP
 from .words import pts
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.card import Card, Odds
+    from optimal_farkle.solver.players.card import Card, Odds
 
 
 SOURCES = {

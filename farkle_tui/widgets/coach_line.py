@@ -1,6 +1,6 @@
 """The live coach's two lines: what your last move cost, the better move, what the card says.
 
-The game screen computes a :class:`~optimal_farkle.solver.coach.Judgement` off the UI thread
+The game screen computes a :class:`~optimal_farkle.solver.analysis.coach.Judgement` off the UI thread
 after each of a person's moves and hands it here with the game's running tally; the widget
 only draws. Costs are win-chance points (percentage points of the chance to win) given away
 against the best move, with the replay analysis's marks.
@@ -18,8 +18,8 @@ from textual.widgets import Static
 from .words import MARK_SIGNS, MARK_STYLES, points_lost
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.analysis import DecisionAnalysis
-    from optimal_farkle.solver.coach import Judgement
+    from optimal_farkle.solver.analysis.coach import Judgement
+    from optimal_farkle.solver.analysis.game import DecisionAnalysis
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class CoachTally:
 
 def cost_words(loss: float) -> str:
     """``−1.23`` win-chance points, or ``best`` when nothing was given away."""
-    from optimal_farkle.solver.analysis import BEST_EPSILON
+    from optimal_farkle.solver.analysis.game import BEST_EPSILON
 
     return "best" if loss <= BEST_EPSILON else points_lost(loss)
 

@@ -1,6 +1,6 @@
 """The hints panel: what optimal play says about the position, for the player to move.
 
-The numbers come straight from the table decision API (:mod:`solver.table`: the same calls
+The numbers come straight from the table decision API (:mod:`solver.table.advice`: the same calls
 the optimal AI makes), computed off the UI thread by the game screen, and shown read-only:
 hints never change the game. Two players read the solved two-player optimum; a table of
 three or more reads the exact three-player optimum where it is solved, else the labelled
@@ -27,8 +27,8 @@ from optimal_farkle.engine.game import GameState, Phase, SetAside, apply
 from .words import dice_text, pct, points_lost, pts
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.decisions import Decision, OptionValue
-    from optimal_farkle.solver.table import TableAdvice
+    from optimal_farkle.solver.duel.decisions import Decision, OptionValue
+    from optimal_farkle.solver.table.advice import TableAdvice
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,11 @@ class MoveLog(RichLog):
     the newest. This log wraps at its own width (the scroll bar's column always kept, so the
     width does not change when the bar appears), again on every new width, and on any new
     size shows the newest line.
+
+    A hidden log (the hints take its place below 110 columns) has no width: RichLog wrapped a
+    line written then one character per line, and the log shown again at its old width was
+    not wrapped again. Such a line waits instead, and the log is wrapped whole when it shows
+    (a widget shown again gets a resize).
     """
 
     DEFAULT_CSS = """
@@ -51,6 +56,9 @@ class MoveLog(RichLog):
         self._texts.append(text)
         if self.max_lines is not None and len(self._texts) > self.max_lines:
             del self._texts[: -self.max_lines]
+        if self._size_known and self.scrollable_content_region.width <= 0:
+            self._wrapped_at = 0  # hidden: the next resize wraps every line, this one too
+            return
         self.write(text)
 
     def on_resize(self, event: Resize) -> None:

@@ -3,8 +3,8 @@
 Compact fields (one line each, so the table below keeps the screen): the rules, my banked
 score, the opponent's, and both consecutive-farkle counts (disabled when the rules have no
 farkle penalty). Every edit is checked at once with the engine's own rules
-(:func:`solver.positions.start_state`) and against the scores the strategy holds (from its
-floor: :func:`solver.positions.check_held`); a valid position goes up as :class:`Changed`, an
+(:func:`solver.core.positions.start_state`) and against the scores the strategy holds (from its
+floor: :func:`solver.core.positions.check_held`); a valid position goes up as :class:`Changed`, an
 invalid one as :class:`Invalid` with the reason, and nothing else changes.
 
 Whether each player is on the board (an entry minimum) and who started (equal-turns) have no
@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.widgets import Input, Label
 
 from optimal_farkle.engine import FarkleError, Rules
-from optimal_farkle.solver.positions import Position, check_held, farkle_counts, start_state
+from optimal_farkle.solver.core.positions import Position, check_held, farkle_counts, start_state
 
 from .typeahead_select import TypeAheadSelect
 

@@ -1,6 +1,6 @@
 """A heat map over my banked score (down) and the opponent's (across).
 
-It shows one number per pair of scores from a :class:`~solver.explore.ScoreMap`: the bank
+It shows one number per pair of scores from a :class:`~solver.analysis.explore.ScoreMap`: the bank
 threshold of a chosen dice count (the smallest reachable turn total at which the optimal
 strategy banks; magenta where it never banks, the "go for it" regions near the goal) or the
 win probability ``W(t, n)`` at a chosen turn total and dice count. Each cell is one half of a
@@ -28,7 +28,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.explore import ScoreMap
+    from optimal_farkle.solver.analysis.explore import ScoreMap
 
 #: Map spacings offered by zooming, finest first.
 ZOOMS = (50, 100, 250, 500, 1000, 2500)
@@ -79,7 +79,7 @@ def zooms(goal: int) -> list[int]:
 
 
 def threshold_colour(value: int) -> str:
-    from optimal_farkle.solver.explore import NEVER, PENDING
+    from optimal_farkle.solver.analysis.explore import NEVER, PENDING
 
     if value == PENDING:
         return PENDING_COLOUR
@@ -169,7 +169,7 @@ class ScoreHeatmap(Widget, can_focus=True):
 
     def describe(self) -> str:
         """The cursor's cell in words (the status line; tests read it)."""
-        from optimal_farkle.solver.explore import NEVER, PENDING
+        from optimal_farkle.solver.analysis.explore import NEVER, PENDING
 
         score, opponent = self.scores_at(self.cursor)
         where = f"you {score:,}, opponent {opponent:,}"

@@ -21,8 +21,8 @@ from textual.widgets import DataTable
 from optimal_farkle.engine import STEP
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.expected import ExpectedStrategy
-    from optimal_farkle.solver.explore import Comparison, TurnTable
+    from optimal_farkle.solver.analysis.explore import Comparison, TurnTable
+    from optimal_farkle.solver.core.expected import ExpectedStrategy
 
 #: Dice counts in the article's column order.
 COLUMNS = (6, 5, 4, 3, 2, 1)

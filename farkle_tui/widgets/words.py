@@ -36,7 +36,7 @@ def dice_text(dice: Sequence[int]) -> str:
     return " ".join(str(d) for d in dice)
 
 
-#: Rich styles of the analysis marks (:data:`solver.analysis` names them), for the CLI and the replay screen.
+#: Rich styles of the analysis marks (:data:`solver.analysis.game` names them), for the CLI and the replay screen.
 MARK_STYLES = {
     "best": "green",
     "good": "",

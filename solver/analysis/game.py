@@ -1,0 +1,564 @@
+"""Move-by-move analysis of a recorded game against the optimal strategy, and game history.
+
+A record is replayed with :func:`engine.record.replay_steps`; at every *decision* of any
+player -- a set-aside chosen among two or more legal ones, or a bank-or-roll choice where
+both are legal -- the table decision API (:mod:`solver.table.advice`) gives the win probability of
+the player to move before deciding, after the choice made and after the best choice. The
+difference is the *loss*: win probability given away by that one decision, assuming optimal
+play afterwards (the standard measure of chess engines' "centipawn loss", in probability).
+
+Games of any size are analysed: two players by the solved two-player optimum, three by the
+exact three-player optimum where it has been solved, and larger tables (or three without the
+exact solve) by the approximation built on the two-player solve. Which one judged the game is
+part of the analysis (:attr:`GameAnalysis.label`, :attr:`GameAnalysis.exact`), and every
+screen and ``farkle replay`` says it.
+
+Forced moves (the first roll of a turn, a roll when banking is not allowed, a roll with a
+single way to score) are not decisions and are not counted, so accuracy is not inflated.
+
+Marks come from :data:`THRESHOLDS`, defined once: a loss of at least 0.5 percentage points
+of win probability is an inaccuracy, 2 a mistake, 5 a blunder.
+
+A head start (komi) is simply the record's start scores: the replay starts from them, so
+every probability here accounts for it without anything special.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from optimal_farkle.engine import FarkleError, RecordError
+from optimal_farkle.engine.events import Banked, Event, GameOver
+from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
+from optimal_farkle.engine.record import GameRecord, replay_steps
+
+from ..duel.model import unsupported
+from ..duel.strategy import Strategy
+from ..table.advice import TableAdvice, TwoPlayerAdvice, table_advice
+
+if TYPE_CHECKING:
+    from ..table.exact import ExactTableStrategy
+
+#: Loss thresholds (win probability) of the marks, worst first: the one place they live.
+THRESHOLDS: tuple[tuple[str, float], ...] = (
+    ("blunder", 0.05),
+    ("mistake", 0.02),
+    ("inaccuracy", 0.005),
+)
+#: Losses at or below this are the best move (floating-point noise of equal choices).
+BEST_EPSILON = 1e-9
+MARKS = ("best", "good", "inaccuracy", "mistake", "blunder")
+
+
+class AnalysisError(ValueError):
+    """A record that cannot be analysed (unreadable, not replayable, unsupported rules)."""
+
+
+def mark_of(loss: float) -> str:
+    """``best`` (no loss), ``good`` (below every threshold), or the worst threshold reached."""
+    for name, threshold in THRESHOLDS:
+        if loss >= threshold:
+            return name
+    return "best" if loss <= BEST_EPSILON else "good"
+
+
+def describe_action(action: Action, state: GameState) -> str:
+    """``bank``, ``roll`` or ``set aside 1 5 5 (200)``: a choice in plain words."""
+    if isinstance(action, Bank):
+        return "bank"
+    if isinstance(action, Roll):
+        return "roll"
+    option = next(o for o in state.options() if o.dice == tuple(sorted(action.dice)))
+    return f"set aside {' '.join(map(str, option.dice))} ({option.points:,})"
+
+
+def state_json(state: GameState) -> dict[str, Any]:
+    """The position of a decision, as ``farkle replay --json`` prints it."""
+    return {
+        "phase": state.phase.value,
+        "turn_total": state.turn_total,
+        "dice_left": state.dice_left,
+        "roll": list(state.roll),
+        "scores": list(state.scores),
+        "farkles": [s.farkles for s in state.standings],
+    }
+
+
+@dataclass(frozen=True)
+class Step:
+    """One recorded action: the state before it, the action, its events, the state after."""
+
+    index: int
+    before: GameState
+    action: Action
+    events: tuple[Event, ...]
+    after: GameState
+
+
+@dataclass(frozen=True)
+class DecisionAnalysis:
+    """One decision of one player, judged by the optimal strategy (probabilities of the mover)."""
+
+    step: int  # index into the game's steps
+    turn: int
+    player: int
+    state: GameState
+    choice: str
+    best: str
+    win_before: float
+    win_after_choice: float
+    win_after_best: float
+    loss: float
+    mark: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "turn": self.turn,
+            "player": self.player,
+            "state": state_json(self.state),
+            "choice": self.choice,
+            "best": self.best,
+            "win_before": self.win_before,
+            "win_after_choice": self.win_after_choice,
+            "win_after_best": self.win_after_best,
+            "loss": self.loss,
+            "mark": self.mark,
+        }
+
+
+@dataclass(frozen=True)
+class PlayerSummary:
+    """How one player decided over a game. ``accuracy``: the share of best decisions."""
+
+    player: int
+    name: str
+    decisions: int
+    total_loss: float
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+    best: int
+
+    @property
+    def mean_loss(self) -> float:
+        return self.total_loss / self.decisions if self.decisions else 0.0
+
+    @property
+    def accuracy(self) -> float:
+        return self.best / self.decisions if self.decisions else 1.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "name": self.name,
+            "decisions": self.decisions,
+            "total_loss": self.total_loss,
+            "mean_loss": self.mean_loss,
+            "inaccuracies": self.inaccuracies,
+            "mistakes": self.mistakes,
+            "blunders": self.blunders,
+            "accuracy": self.accuracy,
+        }
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """The first player's win probability at the start of a turn (the last point: the result)."""
+
+    turn: int
+    step: int  # the step that starts at this point (== len(steps) for the result)
+    win: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"turn": self.turn, "win": self.win}
+
+
+@dataclass(frozen=True)
+class GameAnalysis:
+    """Everything ``farkle replay`` reports about one game."""
+
+    record: GameRecord
+    steps: tuple[Step, ...]
+    decisions: tuple[DecisionAnalysis, ...]
+    summary: tuple[PlayerSummary, ...]
+    win_curve: tuple[CurvePoint, ...]
+    winner: int | None
+    #: The strategy that judged the game (:attr:`solver.table.advice.TableAdvice.label`).
+    label: str = "exact two-player optimum"
+    #: Whether that strategy is provably optimal (False: an approximation).
+    exact: bool = True
+
+    def decision_at(self, step: int) -> DecisionAnalysis | None:
+        """The decision taken at ``step`` (None for a forced move)."""
+        return self._by_step.get(step)
+
+    @cached_property
+    def _by_step(self) -> dict[int, DecisionAnalysis]:
+        return {d.step: d for d in self.decisions}
+
+    def to_json(self) -> dict[str, Any]:
+        record = self.record
+        return {
+            "rules": record.rules.name,
+            "players": [{"name": p.name, "kind": p.kind} for p in record.players],
+            "first": record.first,
+            "start_scores": list(record.start_scores or (0,) * len(record.players)),
+            "winner": self.winner,
+            "strategy": self.label,
+            "exact": self.exact,
+            "decisions": [d.to_json() for d in self.decisions],
+            "summary": [s.to_json() for s in self.summary],
+            "win_curve": [p.to_json() for p in self.win_curve],
+        }
+
+
+def replay_record(record: GameRecord) -> tuple[Step, ...]:
+    """Every recorded action as a :class:`Step`; AnalysisError if the record does not replay."""
+    try:
+        return tuple(
+            Step(i, before, action, events, after)
+            for i, (before, action, events, after) in enumerate(replay_steps(record))
+        )
+    except (RecordError, FarkleError) as exc:
+        raise AnalysisError(f"the record does not replay: {exc}") from None
+
+
+def advice_for(
+    record: GameRecord,
+    strategy: Strategy | TableAdvice,
+    exact: ExactTableStrategy | None = None,
+) -> TableAdvice:
+    """The advice that judges ``record``; AnalysisError when none can.
+
+    ``strategy``: the two-player solve of the record's rules (the table advice is built from
+    it and from ``exact``, the exact table solve, for the record's number of players), or a
+    ready :class:`solver.table.advice.TableAdvice`.
+    """
+    players = len(record.players)
+    reason = unsupported(record.rules)
+    if reason is not None:
+        raise AnalysisError(f"this game cannot be analysed: {reason}")
+    if isinstance(strategy, Strategy):
+        if record.rules.digest != strategy.rules.digest:
+            raise AnalysisError(
+                f"the strategy is for the rules {strategy.rules.name!r}, "
+                f"the game uses {record.rules.name!r}"
+            )
+        if players == 2:
+            return TwoPlayerAdvice(strategy)
+        try:
+            advice = table_advice(record.rules, players, strategy, exact)
+        except ValueError as exc:
+            raise AnalysisError(f"this game cannot be analysed: {exc}") from None
+        assert advice is not None
+        return advice
+    if record.rules.digest != strategy.rules.digest:
+        raise AnalysisError(
+            f"the strategy is for the rules {strategy.rules.name!r}, "
+            f"the game uses {record.rules.name!r}"
+        )
+    if strategy.players != players:
+        raise AnalysisError(
+            f"the strategy is for {strategy.players} players, this game has {players}"
+        )
+    return strategy
+
+
+def check_analysable(record: GameRecord, strategy: Strategy | TableAdvice) -> None:
+    """AnalysisError unless the strategy of the record's rules can judge this game."""
+    advice_for(record, strategy)
+
+
+def analyse_step(strategy: Strategy | TableAdvice, step: Step) -> DecisionAnalysis | None:
+    """The analysis of one action, or None when it was forced (no real choice)."""
+    advice = TwoPlayerAdvice(strategy) if isinstance(strategy, Strategy) else strategy
+    state, action = step.before, step.action
+    if state.is_over:
+        return None
+    if state.phase is Phase.CHOOSE:
+        ranked = advice.rank_options(state)
+        if len(ranked) < 2:
+            return None
+        chosen = tuple(sorted(action.dice)) if isinstance(action, SetAside) else ()
+        made = next(ov for ov in ranked if ov.option.dice == chosen)
+        best = ranked[0]
+        best_text = describe_action(SetAside(best.option.dice), state)
+        before, after_choice, after_best = best.win, made.win, best.win
+    else:
+        if not state.can_bank():
+            return None
+        decision = advice.decide(state)
+        assert decision.bank is not None
+        after_choice = decision.bank if isinstance(action, Bank) else decision.roll
+        after_best = max(decision.bank, decision.roll)
+        before = decision.win
+        best_text = decision.best
+    loss = max(0.0, after_best - after_choice)
+    return DecisionAnalysis(
+        step=step.index,
+        turn=state.turn,
+        player=state.current,
+        state=state,
+        choice=describe_action(action, state),
+        best=best_text,
+        win_before=before,
+        win_after_choice=after_choice,
+        win_after_best=after_best,
+        loss=loss,
+        mark=mark_of(loss),
+    )
+
+
+def summarise(
+    record: GameRecord, decisions: Sequence[DecisionAnalysis]
+) -> tuple[PlayerSummary, ...]:
+    """Per player: decisions, total loss, marks and best moves."""
+    out = []
+    for i, player in enumerate(record.players):
+        mine = [d for d in decisions if d.player == i]
+        marks = [d.mark for d in mine]
+        out.append(
+            PlayerSummary(
+                player=i,
+                name=player.name,
+                decisions=len(mine),
+                total_loss=sum(d.loss for d in mine),
+                inaccuracies=marks.count("inaccuracy"),
+                mistakes=marks.count("mistake"),
+                blunders=marks.count("blunder"),
+                best=marks.count("best"),
+            )
+        )
+    return tuple(out)
+
+
+def win_curve(
+    record: GameRecord, strategy: Strategy | TableAdvice, steps: Sequence[Step]
+) -> tuple[CurvePoint, ...]:
+    """P(the first player wins) at the start of every turn, then the result."""
+    advice = TwoPlayerAdvice(strategy) if isinstance(strategy, Strategy) else strategy
+    first = record.first
+    points: list[CurvePoint] = []
+    initial = steps[0].before if steps else record.initial_state()
+    states = [(0, initial)] + [(s.index + 1, s.after) for s in steps]
+    seen_turn = -1
+    for index, state in states:
+        starts_turn = state.phase is Phase.DECIDE and state.turn_total == 0 and not state.set_aside
+        if state.is_over or (starts_turn and state.turn != seen_turn):
+            if state.is_over:
+                mine = 1.0 if state.winner == first else 0.0
+            else:
+                mine = advice.win_chances(state)[first]
+            points.append(CurvePoint(state.turn, index, mine))
+            seen_turn = state.turn
+    return tuple(points)
+
+
+def analyse(
+    record: GameRecord,
+    strategy: Strategy | TableAdvice,
+    exact: ExactTableStrategy | None = None,
+) -> GameAnalysis:
+    """The whole analysis of a recorded game (a finished or an unfinished one), of any size.
+
+    ``strategy``: the two-player solve of the record's rules, or a ready table advice;
+    ``exact``: the exact table solve, used for a game of the size it covers (see
+    :func:`advice_for`). The analysis names the strategy that judged it.
+    """
+    advice = advice_for(record, strategy, exact)
+    steps = replay_record(record)
+    decisions = tuple(d for d in (analyse_step(advice, s) for s in steps) if d is not None)
+    final = steps[-1].after if steps else record.initial_state()
+    return GameAnalysis(
+        record=record,
+        steps=steps,
+        decisions=decisions,
+        summary=summarise(record, decisions),
+        win_curve=win_curve(record, advice, steps),
+        winner=final.winner,
+        label=advice.label,
+        exact=advice.exact,
+    )
+
+
+# -- history ------------------------------------------------------------------------------------
+@dataclass
+class Tally:
+    """Games and wins of the player against one set of opponents, under one rule set, or at
+    one table size; with the finishing places, which say more than wins at a bigger table."""
+
+    games: int = 0
+    wins: int = 0
+    places: int = 0  # the sum of the player's finishing places (1 = won)
+    even: float = 0.0  # the sum over games of 1/N: the wins expected of an equal player
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def mean_place(self) -> float:
+        """The player's average finishing place (1.0: won every game)."""
+        return self.places / self.games if self.games else 0.0
+
+    @property
+    def even_rate(self) -> float:
+        """The win rate of a player as good as everyone else at these tables (1/N on average)."""
+        return self.even / self.games if self.games else 0.0
+
+    def add(self, won: bool, place: int, players: int) -> None:
+        self.games += 1
+        self.wins += won
+        self.places += place
+        self.even += 1.0 / players
+
+
+def finishing_place(seat: int, winner: int, scores: Sequence[int]) -> int:
+    """``seat``'s place at the end: 1 for the winner, else one behind everyone who scored more
+    (and behind the winner, who wins a tie)."""
+    if seat == winner:
+        return 1
+    mine = scores[seat]
+    return 1 + sum(1 for j, s in enumerate(scores) if j != seat and (s > mine or j == winner))
+
+
+@dataclass(frozen=True)
+class BestTurn:
+    """A banked turn worth remembering."""
+
+    points: int
+    name: str
+    when: str
+    rules: str
+
+
+@dataclass(frozen=True)
+class LossPoint:
+    """The player's average loss per decision in one analysed game, in time order."""
+
+    when: str
+    mean_loss: float
+    decisions: int
+
+
+@dataclass
+class History:
+    """Statistics over the saved games, from the point of view of one human player."""
+
+    games: int = 0
+    unfinished: int = 0
+    watched: int = 0  # computer-against-computer games: no human to count
+    by_opponent: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    by_rules: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    by_table: dict[int, Tally] = field(default_factory=lambda: defaultdict(Tally))  # by seats
+    best_turns: list[BestTurn] = field(default_factory=list)
+    losses: list[LossPoint] = field(default_factory=list)
+
+
+def my_seat(record: GameRecord, me: str | None) -> int | None:
+    """The seat of the human called ``me``, else the first human seat; None without humans."""
+    humans = [i for i, p in enumerate(record.players) if p.kind == "human"]
+    for i in humans:
+        if me is not None and record.players[i].name == me:
+            return i
+    return humans[0] if humans else None
+
+
+def _when(record: GameRecord) -> str:
+    try:
+        return datetime.fromisoformat(record.updated or record.created).strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return record.created
+
+
+def history(
+    records: Iterable[GameRecord],
+    me: str | None = None,
+    analyses: dict[int, GameAnalysis] | None = None,
+    best: int = 10,
+) -> History:
+    """Win rates per set of opponents, rule set and table size, the best banked turns, and the
+    loss trend.
+
+    A set of opponents is the same whatever the seats they sat in (``coach & optimal``);
+    every tally also keeps the finishing places and the win rate an equal player would have,
+    which tell more than wins at a table of three or more.
+
+    ``analyses`` maps ``id(record)`` to its analysis where one is available (the strategy
+    of its rules is cached); games without one are left out of the loss trend only.
+    """
+    out = History()
+    turns: list[BestTurn] = []
+    ordered = sorted(records, key=lambda r: r.updated or r.created)
+    for record in ordered:
+        seat = my_seat(record, me)
+        when = _when(record)
+        for event in record.events:
+            if isinstance(event, Banked) and record.players[event.player].kind == "human":
+                turns.append(
+                    BestTurn(
+                        event.points, record.players[event.player].name, when, record.rules.name
+                    )
+                )
+        if seat is None:
+            out.watched += 1
+            continue
+        over = [e for e in record.events if isinstance(e, GameOver)]
+        if not over:
+            out.unfinished += 1
+            continue
+        out.games += 1
+        end = over[-1]
+        won = end.winner == seat
+        place = finishing_place(seat, end.winner, end.scores)
+        others = sorted(
+            "human (hot seat)" if p.kind == "human" else p.kind
+            for i, p in enumerate(record.players)
+            if i != seat
+        )
+        n = len(record.players)
+        tallies = (out.by_opponent[" & ".join(others)], out.by_rules[record.rules.name])
+        for tally in (*tallies, out.by_table[n]):
+            tally.add(won, place, n)
+        analysis = (analyses or {}).get(id(record))
+        if analysis is not None:
+            mine = analysis.summary[seat]
+            if mine.decisions:
+                out.losses.append(LossPoint(when, mine.mean_loss, mine.decisions))
+    out.best_turns = sorted(turns, key=lambda t: -t.points)[:best]
+    out.by_opponent = dict(out.by_opponent)
+    out.by_rules = dict(out.by_rules)
+    out.by_table = dict(out.by_table)
+    return out
+
+
+__all__ = [
+    "BEST_EPSILON",
+    "MARKS",
+    "THRESHOLDS",
+    "AnalysisError",
+    "BestTurn",
+    "CurvePoint",
+    "DecisionAnalysis",
+    "GameAnalysis",
+    "History",
+    "LossPoint",
+    "PlayerSummary",
+    "Step",
+    "Tally",
+    "advice_for",
+    "analyse",
+    "analyse_step",
+    "finishing_place",
+    "history",
+    "mark_of",
+    "my_seat",
+    "replay_record",
+    "summarise",
+    "win_curve",
+]

@@ -1,0 +1,482 @@
+"""Expected-score strategies: play one turn to maximise the points it adds.
+
+Unlike the win-probability strategy, this one ignores both banked scores, the goal and the
+opponent: it is the classic "maximise expected turn score" strategy of Busche's Farkle
+Strategy Generator, and (with a farkle penalty ``y``) the family of more careful strategies
+his Zilch article uses against the three-farkle rule. The AI players use it as a cheap,
+rules-agnostic opponent, and ``farkle expected`` prints it.
+
+Model
+-----
+A decision state is ``(t, n)``: turn total ``t`` (a multiple of 50) and ``n`` = 1..6 dice to
+roll. ``m = rules.bank_minimum(entered=True)``: the entry minimum is a game-level rule about
+a player's *first* bank and is left out of this per-turn analysis, except on request
+(``entered=False``): then ``m`` is the entry minimum, and the same equations give the first
+turn of a player who is not on the board yet, the strategy that maximises the expected
+points of a turn whose bank must reach the entry minimum ("Analysis of Farkle" discusses it
+for the Patch rules' 500). With
+``F_n`` the probability that ``n`` dice farkle and ``p_g`` the probability of roll group
+``g`` (rolls with identical option lists, from :func:`solver.core.rolls.grouped_tables` with
+``reduce=False``, so every legal set-aside is considered)::
+
+    V(t, n) = max( t                [only if t >= m],
+                   R(t, n) )
+    R(t, n) = -y F_n + sum_g p_g max_{(pts, used) in g} V(t + pts, h(n - used))
+    h(0) = 6 (hot dice: a full set again),  h(k) = k otherwise
+
+(``n`` is a dice column of :mod:`solver.core.rolls`: column 6 is a full set of fresh dice, five
+of them under five-dice rules, and ``h`` is :func:`solver.core.rolls.next_dice`.)
+
+``V`` is the objective: expected banked points minus ``y`` times the probability of ending
+the turn in a farkle. Under the strategy that attains ``V`` we also track the true expected
+banked amount ``T`` (a farkle banks 0) and the farkle probability ``Q``::
+
+    T(t, n) = t, Q(t, n) = 0                     where the strategy banks
+    T(t, n) = sum_g p_g T(chosen successor)      where it rolls
+    Q(t, n) = F_n + sum_g p_g Q(chosen successor)
+
+so ``V = T - y Q`` everywhere. ``E(t, n) = T_roll(t, n) - t`` is the expected gain of rolling
+now and playing on optimally. Every option scores at least 50, so successors always have a
+larger ``t``: one backward pass over ``t`` solves the table exactly, once the values above
+a cap are known.
+
+Above the cap
+-------------
+Call ``n`` *risky* when ``F_n > 0`` and *riskless* otherwise (Zilch's six dice, which score
+500 when nothing else does). Above a high enough cap ``K`` every risky count banks and every
+riskless count is worth ``t + c_n``, where ``c`` is the fixed point of "score this roll, then
+bank, or roll again if the dice left are riskless"::
+
+    c_n = 0                                                  (n risky)
+    c_n = sum_g p_g max_{(pts, used)} (pts + c_{h(n - used)})  (n riskless)
+
+The riskless equations are a max of linear maps with a sub-stochastic matrix, so we solve
+them exactly by policy iteration (each step a linear solve), never by truncating a hot-dice
+chain. With ``A_n = sum_g p_g max (pts + c_{h(n - used)})``, rolling a risky ``n`` from
+``t >= K`` is worth ``(1 - F_n) t + A_n - y F_n``, which is at most ``t`` exactly when
+``t >= (A_n - y F_n) / F_n``. So the boundary form holds for every ``t >= K`` iff
+``K >= max(m, max_n (A_n - y F_n) / F_n)``, and at the largest 50-step below that some risky
+count would roll: the smallest safe cap is that bound rounded up to a multiple of 50. The
+tests check that a larger cap changes nothing.
+
+Ties go to banking, and between set-asides to the first in engine order (most points first,
+then fewer dice): the same order :meth:`ExpectedStrategy.best_option` uses, so the tables
+and the strategy played from real rolls agree exactly.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal, TypedDict
+
+import numpy as np
+
+from optimal_farkle.engine import STEP, IllegalActionError, Rules, RulesError, ScoringOption, scorer
+from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
+from optimal_farkle.solver.core.rolls import (
+    FRESH,
+    GroupedTables,
+    column,
+    grouped_tables,
+    next_dice,
+    reached,
+    roll_table,
+    thrown,
+)
+
+#: The decision before a roll (not engine.game's Action, which is a move of the game).
+BankOrRoll = Literal["bank", "roll"]
+DICE = (1, 2, 3, 4, 5, 6)
+
+
+class ExpectedRow(TypedDict):
+    """One cell of the strategy table, as ``farkle expected --json`` prints it."""
+
+    turn: int
+    dice: int
+    final: float
+    roll_gain: float
+    action: BankOrRoll
+
+
+@dataclass(frozen=True, eq=False)
+class FlatTables:
+    """The unreduced roll groups as flat per-option arrays.
+
+    What every pass over ``(t, n)`` under a policy reads: this module's backward pass and the
+    forward pass of :mod:`solver.analysis.distribution`. ``next_dice`` is where the hot-dice rule
+    ``h`` is applied, once, for every option.
+    """
+
+    farkle: np.ndarray  # (7,) float64, F_n (index 0 unused)
+    risky: np.ndarray  # (7,) bool, F_n > 0 (index 0 False)
+    group_prob: np.ndarray  # (G,) float64
+    group_dice: np.ndarray  # (G,) int64 dice count n of each group
+    group_first: np.ndarray  # (G,) int64 first option of each group
+    group_size: np.ndarray  # (G,) int64 options per group
+    dice_first: np.ndarray  # (6,) int64 first group of n = 1..6
+    step: np.ndarray  # (O,) int64 points / STEP
+    points: np.ndarray  # (O,) int64
+    next_dice: np.ndarray  # (O,) int64 h(n - used)
+    max_step: int
+
+
+@lru_cache(maxsize=32)
+def flat_tables(rules: Rules) -> FlatTables:
+    """The roll groups of ``rules`` (every legal set-aside kept) as :class:`FlatTables`."""
+    tables: GroupedTables = grouped_tables(rules, reduce=False)
+    n_groups = len(tables.group_prob)
+    group_dice = np.zeros(n_groups, dtype=np.int64)
+    for n in DICE:
+        group_dice[tables.groups(n).start : tables.groups(n).stop] = n
+    starts = tables.option_start
+    sizes = np.diff(starts)
+    group_thrown = np.array([thrown(rules, int(n)) for n in group_dice], dtype=np.int64)
+    left = np.repeat(group_thrown, sizes) - tables.option_used
+    next_column = np.where(left == 0, FRESH, left)
+    if np.any(tables.option_points % STEP) or np.any(tables.option_points <= 0):
+        raise RulesError(
+            f"{rules.name}: every scoring option must be a positive multiple of {STEP}"
+        )
+    # Exact zero test on integer counts, not on a float probability.
+    risky = np.array([False] + [roll_table(rules, thrown(rules, n)).farkle_rolls > 0 for n in DICE])
+    return FlatTables(
+        farkle=np.asarray(tables.farkle_prob, dtype=np.float64),
+        risky=risky,
+        group_prob=np.asarray(tables.group_prob, dtype=np.float64),
+        group_dice=group_dice,
+        group_first=np.asarray(starts[:-1], dtype=np.int64),
+        group_size=sizes.astype(np.int64),
+        dice_first=np.asarray(tables.group_start[1:7], dtype=np.int64),
+        step=(tables.option_points // STEP).astype(np.int64),
+        points=tables.option_points.astype(np.int64),
+        next_dice=next_column.astype(np.int64),
+        max_step=int(tables.max_points) // STEP,
+    )
+
+
+def _groups_of(flat: FlatTables, n: int) -> range:
+    """The roll groups of ``n`` dice."""
+    stop = int(flat.dice_first[n]) if n < 6 else len(flat.group_prob)
+    return range(int(flat.dice_first[n - 1]), stop)
+
+
+def group_best(flat: FlatTables, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: the best option value and the index of the first option attaining it."""
+    best = np.maximum.reduceat(values, flat.group_first)
+    is_best = values >= np.repeat(best, flat.group_size)
+    index = np.where(is_best, np.arange(len(values)), len(values))
+    return best, np.minimum.reduceat(index, flat.group_first)
+
+
+def per_dice(flat: FlatTables, per_group: np.ndarray) -> np.ndarray:
+    """``sum_g p_g x_g`` for each dice count, as a (7,) array with index 0 unused."""
+    out = np.zeros(7)
+    out[1:] = np.add.reduceat(flat.group_prob * per_group, flat.dice_first)
+    return out
+
+
+def _gains(flat: FlatTables, rules: Rules) -> np.ndarray:
+    """``c``: what each dice count is worth above ``t`` when the turn total is huge.
+
+    Policy iteration on the riskless counts: fix the set-aside per group, solve the linear
+    system ``c = a + P c``, improve the policy, repeat until it is stable. Raises
+    :class:`RulesError` when the riskless chain need never end (an unbounded expectation).
+    """
+    c = np.zeros(7)
+    riskless = [n for n in DICE if not flat.risky[n]]
+    if not riskless:
+        return c
+    if len(riskless) == len(DICE):
+        raise RulesError(
+            f"{rules.name}: no dice count can farkle, so a turn's expected score is unbounded"
+        )
+    where = {n: i for i, n in enumerate(riskless)}
+    policy: np.ndarray | None = None
+    for _ in range(1000):
+        _, choice = group_best(flat, flat.points + c[flat.next_dice])
+        if policy is not None and np.array_equal(choice, policy):
+            return c
+        policy = choice
+        size = len(riskless)
+        matrix = np.eye(size)
+        constant = np.zeros(size)
+        for n in riskless:
+            row = where[n]
+            for g in _groups_of(flat, n):
+                o = int(choice[g])
+                p = float(flat.group_prob[g])
+                constant[row] += p * float(flat.points[o])
+                nxt = int(flat.next_dice[o])
+                if nxt in where:
+                    matrix[row, where[nxt]] -= p
+        transfer = np.eye(size) - matrix  # P, the riskless-to-riskless probabilities
+        if max(abs(np.linalg.eigvals(transfer))) >= 1 - 1e-12:
+            raise RulesError(
+                f"{rules.name}: hot-dice chains without farkle risk need never end, "
+                "so a turn's expected score is unbounded"
+            )
+        solved = np.linalg.solve(matrix, constant)
+        new = np.zeros(7)
+        for n in riskless:
+            new[n] = max(0.0, solved[where[n]])
+        c = new
+    raise RuntimeError("policy iteration for the hot-dice gain did not settle")  # pragma: no cover
+
+
+def safe_cap(rules: Rules, penalty: float = 0.0, entered: bool = True) -> int:
+    """The smallest turn total from which the above-the-cap form is exact (see the module doc)."""
+    flat = flat_tables(rules)
+    c = _gains(flat, rules)
+    return _safe_cap(flat, rules.bank_minimum(entered), c, penalty)
+
+
+def _safe_cap(flat: FlatTables, minimum: int, c: np.ndarray, penalty: float) -> int:
+    best, _ = group_best(flat, flat.points + c[flat.next_dice])
+    reach = per_dice(flat, best)
+    bound = float(minimum)
+    for n in DICE:
+        if flat.risky[n]:
+            bound = max(bound, (reach[n] - penalty * flat.farkle[n]) / flat.farkle[n])
+    return STEP * max(0, math.ceil((bound - 1e-9) / STEP))
+
+
+@dataclass(frozen=True, eq=False)
+class ExpectedStrategy:
+    """The solved expected-score strategy of one rule set and farkle penalty.
+
+    Attributes:
+        rules: the rule set.
+        penalty: ``y``, the extra points a farkle is counted as losing (0: plain expected score).
+        minimum: ``m``, the smallest bankable turn total the strategy respects (the entry
+            minimum for a strategy solved with ``entered=False``).
+        cap: the turn total from which every risky dice count banks (the table's height).
+        expected: true expected points a turn adds from ``(0, 6)`` (a farkle adds 0).
+        farkle_probability: probability that such a turn ends in a farkle.
+        gains: ``c_n`` for n = 0..6 (index 0 unused): the value above ``t`` beyond the cap.
+    """
+
+    rules: Rules
+    penalty: float
+    minimum: int
+    cap: int
+    expected: float
+    farkle_probability: float
+    gains: np.ndarray
+    _farkle: np.ndarray
+    _reach: np.ndarray  # A_n: expected points of one roll above the cap, plus c of the dice left
+    _value: np.ndarray  # (K, 7) V
+    _final: np.ndarray  # (K, 7) T
+    _roll_final: np.ndarray  # (K, 7) T if rolling now
+    _bank: np.ndarray  # (K, 7) bool
+
+    @property
+    def entry(self) -> int | None:
+        """The entry minimum this first-turn strategy must bank, or None for an ordinary turn."""
+        return self.minimum if self.minimum > self.rules.bank_minimum() else None
+
+    # -- lookups -----------------------------------------------------------------------------
+    def _index(self, t: int, n: int) -> int | None:
+        if n not in DICE:
+            raise ValueError(f"dice to roll must be 1-6, not {n}")
+        if t < 0 or t % STEP:
+            raise ValueError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
+        return t // STEP if t < self.cap else None
+
+    def value(self, t: int, n: int) -> float:
+        """``V(t, n)``: the objective (expected points minus ``penalty`` x farkle probability)."""
+        k = self._index(t, n)
+        return float(self._value[k, n]) if k is not None else t + float(self.gains[n])
+
+    def final(self, t: int, n: int) -> float:
+        """``T(t, n)``: expected amount banked from ``(t, n)`` under the strategy (farkle: 0)."""
+        k = self._index(t, n)
+        return float(self._final[k, n]) if k is not None else t + float(self.gains[n])
+
+    def roll_gain(self, t: int, n: int) -> float:
+        """``E(t, n)``: expected final total if rolling now and playing on optimally, minus ``t``."""
+        k = self._index(t, n)
+        if k is not None:
+            return float(self._roll_final[k, n]) - t
+        return float(self._reach[n]) - float(self._farkle[n]) * t
+
+    def action(self, t: int, n: int) -> BankOrRoll:
+        """What the strategy does before a roll at ``(t, n)``; ties bank."""
+        k = self._index(t, n)
+        if k is not None:
+            return "bank" if self._bank[k, n] else "roll"
+        return "bank" if self._farkle[n] > 0 else "roll"
+
+    def bank_threshold(self, n: int) -> int | None:
+        """The smallest ``t`` such that the strategy banks at ``t`` and at every larger total.
+
+        It may also bank at some isolated smaller totals (not in the presets); ``None`` when it
+        never banks for good with ``n`` dice (riskless counts, like Zilch's six dice, always roll
+        above the cap).
+        """
+        if self.action(self.cap, n) == "roll":
+            return None
+        k = self.cap // STEP
+        while k > 0 and self._bank[k - 1, n]:
+            k -= 1
+        return k * STEP
+
+    def bank_thresholds(self) -> dict[int, int | None]:
+        """:meth:`bank_threshold` for n = 6..1 (the article's column order)."""
+        return {n: self.bank_threshold(n) for n in reversed(DICE) if reached(self.rules, n)}
+
+    def default_max_turn(self) -> int:
+        """The smallest total from which every dice count banks, or 5,000 if some never banks."""
+        thresholds = list(self.bank_thresholds().values())
+        if any(t is None for t in thresholds):
+            return 5000
+        return max(t for t in thresholds if t is not None)
+
+    def best_option(self, roll: tuple[int, ...] | list[int], t: int, n: int) -> ScoringOption:
+        """The set-aside the strategy takes from an actual roll of ``n`` dice at turn total ``t``.
+
+        Raises :class:`IllegalActionError` if the roll farkles (there is nothing to choose).
+        """
+        if len(roll) != n:
+            raise ValueError(f"a roll of {n} dice was expected, got {len(roll)}: {tuple(roll)}")
+        options = scorer(self.rules).options(roll)
+        if not options:
+            raise IllegalActionError(f"{tuple(roll)} farkles: there is nothing to set aside")
+        best = options[0]
+        n = column(self.rules, n)
+        best_value = self.value(t + best.points, next_dice(self.rules, n, best.size))
+        for option in options[1:]:
+            value = self.value(t + option.points, next_dice(self.rules, n, option.size))
+            if value > best_value:
+                best, best_value = option, value
+        return best
+
+    def policy_table(self, height: int) -> tuple[np.ndarray, np.ndarray]:
+        """``V`` and the bank decisions for ``t = 0, 50, ..., 50 (height - 1)``, as arrays.
+
+        Returns ``(value, bank)``, both ``(height, 7)`` with column 0 unused: exactly
+        :meth:`value` and :meth:`action` (above the cap: ``t + c_n``, and risky counts bank),
+        for passes that follow the strategy over many turn totals at once.
+        """
+        rows = max(0, int(height))
+        totals = np.arange(rows, dtype=np.float64) * STEP
+        value = totals[:, None] + self.gains[None, :]
+        bank = np.broadcast_to(self._farkle > 0, (rows, 7)).copy()
+        below = min(rows, self.cap // STEP)
+        value[:below] = self._value[:below]
+        bank[:below] = self._bank[:below]
+        return value, bank
+
+    def act(self, state: GameState) -> Action:
+        """The strategy's move in a real game state, for the player to move.
+
+        Set aside :meth:`best_option` of the showing roll; before a roll, bank where
+        :meth:`action` says so and the engine allows it, else roll. Simulations of the
+        strategy play it through :class:`engine.record.GameSession` with this.
+        """
+        t, n = state.turn_total, column(self.rules, state.dice_left)
+        if state.phase is Phase.CHOOSE:
+            return SetAside(self.best_option(state.roll, t, len(state.roll)).dice)
+        if t > 0 and state.can_bank() and self.action(t, n) == "bank":
+            return Bank()
+        return Roll()
+
+    def rows(self, max_turn: int) -> list[ExpectedRow]:
+        """Table rows for t = 0, 50, ..., ``max_turn`` and n = 6..1 (the article's layout)."""
+        if max_turn < 0 or max_turn % STEP:
+            raise ValueError(f"max_turn must be a non-negative multiple of {STEP}, not {max_turn}")
+        return [
+            ExpectedRow(
+                turn=t,
+                dice=n,
+                final=self.final(t, n),
+                roll_gain=self.roll_gain(t, n),
+                action=self.action(t, n),
+            )
+            for t in range(0, max_turn + STEP, STEP)
+            for n in reversed(DICE)
+        ]
+
+
+def solve_expected(
+    rules: Rules, penalty: float = 0.0, cap: int | None = None, entered: bool = True
+) -> ExpectedStrategy:
+    """Solve the expected-score strategy (uncached; see :func:`expected_strategy`).
+
+    Args:
+        rules: the rule set.
+        penalty: ``y >= 0``.
+        cap: force the cap (tests use this to compare with a brute force and to show that a
+            larger cap changes nothing); default: the smallest safe cap, :func:`safe_cap`.
+        entered: False solves the first turn of a player not on the board yet, whose bank must
+            reach the entry minimum (``m = rules.bank_minimum(entered=False)``).
+    """
+    if not (penalty >= 0 and math.isfinite(penalty)):
+        raise ValueError(f"the farkle penalty must be a finite number >= 0, not {penalty}")
+    flat = flat_tables(rules)
+    c = _gains(flat, rules)
+    minimum = rules.bank_minimum(entered)
+    if cap is None:
+        cap = _safe_cap(flat, minimum, c, penalty)
+    if cap % STEP or cap < minimum:
+        raise ValueError(f"the cap must be a multiple of {STEP} and at least {minimum}, not {cap}")
+    y = float(penalty)
+    top = cap // STEP
+    height = top + flat.max_step + 1
+    totals = np.arange(height, dtype=np.float64) * STEP
+    value = np.empty((height, 7))
+    final = np.empty((height, 7))
+    fark = np.empty((height, 7))
+    value[top:] = totals[top:, None] + c[None, :]
+    final[top:] = value[top:]
+    fark[top:] = 0.0
+    roll_final = np.zeros((top, 7))
+    bank = np.zeros((top, 7), dtype=bool)
+    for k in range(top - 1, -1, -1):
+        rows = k + flat.step
+        best, first = group_best(flat, value[rows, flat.next_dice])
+        chosen_rows, chosen_dice = rows[first], flat.next_dice[first]
+        roll_v = per_dice(flat, best) - y * flat.farkle
+        roll_t = per_dice(flat, final[chosen_rows, chosen_dice])
+        roll_q = per_dice(flat, fark[chosen_rows, chosen_dice]) + flat.farkle
+        t = float(k * STEP)
+        banks = (t >= minimum) & (t >= roll_v)
+        banks[0] = False
+        value[k] = np.where(banks, t, roll_v)
+        final[k] = np.where(banks, t, roll_t)
+        fark[k] = np.where(banks, 0.0, roll_q)
+        roll_final[k] = roll_t
+        bank[k] = banks
+    best, _ = group_best(flat, flat.points + c[flat.next_dice])
+    reach = per_dice(flat, best)
+    arrays = [value[:top], final[:top], roll_final, bank, c, flat.farkle, reach]
+    for array in arrays:
+        array.setflags(write=False)
+    start_final = float(final[0, 6])
+    start_farkle = float(fark[0, 6])
+    return ExpectedStrategy(
+        rules=rules,
+        penalty=y,
+        minimum=minimum,
+        cap=cap,
+        expected=start_final,
+        farkle_probability=start_farkle,
+        gains=c,
+        _farkle=flat.farkle,
+        _reach=reach,
+        _value=arrays[0],
+        _final=arrays[1],
+        _roll_final=roll_final,
+        _bank=bank,
+    )
+
+
+@lru_cache(maxsize=32)
+def expected_strategy(rules: Rules, penalty: float = 0, entered: bool = True) -> ExpectedStrategy:
+    """The expected-score strategy of ``rules`` with farkle penalty ``penalty``, cached.
+
+    ``entered=False``: the first turn under the entry minimum (see :func:`solve_expected`).
+    """
+    return solve_expected(rules, float(penalty), entered=entered)

@@ -1,0 +1,22 @@
+"""The floor of the win-probability model: the lowest banked score it represents.
+
+Kept apart from the models so that :mod:`solver.core.positions` checks a position without
+loading numpy (the command line's parser imports it and must start fast).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from optimal_farkle.engine import Rules
+
+#: The lowest banked score the win-probability model represents (the article's floor).
+DEFAULT_FLOOR = -2500
+
+
+def used_floor(rules: Rules, floor: int = DEFAULT_FLOOR) -> int:
+    """The lowest banked score the model of ``rules`` at ``floor`` holds: ``floor`` under a farkle
+    penalty of points, else 0 (without one, or when it costs the whole score, no banked score
+    ever falls below 0)."""
+    return floor if rules.has_penalty and not rules.loses_everything else 0

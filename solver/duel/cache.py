@@ -1,0 +1,376 @@
+"""The on-disk strategy cache: one file per rule set and floor, validated before it is trusted.
+
+File layout (no pickle: data must not depend on module paths)::
+
+    b"FARKLE-W0\\n"            magic
+    uint32 little-endian       header length
+    header                     UTF-8 JSON: format, solver version, rules digest and table,
+                               floor, shape, payload sha256, solve figures
+    payload                    W0 as little-endian float64, C order
+
+The name is a hash of the rules' content (:attr:`Rules.digest`, never their name), the floor
+and :data:`SOLVER_VERSION`, so the same rules under two names share one file and changing
+any of them simply misses the old file. Files an earlier version named ``<rules name>-<name>``
+are still found (:func:`existing_cache`). A file that fails any check (magic, header, version,
+digest, shape, length, checksum) is reported and rebuilt, never trusted. Writes go to a
+temporary file that is renamed into place (:func:`engine.files.atomic_write`), and builders
+of the same file take a lock, so two processes never leave a half-written cache and the
+second reuses the first's work.
+
+A cache that cannot be used (a folder that cannot be created or written, a file in the way,
+a cache file that is a folder or a FIFO) never stops a solve: the strategy is solved and
+returned from memory, and ``report`` says why it is not cached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import filelock
+import numpy as np
+import platformdirs
+
+from optimal_farkle.engine import Rules
+from optimal_farkle.engine.files import (
+    FileMissing,
+    FileProblem,
+    atomic_write,
+    decode_text,
+    occupied,
+    parse_json,
+    read_bytes,
+    writable_problem,
+)
+from optimal_farkle.engine.text import quote
+
+from ..core.filelocks import acquire_polling
+from ..core.floor import DEFAULT_FLOOR, used_floor
+from .model import build_model, unsupported
+from .strategy import SolveInfo, Strategy
+from .valueiter import Progress, SolveCancelled, value_iteration
+
+#: Bump when the solver's results could change, so old caches are not reused.
+SOLVER_VERSION = "2"  # 2: every endgame, the entry minimum; start states of 7 fields
+FORMAT = "farkle-w0"
+FORMAT_VERSION = 1
+MAGIC = b"FARKLE-W0\n"
+#: The longest header read (a real one is about 1 KB).
+MAX_HEADER = 64 * 1024
+
+Reporter = Callable[[str], None]
+
+__all__ = [
+    "DEFAULT_FLOOR",
+    "SolveCancelled",
+    "cache_dir",
+    "cache_path",
+    "existing_cache",
+    "load_or_solve",
+    "load_strategy",
+    "read_cache",
+    "solve_strategy",
+    "supports",
+    "write_cache",
+]
+
+
+def supports(rules: Rules) -> str | None:
+    """None if the optimal solver handles these rules; otherwise the reason, in words."""
+    return unsupported(rules)
+
+
+def cache_dir(override: Path | str | None = None) -> Path:
+    """``--cache-dir``, else ``$FARKLE_CACHE_DIR``, else the platform's user cache dir."""
+    if override:
+        return Path(override)
+    env = os.environ.get("FARKLE_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(platformdirs.user_cache_dir("farkle", appauthor=False))
+
+
+def cache_key(rules: Rules, floor: int) -> str:
+    text = f"{rules.digest}|floor={floor}|solver={SOLVER_VERSION}|format={FORMAT_VERSION}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def cache_path(
+    rules: Rules, floor: int = DEFAULT_FLOOR, directory: Path | str | None = None
+) -> Path:
+    """Where the strategy of ``rules`` is cached: named by their content, not their name."""
+    model_floor = used_floor(rules, floor)
+    return cache_dir(directory) / f"floor{model_floor}-{cache_key(rules, model_floor)}.w0"
+
+
+def existing_cache(path: Path) -> Path:
+    """``path``, or the file an earlier version wrote for the same key as ``<rules name>-<name>``.
+
+    The key in the name is a hash of the rules' content, so any such file holds the same
+    rules; its header is checked like any other. ``path`` when there is none (or it exists).
+    """
+    if path.exists():
+        return path
+    try:
+        legacy = sorted(path.parent.glob(f"*-{path.name}"))
+    except OSError:
+        return path
+    return legacy[0] if legacy else path
+
+
+class CacheError(Exception):
+    """A cache file that cannot be read, trusted or written; the message says why."""
+
+
+def write_cache(path: Path, strategy: Strategy) -> None:
+    """Write atomically (:func:`engine.files.atomic_write`); CacheError says why it could not."""
+    payload = np.ascontiguousarray(strategy.w0, dtype="<f8").tobytes()
+    info = strategy.info
+    header = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "solver_version": SOLVER_VERSION,
+        "rules_digest": strategy.rules.digest,
+        "rules": strategy.rules.to_toml_dict(),
+        "floor": strategy.floor,
+        "shape": list(strategy.w0.shape),
+        "passes": info.passes,
+        "cheap_passes": info.cheap_passes,
+        "residual": info.residual,
+        "seconds": info.seconds,
+    }
+    write_framed(path, MAGIC, header, payload)
+
+
+def write_framed(path: Path, magic: bytes, header: dict[str, object], payload: bytes) -> None:
+    """``magic``, the header's length, the header (JSON, with the payload's sha256 and the
+    time), the payload: written atomically. The one layout of every strategy cache file."""
+    header = {
+        **header,
+        "sha256": hashlib.sha256(payload).hexdigest(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    head = json.dumps(header, sort_keys=True).encode()
+    try:
+        atomic_write(path, magic + struct.pack("<I", len(head)) + head + payload)
+    except FileProblem as exc:
+        raise CacheError(f"cannot write {path}: {exc}") from None
+
+
+def read_framed(data: bytes, magic: bytes, what: str) -> tuple[dict[str, object], int]:
+    """The header of a file of :func:`write_framed`'s layout and where its payload starts.
+
+    Checks the magic, the lengths and the JSON (CacheError says what is wrong); ``what`` names
+    the kind of file in the messages.
+    """
+    if not data.startswith(magic):
+        raise CacheError(f"not a farkle {what} file (bad magic)")
+    at = len(magic)
+    if len(data) < at + 4:
+        raise CacheError("truncated header")
+    (head_len,) = struct.unpack_from("<I", data, at)
+    at += 4
+    if head_len > MAX_HEADER:
+        raise CacheError(f"corrupt header: it claims {head_len:,} bytes")
+    if len(data) < at + head_len:
+        raise CacheError("truncated header")
+    try:
+        header = parse_json(decode_text(data[at : at + head_len]))
+    except FileProblem as exc:
+        raise CacheError(f"corrupt header: {exc}") from None
+    if not isinstance(header, dict):
+        raise CacheError("corrupt header: not an object")
+    return header, at + head_len
+
+
+def check_payload(header: dict[str, object], payload: bytes, expected: int) -> None:
+    """CacheError unless the payload has ``expected`` bytes and the header's checksum."""
+    if len(payload) != expected:
+        raise CacheError(f"truncated: {len(payload)} of {expected} data bytes")
+    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
+        raise CacheError("checksum mismatch: the data is corrupt")
+
+
+def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
+    """Load and check a cache file; :class:`CacheError` says what is wrong with it."""
+    model = build_model(rules, floor)
+    expected = int(np.prod(model.shape)) * 8
+    try:
+        data = read_bytes(path, len(MAGIC) + 4 + MAX_HEADER + expected)
+    except FileMissing:
+        raise CacheError("no cache file") from None
+    except FileProblem as exc:
+        raise CacheError(str(exc)) from None
+    header, at = read_framed(data, MAGIC, "strategy")
+    if header.get("format") != FORMAT:
+        raise CacheError("corrupt header: not a W0 table")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise CacheError(
+            f"format version {header.get('format_version')!r}, expected {FORMAT_VERSION}"
+        )
+    if header.get("solver_version") != SOLVER_VERSION:
+        raise CacheError(
+            f"stale: made by solver version {header.get('solver_version')!r}, this is {SOLVER_VERSION}"
+        )
+    if header.get("rules_digest") != rules.digest:
+        raise CacheError("stale: made for different rules")
+    if header.get("floor") != model.floor:
+        raise CacheError(f"made for floor {header.get('floor')!r}, expected {model.floor}")
+    if header.get("shape") != list(model.shape):
+        raise CacheError(f"shape {header.get('shape')!r}, expected {list(model.shape)}")
+    payload = data[at:]
+    check_payload(header, payload, expected)
+    w0 = np.frombuffer(payload, dtype="<f8").reshape(model.shape).astype(np.float64)
+    if not np.all((w0 >= 0.0) & (w0 <= 1.0)):
+        raise CacheError("values outside [0, 1]")
+    info = SolveInfo(
+        passes=int(_figure(header, "passes")),
+        cheap_passes=_figure(header, "cheap_passes"),
+        residual=_figure(header, "residual"),
+        seconds=_figure(header, "seconds"),
+    )
+    return Strategy(model, w0, info)
+
+
+def _figure(header: dict[str, object], key: str) -> float:
+    """A solve figure of the header: a finite number >= 0 (CacheError otherwise)."""
+    value = header.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e300:
+        raise CacheError(f"corrupt header: {key!r} is {quote(value)}")
+    return float(value)
+
+
+def load_strategy(
+    rules: Rules,
+    floor: int = DEFAULT_FLOOR,
+    cache_dir: Path | str | None = None,
+    report: Reporter | None = None,
+) -> Strategy | None:
+    """The cached strategy, or None when there is none or it cannot be trusted (reported)."""
+    if unsupported(rules) is not None:
+        return None
+    path = existing_cache(cache_path(rules, floor, cache_dir))
+    try:
+        return read_cache(path, rules, floor)
+    except CacheError as exc:
+        if report is not None and occupied(path):
+            report(f"ignoring the strategy cache {path}: {exc}; it will be rebuilt")
+        return None
+
+
+def solve_strategy(
+    rules: Rules,
+    floor: int = DEFAULT_FLOOR,
+    cache_dir: Path | str | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    report: Reporter | None = None,
+    threads: int | None = None,
+) -> Strategy:
+    """Load the strategy from the cache, or solve and cache it.
+
+    Raises :class:`ValueError` for rules the solver does not support (see :func:`supports`)
+    and :class:`SolveCancelled` when ``cancel`` is set; a cancelled solve writes nothing.
+    A cache that cannot be written does not stop the solve: ``report`` says why.
+    """
+    return load_or_solve(rules, floor, cache_dir, progress, cancel, report, threads)[0]
+
+
+def load_or_solve(
+    rules: Rules,
+    floor: int = DEFAULT_FLOOR,
+    cache_dir: Path | str | None = None,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    report: Reporter | None = None,
+    threads: int | None = None,
+) -> tuple[Strategy, bool]:
+    """:func:`solve_strategy`, and whether the strategy was loaded rather than solved here.
+
+    Loaded includes a cache another process finished while this one waited for its lock.
+    """
+    reason = unsupported(rules)
+    if reason is not None:
+        raise ValueError(reason)
+    cached = load_strategy(rules, floor, cache_dir, report)
+    if cached is not None:
+        return cached, True
+    path = cache_path(rules, floor, cache_dir)
+    problem = writable_problem(path.parent)
+    if problem is not None:
+        _say(
+            report,
+            f"the strategy cannot be cached ({problem}); it is solved in memory for this run",
+        )
+    with _build_lock(path, cancel, progress, report, usable=problem is None):
+        # Another process may have finished the same build while we waited for the lock.
+        cached = load_strategy(rules, floor, cache_dir, None)
+        if cached is not None:
+            return cached, True
+        model = build_model(rules, floor)
+        result = value_iteration(model, progress=progress, cancel=cancel, threads=threads)
+        info = SolveInfo(
+            passes=result.passes,
+            cheap_passes=result.cheap_passes,
+            residual=result.residual,
+            seconds=result.seconds,
+        )
+        strategy = Strategy(model, result.w0, info)
+        if problem is None:
+            try:
+                write_cache(path, strategy)
+            except CacheError as exc:
+                _say(
+                    report,
+                    f"the strategy cannot be cached ({exc}); it is kept in memory for this run",
+                )
+        return strategy, False
+
+
+def _say(report: Reporter | None, message: str) -> None:
+    if report is not None:
+        report(message)
+
+
+@contextlib.contextmanager
+def _build_lock(
+    path: Path,
+    cancel: threading.Event | None,
+    progress: Progress | None,
+    report: Reporter | None,
+    usable: bool = True,
+) -> Iterator[None]:
+    """An exclusive lock beside the cache file (filelock: any OS), waited for while polling ``cancel``.
+
+    Without a usable cache folder (``usable`` False, or the lock file cannot be made) there
+    is nothing to protect: the solve goes on without the lock.
+    """
+    lock = filelock.FileLock(str(path.with_name(path.name + ".lock"))) if usable else None
+
+    def waiting() -> None:
+        if progress is not None:
+            progress(0.0, "another farkle process is computing this strategy; waiting")
+
+    if lock is not None:
+        try:
+            acquired = acquire_polling(
+                lock, lambda: cancel is not None and cancel.is_set(), waiting
+            )
+        except OSError as exc:
+            _say(report, f"cannot lock the strategy cache ({exc}); solving without the lock")
+            lock = None
+        else:
+            if not acquired:
+                raise SolveCancelled()
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()

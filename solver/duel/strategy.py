@@ -1,0 +1,420 @@
+"""A solved strategy: the stored ``W0`` table, and any turn's values recomputed on demand.
+
+Only the start-of-turn win probabilities ``W0`` are stored (4.5 MB for ``facebook``). Every
+in-turn value ``W(t, n)`` of a start state follows from them in one backward pass over the
+turn total (:data:`solver.duel.kernel.solve_one`: one lane, with the choices recorded), which
+takes well under a millisecond, so a turn is recomputed when it is asked about and kept in a
+small cache. (It was compiled when farkle was installed, :mod:`solver.duel.prebuilt`; where it
+was not, the first query in a process loads it from numba's disk cache, or compiles it,
+about 3 s, or waits for the game's background compile to finish it:
+:func:`solver.duel.jitcache.compile_lock`.) A final turn (the opponent reached the goal under the
+final-turn or equal-turns endgame) reads the one-turn table ``Q`` of :mod:`solver.core.endgame`
+instead.
+
+A :class:`Strategy` is shared between threads (the game's AI and hints workers ask it at the
+same time): every query works in its own scratch, the values it returns are immutable, and
+the cache is guarded by a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from optimal_farkle.engine import STEP, Endgame, Rules
+
+from ..core.endgame import WON
+from ..core.rolls import FlatOptions, grouped_tables, next_dice
+from . import prebuilt
+from .jitcache import DECISION_WAIT, compile_lock
+from .kernel import CERT_WIDTH, TurnScratch, solve_one, turn_scratch
+from .model import KernelTables, Model
+
+#: Turns kept per strategy: a game asks about one turn many times, then moves on.
+CACHE_TURNS = 64
+
+
+@dataclass(frozen=True)
+class SolveInfo:
+    """How a strategy was obtained (stored in the cache header)."""
+
+    passes: int = 0
+    cheap_passes: float = 0.0
+    residual: float = 0.0
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class StartState:
+    """A start-of-turn state in points, from the mover's point of view (see :mod:`solver.duel.model`).
+
+    ``entered``/``opponent_entered``: on the board (only the entry minimum cares);
+    ``starter``: the mover took the game's first turn (only equal-turns cares).
+    """
+
+    score: int
+    opponent: int
+    farkles: int = 0
+    opponent_farkles: int = 0
+    entered: bool = True
+    opponent_entered: bool = True
+    starter: bool = True
+
+
+@dataclass(frozen=True)
+class TurnValues:
+    """Every in-turn value of one start state (scores in points), and the optimal choices.
+
+    ``value[ti, n - 1]`` is ``W(50 ti, n)``; ``roll[ti, n - 1]`` the value of rolling there;
+    ``bank[ti]`` the value of banking (NaN where banking is not allowed), for turn totals below
+    ``top``; from ``top`` on the values follow in closed form (the exact cut of
+    :mod:`solver.core.endgame`: the mover banks every dice count that can farkle). ``top_won``:
+    the values from ``top`` on are 1 (the mover has won).
+    """
+
+    start: StartState
+    top: int
+    value: np.ndarray  # (top / 50, 6) float64
+    roll: np.ndarray  # (top / 50, 6) float64
+    bank: np.ndarray  # (top / 50,) float64, NaN where banking is not allowed
+    farkle: float  # the value of farkling
+    above: np.ndarray  # (rows, 6) float64 W from ``top`` on (clamped at the last row)
+    lead: int  # K (steps) of a bank at turn total ti is ti + lead
+    reach: np.ndarray  # (K,) R of the final turn a bank past the goal gives (0: a win)
+    options: FlatOptions  # the roll options the values were solved with
+    banks: np.ndarray  # (top / 50, 6) bool: the kernel's choice is to bank (ties bank)
+
+    @property
+    def b(self) -> int:
+        """The mover's banked score (points; the floor for scores below it)."""
+        return self.start.score
+
+    @property
+    def d(self) -> int:
+        """The opponent's banked score."""
+        return self.start.opponent
+
+    @property
+    def f(self) -> int:
+        """The mover's consecutive farkles."""
+        return self.start.farkles
+
+    @property
+    def e(self) -> int:
+        """The opponent's consecutive farkles."""
+        return self.start.opponent_farkles
+
+    def _row(self, t: int) -> int:
+        if t < 0 or t % STEP:
+            raise ValueError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
+        return t // STEP
+
+    def win(self, t: int, n: int) -> float:
+        """``W(t, n)``: the win probability before deciding to bank or roll."""
+        ti = self._row(t)
+        if t >= self.top:
+            return float(self.above[min(ti - self.top // STEP, len(self.above) - 1), n - 1])
+        return float(self.value[ti, n - 1])
+
+    def roll_value(self, t: int, n: int) -> float:
+        """The value of rolling ``n`` dice at turn total ``t`` (and playing on optimally)."""
+        ti = self._row(t)
+        if t < self.top:
+            return float(self.roll[ti, n - 1])
+        return _roll_from(self, t, n)
+
+    def bank_value(self, t: int) -> float | None:
+        """The win probability of banking ``t`` now, or None where banking is not allowed."""
+        ti = self._row(t)
+        if t >= self.top:
+            return 1.0 - float(self.reach[min(ti + self.lead, len(self.reach) - 1)])
+        v = float(self.bank[ti])
+        return None if np.isnan(v) else v
+
+    def action(self, t: int, n: int) -> str:
+        """``"bank"`` or ``"roll"``: the optimal choice, as the kernel made it (ties bank)."""
+        ti = self._row(t)
+        if t < self.top:
+            return "bank" if self.banks[ti, n - 1] else "roll"
+        bank = self.bank_value(t)
+        return "bank" if bank is not None and bank >= self.roll_value(t, n) else "roll"
+
+
+@dataclass(frozen=True)
+class FinalTurnValues:
+    """The final player's turn: win by banking at least ``target`` points (``Q`` of the endgame).
+
+    Same interface as :class:`TurnValues`. Banking short of the target loses (0); a farkle
+    loses; from the target on, banking wins.
+    """
+
+    target: int  # points the final turn must bank
+    q: np.ndarray  # (rows, 7) Q(k, n) in steps still needed
+
+    def win(self, t: int, n: int) -> float:
+        need = self.target // STEP - t // STEP
+        return 1.0 if need <= 0 else float(self.q[min(need, len(self.q) - 1), n])
+
+    def roll_value(self, t: int, n: int) -> float:
+        need = self.target // STEP - t // STEP
+        return float(self.q[min(max(need, 1), len(self.q) - 1), n]) if need > 0 else self.win(t, n)
+
+    def bank_value(self, t: int) -> float | None:
+        return 1.0 if t >= self.target else 0.0
+
+    def action(self, t: int, n: int) -> str:
+        return "bank" if t >= self.target else "roll"
+
+
+Turn = TurnValues | FinalTurnValues
+
+
+def _roll_from(turn: TurnValues, t: int, n: int) -> float:
+    """The value of rolling past the cut, from the closed-form values above (rarely asked)."""
+    opts = turn.options
+    acc = float(opts.farkle_prob[n]) * turn.farkle
+    for g in opts.groups(n):
+        lo, hi = int(opts.option_start[g]), int(opts.option_start[g + 1])
+        best = max(
+            turn.win(t + int(opts.option_points[o]), int(opts.next_dice[o])) for o in range(lo, hi)
+        )
+        acc += float(opts.group_prob[g]) * best
+    return acc
+
+
+class Strategy:
+    """The optimal strategy of one rule set and floor: ``W0`` plus on-demand turns."""
+
+    def __init__(self, model: Model, w0: np.ndarray, info: SolveInfo | None = None) -> None:
+        if w0.shape != model.shape:
+            raise ValueError(f"W0 has shape {w0.shape}, the model needs {model.shape}")
+        self.model = model
+        self.w0 = np.ascontiguousarray(w0, dtype=np.float64)
+        self.w0.setflags(write=False)
+        self._flat = self.w0.reshape(-1)
+        self.info = info or SolveInfo()
+        self._tables: KernelTables = model.kernel_tables()
+        self._turns: OrderedDict[tuple[int, ...], TurnValues] = OrderedDict()
+        self._lock = threading.Lock()
+        self._solver = prebuilt.kernel(solve_one)
+
+    @property
+    def rules(self) -> Rules:
+        return self.model.rules
+
+    @property
+    def floor(self) -> int:
+        return self.model.floor
+
+    # -- start states ------------------------------------------------------------------------------
+    def key(self, start: StartState) -> tuple[int, int, int, int, int, int, int]:
+        """The model's indices of a start state: ``(b, d, f, e, u, o, r)``, as ``w0`` is."""
+        m = self.model
+        goal = self.rules.goal
+        if start.score >= goal or start.opponent >= goal:
+            raise ValueError(
+                f"scores {start.score} and {start.opponent}: a start of turn has both below the "
+                f"goal of {goal}"
+            )
+        ib, id_ = m.index(start.score, start.opponent)
+        return (
+            ib,
+            id_,
+            m.farkle_count(start.farkles),
+            m.farkle_count(start.opponent_farkles),
+            m.entered_flag(start.entered),
+            m.entered_flag(start.opponent_entered),
+            m.started_flag(start.starter),
+        )
+
+    def start_win(
+        self,
+        b: int,
+        d: int,
+        f: int = 0,
+        e: int = 0,
+        *,
+        entered: bool = True,
+        opponent_entered: bool = True,
+        starter: bool = True,
+    ) -> float:
+        """``W0``: the win probability of the player about to start a turn.
+
+        Scores below the floor are treated as the floor (the model's bound; see the article's
+        section on the banked score lower bound for why this barely matters above it). Under
+        first-to-goal a score at the goal has won (1) or lost (0).
+        """
+        goal = self.rules.goal
+        if self.rules.endgame is Endgame.FIRST_TO_GOAL and (b >= goal or d >= goal):
+            return 1.0 if b >= goal else 0.0
+        start = StartState(b, d, f, e, entered, opponent_entered, starter)
+        return float(self.w0[self.key(start)])
+
+    def opening_win(self, score: int = 0, opponent: int = 0) -> float:
+        """The first mover's win probability at the start of a game from these scores.
+
+        A player is on the board when their start score meets the entry minimum.
+        """
+        entry = self.rules.entry_minimum
+        return self.start_win(
+            score,
+            opponent,
+            entered=score >= entry,
+            opponent_entered=opponent >= entry,
+            starter=True,
+        )
+
+    def turn(
+        self,
+        b: int,
+        d: int,
+        f: int = 0,
+        e: int = 0,
+        *,
+        entered: bool = True,
+        opponent_entered: bool = True,
+        starter: bool = True,
+    ) -> TurnValues:
+        """All in-turn values for a start state (scores in points, both below the goal).
+
+        Scores below the floor are treated as the floor.
+        """
+        return self.turn_of(StartState(b, d, f, e, entered, opponent_entered, starter))
+
+    def turn_of(self, start: StartState) -> TurnValues:
+        """:meth:`turn` for a :class:`StartState` (cached; safe to call from any thread)."""
+        key = self.key(start)
+        with self._lock:
+            cached = self._turns.get(key)
+            if cached is not None:
+                self._turns.move_to_end(key)
+                return cached
+        result = self._solve_turn(key)
+        with self._lock:
+            self._turns[key] = result
+            while len(self._turns) > CACHE_TURNS:
+                self._turns.popitem(last=False)
+        return result
+
+    def final_turn(self, target: int) -> FinalTurnValues:
+        """The final player's values when they must bank at least ``target`` points."""
+        return FinalTurnValues(target=max(target, STEP), q=self.model.final.q)
+
+    def turn_arguments(
+        self, key: tuple[int, int, int, int, int, int, int]
+    ) -> tuple[tuple[object, ...], TurnScratch]:
+        """The decision solver's arguments for one start state (:data:`solver.duel.kernel.solve_one`),
+        in its order, and the scratch it records the turn's choices in."""
+        lanes = np.array(key, dtype=np.int64).reshape(1, 7, 1)
+        scratch = turn_scratch(self._tables, self.model.scratch_rows(), 1, record=True)
+        skip_nothing = np.zeros((1, CERT_WIDTH), dtype=np.int64)
+        no_plan = np.empty(0, dtype=np.uint8)
+        no_margin = np.zeros(1)
+        no_start = np.full(1, -1, dtype=np.int64)
+        arguments = (
+            self._tables,
+            self._flat,
+            lanes,
+            0,
+            1,
+            1,
+            no_start,  # the counter dealing blocks out and the batches (one block)
+            no_start,
+            scratch,
+            skip_nothing,
+            no_margin,
+            False,
+            no_plan,
+            no_start,
+            no_start,  # the last three: what a pass records of its inputs (not here)
+            lanes[0],
+            lanes[0],
+        )
+        return arguments, scratch
+
+    def _solve_turn(self, key: tuple[int, int, int, int, int, int, int]) -> TurnValues:
+        m = self.model
+        arguments, scratch = self.turn_arguments(key)
+        with compile_lock(solve_one, longest=DECISION_WAIT):
+            top = int(self._solver(*arguments))
+        values, rolls, banks, farkv = scratch.values, scratch.rolls, scratch.banks, scratch.farkv
+        value = values[: top * 6].reshape(top, 6).copy()
+        banks_at = banks[: top * 6, 0].reshape(top, 6).copy()
+        roll = rolls[: top * 6].reshape(top, 6).copy()
+        b, d, f, e, u, o, r = key
+        bank = np.full(top, np.nan)
+        goal_row = m.nb - b
+        kind = m.final_kind(o, r)
+        reach = m.final.reach[kind]
+        lead = b - d + 1
+        stride_d = m.strides[1]
+        bank0 = m.flat(d, b, e, 0, o, m.ne - 1, m.ns - 1 - r)
+        for ti in range(m.bank_minimum(u), top):
+            if ti >= goal_row:
+                bank[ti] = 1.0 - reach[min(ti + lead, len(reach) - 1)]
+            else:
+                bank[ti] = 1.0 - self._flat[bank0 + ti * stride_d]
+        extra = m.max_steps + 2
+        above = np.empty((extra, 6))
+        for k in range(extra):
+            if kind == WON:
+                above[k] = 1.0
+            else:
+                above[k] = m.final.fill[kind, min(top + k + lead, m.final.length - 1)]
+        for array in (value, roll, bank, above, banks_at):
+            array.setflags(write=False)
+        start = StartState(
+            score=m.floor + STEP * b,
+            opponent=m.floor + STEP * d,
+            farkles=f,
+            opponent_farkles=e,
+            entered=bool(u) or m.ne == 1,
+            opponent_entered=bool(o) or m.ne == 1,
+            starter=bool(r) or m.ns == 1,
+        )
+        return TurnValues(
+            start=start,
+            top=top * STEP,
+            value=value,
+            roll=roll,
+            bank=bank,
+            farkle=float(farkv[0]),
+            above=above,
+            lead=lead,
+            reach=reach,
+            banks=banks_at,
+            options=m.options,
+        )
+
+
+@lru_cache(maxsize=64)
+def reachable(rules: Rules, top: int) -> np.ndarray:
+    """Which ``(t, n)`` a turn can reach from ``(0, 6)`` by any legal play, for ``t < top``.
+
+    ``reachable(...)[ti, n - 1]`` is True when some sequence of rolls and set-asides leads
+    there (the article marks the other cells with an asterisk). Totals at or above ``top``
+    are not expanded.
+    """
+    tables = grouped_tables(rules, reduce=False)
+    moves: dict[int, set[tuple[int, int]]] = {}
+    for n in range(1, 7):
+        pairs = set()
+        for g in tables.groups(n):
+            for points, used in tables.options(g):
+                pairs.add((points // STEP, next_dice(rules, n, used)))
+        moves[n] = pairs
+    rows = max(1, top // STEP)
+    seen = np.zeros((rows, 6), dtype=bool)
+    seen[0, 5] = True
+    for ti in range(rows):  # t only grows, so one pass in increasing t is a full search
+        for n in range(1, 7):
+            if not seen[ti, n - 1]:
+                continue
+            for steps, n2 in moves[n]:
+                if ti + steps < rows:
+                    seen[ti + steps, n2 - 1] = True
+    return seen

@@ -1,0 +1,1 @@
+"""Computer players: the optimal one, the weaker levels, and the card played from memory."""

@@ -1,0 +1,205 @@
+"""Computer players: the optimal one here, the weaker levels in :mod:`solver.players.levels`.
+
+Every player answers ``act(state) -> Action`` for the player to move: :class:`Roll` (without
+dice; the session throws them), :class:`Bank`, or :class:`SetAside`, at a table of any size
+(2 to 6 seats).
+
+Ids and titles. ``optimal`` plays the strongest strategy available for the table
+(:func:`solver.table.advice.table_advice`): with two players the solved two-player optimum, titled
+**Perfect**; with three players and the exact three-player solve available, the exact
+three-player optimum, also **Perfect**; anywhere else the approximation built on the
+two-player solve, titled **Strong** and described as an approximation (never "perfect").
+:func:`make_player` takes the table size (``players``) and the exact table solve
+(``exact``) so the player's ``title``, ``description``, ``exact`` and ``advice_label`` say
+which one it plays. The levels (``max-score``, ``coach``, ``cautious``) play any table as
+they are: they look at the best score among the other players.
+
+``strong`` (not in the setup's list, :func:`ai_players`, where ``optimal`` already is the
+approximation wherever no exact solve exists) is the approximation even where the exact
+solve exists, so that ``farkle match`` can pit it against the exact optimum; at two seats it
+is the two-player optimum, which is what the approximation reduces to.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from optimal_farkle.engine import Rules
+from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
+
+from ..duel.decisions import decide, decide_turn, rank_options, rank_turn
+from ..duel.strategy import Strategy
+
+if TYPE_CHECKING:
+    from ..table.advice import TableAdvice
+    from ..table.exact import ExactTableStrategy
+
+#: The optimal player's title where its strategy is an approximation (tables without the exact solve).
+APPROX_TITLE = "Strong"
+APPROX_DESCRIPTION = (
+    "An approximation at a table of this size: plays the perfect two-player strategy "
+    "against the opponent most likely to win. Strong, but not provably optimal."
+)
+
+
+class AIPlayer(Protocol):
+    id: str
+    title: str
+    description: str
+
+    def act(self, state: GameState) -> Action: ...
+
+
+class OptimalPlayer:
+    """Maximises its probability of winning the game: exactly where a solve exists.
+
+    At two seats (and at three with the exact three-player solve) every choice is provably
+    optimal; at other tables it plays the approximation of :mod:`solver.table.approx` and says so
+    (``exact`` False, ``title`` :data:`APPROX_TITLE`).
+    """
+
+    id = "optimal"
+    title = "Perfect"
+    description = (
+        "Plays provably optimal Farkle: every choice maximises its chance of winning the game, "
+        "given both scores and farkle counts."
+    )
+    #: Needs the solved two-player strategy (the approximation is built on it).
+    needs_strategy = True
+
+    def __init__(
+        self,
+        rules: Rules,
+        strategy: Strategy | None,
+        players: int = 2,
+        exact: ExactTableStrategy | None = None,
+    ) -> None:
+        from ..table.advice import check_players, table_advice
+
+        check_players(players)
+        advice = table_advice(rules, players, strategy, exact)
+        if advice is None:
+            raise ValueError("the optimal player needs the solved strategy for these rules")
+        self.rules = rules
+        self.strategy = strategy
+        self.players = players
+        self.advice: TableAdvice = advice
+        self.exact = advice.exact
+        self.advice_label = advice.label
+        if players > 2:
+            if advice.exact:
+                self.description = exact_description(players)
+            else:
+                self.title = APPROX_TITLE
+                self.description = APPROX_DESCRIPTION
+
+    def act(self, state: GameState) -> Action:
+        if len(state.players) != self.players:
+            raise ValueError(
+                f"this player was made for {self.players} seats, the game has {len(state.players)}"
+            )
+        if self.players == 2 and self.strategy is not None:
+            if state.phase is Phase.CHOOSE:
+                return SetAside(rank_options(self.strategy, state)[0].option.dice)
+            if state.turn_total == 0:
+                return Roll()
+            return Bank() if decide(self.strategy, state).best == "bank" else Roll()
+        choose = getattr(self.advice, "choose", None)
+        if choose is not None:
+            # The exact table strategy: the turn of the policy this mover plays (where it
+            # mixes two, the one drawn for this turn: solver.table.exact.mixed_draw).
+            turn = choose(state)
+            if state.phase is Phase.CHOOSE:
+                return SetAside(rank_turn(turn, state)[0].option.dice)
+            if state.turn_total == 0:
+                return Roll()
+            return Bank() if decide_turn(turn, state).best == "bank" else Roll()
+        if state.phase is Phase.CHOOSE:
+            return SetAside(self.advice.rank_options(state)[0].option.dice)
+        if state.turn_total == 0:
+            return Roll()
+        return Bank() if self.advice.decide(state).best == "bank" else Roll()
+
+
+def _registry() -> dict[str, Any]:
+    """Player classes by id: each has ``id``, ``title``, ``description`` and ``(rules, strategy)``."""
+    players: dict[str, Any] = {OptimalPlayer.id: OptimalPlayer}
+    try:
+        from .levels import LEVEL_PLAYERS
+    except ImportError:  # pragma: no cover - levels ship with the package
+        return players
+    players.update(LEVEL_PLAYERS)
+    return players
+
+
+def ai_players(players: int = 2, exact: bool = False) -> list[tuple[str, str, str]]:
+    """``(id, title, description)`` of every computer player, strongest first.
+
+    ``players``: the table size; ``exact``: whether the exact solve of that table size is
+    available. At two seats (or with the exact solve) the optimal player is "Perfect";
+    elsewhere it is the approximation, titled :data:`APPROX_TITLE`.
+    """
+    out = [(cls.id, cls.title, cls.description) for cls in _registry().values()]
+    if players > 2:
+        title, text = (
+            (OptimalPlayer.title, exact_description(players))
+            if exact
+            else (APPROX_TITLE, APPROX_DESCRIPTION)
+        )
+        out = [(pid, title, text) if pid == OptimalPlayer.id else (pid, t, d) for pid, t, d in out]
+    return out
+
+
+def exact_description(players: int) -> str:
+    """The optimal player's description at a table of ``players`` with the exact solve."""
+    return (
+        f"Plays the exact {players}-player optimum: every choice maximises its own chance of "
+        "winning, against opponents who do the same."
+    )
+
+
+#: The approximation as a player of its own (see the module docstring).
+STRONG = "strong"
+
+
+def table_player_ids() -> list[str]:
+    """Every id :func:`make_player` accepts: :func:`ai_players`' and ``strong``."""
+    return [pid for pid, _, _ in ai_players()] + [STRONG]
+
+
+def needs_strategy(player_id: str) -> bool:
+    """Whether a player needs the solved win-probability strategy."""
+    if player_id == STRONG:
+        return True
+    cls = _registry().get(player_id)
+    return bool(getattr(cls, "needs_strategy", cls is OptimalPlayer))
+
+
+def make_player(
+    player_id: str,
+    rules: Rules,
+    strategy: Strategy | None = None,
+    *,
+    players: int = 2,
+    exact: ExactTableStrategy | None = None,
+) -> AIPlayer:
+    """A computer player by id for a table of ``players`` seats.
+
+    ``strategy``: the two-player solve (the optimal player needs it); ``exact``: the exact
+    table solve, which the optimal player uses when it covers ``players``. :class:`ValueError`
+    lists the valid ids for an unknown one.
+    """
+    registry = _registry()
+    if player_id == STRONG:
+        strong = OptimalPlayer(rules, strategy, players, None)
+        strong.id = STRONG
+        strong.title = APPROX_TITLE
+        if players > 2:
+            strong.description = APPROX_DESCRIPTION
+        return strong
+    if player_id not in registry:
+        raise ValueError(f"unknown player {player_id!r}: choose from {', '.join(registry)}")
+    if player_id == OptimalPlayer.id:
+        return OptimalPlayer(rules, strategy, players, exact)
+    player: AIPlayer = registry[player_id](rules, strategy)
+    return player

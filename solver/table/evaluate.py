@@ -1,0 +1,523 @@
+"""Exact policy evaluation at a table of three: what the approximation loses against the optimum.
+
+Fix every seat's policy -- the exact optimum (:mod:`solver.table.exact`) or an approximation
+built on the two-player solve -- and every seat's chance of winning is the solution of a
+linear system over the table's start states (:mod:`solver.table.model`): the turn recursion
+of :mod:`solver.table.kernel` with the decisions taken by the mover's own policy and the
+values ``V`` carried along them (the kernel's ``separate`` mode). Nothing is sampled.
+
+Who decides how, per lane (:data:`DECIDERS`):
+
+* ``exact``: the exact strategy's own chance (its ``W``), ties as in the solve; where its
+  mover mixes two policies (:mod:`solver.table.mixing`) both are evaluated and weighted;
+* ``rival``: the two-player optimum against the likeliest winner (:mod:`solver.table.approx`): the
+  two-player ``W0`` of the mover against the opponent with the best heads-up chance against
+  it, its banks, farkles and final turns as the two-player game has them;
+* ``pairwise``: one turn played to maximise an estimate of the three-player chance: after
+  the turn, every player ``i``'s chance is taken as ``prod_{j != i} w(i, j)`` normalised,
+  ``w(i, j)`` the heads-up two-player chance of ``i`` against ``j`` with whoever plays
+  first of the two moving first; a bank at or past the goal is the exact final round.
+
+To measure one seat's approximation among exact players, a state also carries the
+position of that seat relative to the mover (a *label*, which the rotation of turns turns
+with the seats): three times the states. Rules without a penalty are evaluated layer by
+layer, each rotation of farkles in closed form (the policy is fixed, so one sweep is exact);
+rules with one take Gauss-Seidel passes to 1e-12.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.jit import njit
+from ..duel.kernel import after_farkle
+from ..duel.model import build_model
+from .kernel import (
+    I_END,
+    I_GOAL,
+    P_ENDGAME,
+    P_EXTRA,
+    P_N,
+    P_NB,
+    P_NE,
+    P_NF,
+    P_PEN_COUNT,
+    P_PEN_STEPS,
+    P_REACH,
+    P_ROWS,
+    TableScratch,
+    TableTables,
+    _clamp,
+    _cut,
+    bank_rows,
+    core_for,
+    fill_top,
+    lane_exits,
+    steps_next,
+    table_scratch,
+    table_tables,
+)
+from .model import LANES, TableModel
+from .solve import _closed_form, batch_states, flat_of, full, rotated
+
+#: Who decides a seat's moves: the exact strategy or an approximation (module docstring).
+DECIDERS = {"exact": 0, "rival": 1, "pairwise": 2}
+TOLERANCE = 1e-12
+Progress = Callable[[float, str], None]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _flat2(b: int, d: int, f: int, e: int, u: int, o: int, nb: int, nf: int, ne: int) -> int:
+    """The two-player model's flat index (:meth:`solver.duel.model.Model.flat`, ``r = 0``)."""
+    return ((((b * nb + d) * nf + f) * nf + e) * ne + u) * ne + o
+
+
+@njit(cache=True, nogil=True)
+def approx_exits(
+    tt: TableTables,
+    w2: np.ndarray,
+    lanes: np.ndarray,
+    nl: int,
+    deciders: np.ndarray,
+    info: np.ndarray,
+    bankd: np.ndarray,
+    xd: np.ndarray,
+    stop: int,
+) -> None:
+    """The decision exits of the lanes an approximation decides (``deciders`` 1 or 2).
+
+    Below the goal both read the two-player ``W0`` (``w2``); ``rival`` also past it (the
+    two-player final turn); ``pairwise`` keeps the exact final round already in ``bankd``.
+    """
+    p = tt.params
+    n = p[P_N]
+    nb, nf, ne = p[P_NB], p[P_NF], p[P_NE]
+    length = p[P_REACH]
+    for lane in range(nl):
+        mode = deciders[lane]
+        if mode == 0:
+            continue
+        b0, f0, u0 = lanes[0, lane], lanes[n, lane], lanes[2 * n, lane]
+        on = ne - 1  # the mover after a bank: on the board
+        fb, ff = after_farkle(b0, f0, p[P_PEN_COUNT], p[P_PEN_STEPS])
+        if mode == 1:
+            rival = 1
+            worst = 2.0
+            for k in range(1, n):
+                mine = w2[
+                    _flat2(
+                        b0,
+                        lanes[k, lane],
+                        f0,
+                        lanes[n + k, lane],
+                        u0,
+                        lanes[2 * n + k, lane],
+                        nb,
+                        nf,
+                        ne,
+                    )
+                ]
+                if mine < worst:
+                    worst, rival = mine, k
+            br, fr_, ur = lanes[rival, lane], lanes[n + rival, lane], lanes[2 * n + rival, lane]
+            xd[lane] = 1.0 - w2[_flat2(br, fb, fr_, ff, ur, u0, nb, nf, ne)]
+            final = p[P_ENDGAME] != 0  # the two-player game's final turn for the rival
+            for t in range(stop):
+                if bankd[t, lane] < 0.0:
+                    continue
+                if t < info[I_GOAL, lane]:
+                    bankd[t, lane] = 1.0 - w2[_flat2(br, b0 + t, fr_, 0, ur, on, nb, nf, ne)]
+                elif final:
+                    e = ur if ne > 1 else 1
+                    bankd[t, lane] = 1.0 - tt.reach[1 + e, _clamp(b0 + t - br + 1, length)]
+                else:
+                    bankd[t, lane] = 1.0
+            continue
+        # pairwise: the next state's seats are 1, 2, ..., n - 1, then the mover
+        xd[lane] = _pairwise(w2, lanes, lane, n, fb, ff, u0, nb, nf, ne)
+        for t in range(min(stop, info[I_GOAL, lane])):
+            if bankd[t, lane] >= 0.0:
+                bankd[t, lane] = _pairwise(w2, lanes, lane, n, b0 + t, 0, on, nb, nf, ne)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _pairwise(
+    w2: np.ndarray,
+    lanes: np.ndarray,
+    lane: int,
+    n: int,
+    bm: int,
+    fm: int,
+    um: int,
+    nb: int,
+    nf: int,
+    ne: int,
+) -> float:
+    """The mover's estimated chance once it sits last with ``(bm, fm, um)`` (see the docstring)."""
+    if n == 2:
+        b1, f1, u1 = lanes[1, lane], lanes[n + 1, lane], lanes[2 * n + 1, lane]
+        return float(1.0 - w2[_flat2(b1, bm, f1, fm, u1, um, nb, nf, ne)])
+    b1, f1, u1 = lanes[1, lane], lanes[n + 1, lane], lanes[2 * n + 1, lane]
+    b2, f2, u2 = lanes[2, lane], lanes[n + 2, lane], lanes[2 * n + 2, lane]
+    w12 = w2[_flat2(b1, b2, f1, f2, u1, u2, nb, nf, ne)]
+    w1m = w2[_flat2(b1, bm, f1, fm, u1, um, nb, nf, ne)]
+    w2m = w2[_flat2(b2, bm, f2, fm, u2, um, nb, nf, ne)]
+    hm = (1.0 - w1m) * (1.0 - w2m)
+    h1 = w12 * w1m
+    h2 = (1.0 - w12) * w2m
+    return float(hm / (hm + h1 + h2))
+
+
+@njit(cache=True, nogil=True)
+def eval_setup(
+    tt: TableTables,
+    w: np.ndarray,
+    v: np.ndarray,
+    voff: np.ndarray,
+    w2: np.ndarray,
+    deciders: np.ndarray,
+    shift: np.ndarray,
+    lanes: np.ndarray,
+    nl: int,
+    steps_next: np.ndarray,
+    s: TableScratch,
+    aux: np.ndarray,
+    auxx: np.ndarray,
+) -> int:
+    """A block's exits for policy evaluation; returns its top.
+
+    ``V``'s exits from ``v`` (offsets ``voff``: the label of the next state), the decisions'
+    from the exact ``w`` (own component, moved by ``shift``) or an approximation.
+    """
+    p = tt.params
+    rows = p[P_ROWS]
+    zero = np.zeros(nl, dtype=np.int64)
+    none = np.zeros(nl)
+    lane_exits(tt, v, voff, lanes, nl, s.x, s.info, none)
+    lane_exits(tt, w, zero, lanes, nl, auxx, s.info, shift)
+    stop = 0
+    for lane in range(nl):
+        stop = max(stop, s.info[I_END, lane] + 1)
+    stop = min(stop, rows)
+    bank_rows(tt, w, zero, lanes, nl, s.info, aux, stop)
+    for lane in range(nl):
+        s.xd[lane] = auxx[0, lane]
+        for t in range(stop):
+            s.bankd[t, lane] = aux[0, t, lane]
+    approx_exits(tt, w2, lanes, nl, deciders, s.info, s.bankd, s.xd, stop)
+    top = _cut(tt, s.bankd, s.xd, s.info, nl)
+    last = max(min(top + p[P_EXTRA], rows), stop)
+    bank_rows(tt, v, voff, lanes, nl, s.info, s.bank, last)
+    fill_top(tt, nl, top, s.bankd, s.bank, s.info, steps_next, s.vals, s.dec, s.prob, s.tail, True)
+    return top
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """``v[label, state]``: every seat's chance (full vectors, turn order from the mover)."""
+
+    v: np.ndarray  # (labels, states, N)
+    sweeps: float
+    passes: int
+    residual: float
+    seconds: float
+
+
+class _Evaluator:
+    def __init__(self, model: TableModel, w: np.ndarray, w2: np.ndarray, threads: int) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.model = model
+        self.tables = table_tables(model)
+        self.w = w
+        self.w2 = w2
+        self.threads = max(1, threads)
+        self.core = core_for(LANES, model.comps, True, True, False)
+        self.steps_next = steps_next(self.tables)
+        self.scratch = [table_scratch(self.tables, LANES) for _ in range(self.threads)]
+        rows = int(self.tables.params[P_ROWS])
+        self.aux = [np.empty((model.comps, rows, LANES)) for _ in range(self.threads)]
+        self.auxx = [np.empty((model.comps, LANES)) for _ in range(self.threads)]
+        self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def solve(
+        self,
+        v: np.ndarray,
+        rows: np.ndarray,
+        voff: np.ndarray,
+        deciders: np.ndarray,
+        shift: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Every lane's ``(values (k, C), P (k,))`` under its decider."""
+        k = len(rows)
+        blocks = -(-k // LANES)
+        pad = blocks * LANES - k
+
+        def padded(a: np.ndarray) -> np.ndarray:
+            return np.concatenate([a, np.repeat(a[-1:], pad, axis=0)])
+
+        lanes = np.ascontiguousarray(padded(rows).reshape(blocks, LANES, -1).transpose(0, 2, 1))
+        offs = padded(voff).reshape(blocks, LANES)
+        decs = padded(deciders).reshape(blocks, LANES)
+        moves = padded(shift).reshape(blocks, LANES)
+        out = np.empty((blocks, self.model.comps, LANES))
+        outp = np.empty((blocks, LANES))
+        nl = LANES
+
+        def run(worker: int) -> None:
+            s = self.scratch[worker]
+            for kb in range(worker, blocks, self.threads):
+                top = eval_setup(
+                    self.tables,
+                    self.w,
+                    v,
+                    offs[kb],
+                    self.w2,
+                    decs[kb],
+                    moves[kb],
+                    lanes[kb],
+                    nl,
+                    self.steps_next,
+                    s,
+                    self.aux[worker],
+                    self.auxx[worker],
+                )
+                self.core(
+                    self.tables,
+                    top,
+                    s.vals,
+                    s.dec,
+                    s.prob,
+                    s.bank,
+                    s.bankd,
+                    s.x,
+                    s.xd,
+                    s.choice,
+                    s.banks,
+                )
+                out[kb] = s.vals[:, 5 * nl : 6 * nl]
+                outp[kb] = s.prob[5 * nl : 6 * nl]
+
+        if self.pool is None or blocks < 2:
+            saved, self.threads = self.threads, 1
+            try:
+                run(0)
+            finally:
+                self.threads = saved
+        else:
+            futures = [self.pool.submit(run, i) for i in range(1, self.threads)]
+            run(0)
+            for fut in futures:
+                fut.result()
+        return out.transpose(0, 2, 1).reshape(blocks * LANES, -1)[:k], outp.reshape(-1)[:k]
+
+
+def evaluate(
+    model: TableModel,
+    w: np.ndarray,
+    mixed: object,
+    w2: np.ndarray,
+    seats: tuple[str, ...],
+    threads: int = 2,
+    progress: Progress | None = None,
+) -> Evaluation:
+    """Every seat's chance in every state when seat ``k`` (in turn order) plays ``seats[k]``.
+
+    ``seats`` holds keys of :data:`DECIDERS` (``exact``: the solve's own policy, which
+    reproduces ``W``). A state also carries the seat of its mover (its *label*, ``v[label]``):
+    with different policies the seats must be told apart; with one policy for all, one label.
+    ``w`` is the exact solve (flat), ``mixed`` its mixing states
+    (:class:`solver.table.solve.MixedStates`), ``w2`` the two-player ``W0`` of the same rules
+    and floor (flat).
+    """
+    if model.players != len(seats):
+        raise ValueError(f"{len(seats)} policies for {model.players} seats")
+    if model.ns > 1:
+        raise ValueError("the approximations do not model the equal-turns endgame")
+    if model.riskless.any():
+        raise ValueError("the evaluation does not handle a dice count that never farkles")
+    started = time.perf_counter()
+    n, comps = model.players, model.comps
+    labels = 1 if len(set(seats)) == 1 else n
+    codes = np.array([DECIDERS[x] for x in seats[:labels]], dtype=np.int64)
+    states = model.start_states
+    v = np.full(labels * states * comps, 1.0 / n)
+    vv = v.reshape(labels, states, comps)
+    ev = _Evaluator(model, w, w2, threads)
+    solved = 0
+    passes = 0
+    residual = 0.0
+    try:
+        layers = range(n * (model.nb - 1), -1, -1)
+        farkle_sums = range(n * (model.nf - 1), -1, -1)
+        while True:
+            passes += 1
+            largest = 0.0
+            for k, layer in enumerate(layers):
+                for fsum in farkle_sums if model.penalty_count else (None,):
+                    rows = batch_states(model, layer, fsum)
+                    if not len(rows):
+                        continue
+                    idx = flat_of(model, rows)
+                    lab = np.repeat(np.arange(labels), len(rows))
+                    all_rows = np.tile(rows, (labels, 1))
+                    all_idx = np.tile(idx, labels)
+                    nxt = (lab + 1) % labels  # the next mover's seat
+                    voff = (nxt * states).astype(np.int64)
+                    values, farkle = _mixed_solve(ev, v, all_rows, all_idx, voff, codes[lab], mixed)
+                    solved += len(all_rows)
+                    if model.penalty_count:
+                        before = vv[lab, all_idx]
+                        largest = max(largest, float(np.abs(values - before).max()))
+                        vv[lab, all_idx] = values
+                        continue
+                    # The rotation of farkles in closed form: (s, seat) -> (rot s, next seat);
+                    # the policies are fixed, so one sweep is exact.
+                    rot_idx = flat_of(model, rotated(model, all_rows))
+                    x = np.roll(full(model, vv[nxt, rot_idx]), 1, axis=1)
+                    a = full(model, values) - farkle[:, None] * x
+                    keys = lab * states + all_idx
+                    order = np.argsort(keys)
+                    rot_pos = order[np.searchsorted(keys[order], nxt * states + rot_idx)]
+                    todo = np.arange(len(all_rows))
+                    vv[lab, all_idx] = _closed_form(model, a, farkle, todo, rot_pos)[:, :comps]
+                if progress is not None and k % 16 == 0:
+                    progress(k / len(layers), f"exact evaluation: pass {passes}")
+            residual = largest
+            if not model.penalty_count or largest <= TOLERANCE:
+                break
+    finally:
+        ev.close()
+    out = full(model, v.reshape(labels * states, comps)).reshape(labels, states, n)
+    return Evaluation(
+        v=out,
+        sweeps=solved / states,
+        passes=passes,
+        residual=residual,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _mixed_solve(
+    ev: _Evaluator,
+    v: np.ndarray,
+    rows: np.ndarray,
+    idx: np.ndarray,
+    voff: np.ndarray,
+    deciders: np.ndarray,
+    mixed: object,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The lanes' values; an exact mover that mixes is evaluated under both its policies."""
+    shift = np.zeros(len(rows))
+    values, farkle = ev.solve(v, rows, voff, deciders, shift)
+    flats = getattr(mixed, "flat", np.zeros(0, dtype=np.int64))
+    if not len(flats):
+        return values, farkle
+    where = np.nonzero(np.isin(idx, flats) & (deciders == 0))[0]
+    if not len(where):
+        return values, farkle
+    k = np.searchsorted(flats, idx[where])
+    weight = np.asarray(mixed.weight)[k]  # type: ignore[attr-defined]
+    low = np.asarray(mixed.low)[k]  # type: ignore[attr-defined]
+    high = np.asarray(mixed.high)[k]  # type: ignore[attr-defined]
+    sub = rows[where]
+    vl, pl = ev.solve(v, sub, voff[where], deciders[where], low)
+    vh, ph = ev.solve(v, sub, voff[where], deciders[where], high)
+    values[where] = (1 - weight)[:, None] * vl + weight[:, None] * vh
+    farkle[where] = (1 - weight) * pl + weight * ph
+    return values, farkle
+
+
+def opening(
+    model: TableModel, ev: Evaluation, first: int = 0, scores: tuple[int, ...] | None = None
+) -> np.ndarray:
+    """Every seat's chance at the opening when seat ``first`` moves first, in seat order.
+
+    ``scores``: head starts in points per seat (default none).
+    """
+    n = model.players
+    scores = scores or (0,) * n
+    order = [(first + k) % n for k in range(n)]
+    entry = model.rules.entry_minimum
+    fields = tuple(model.score_index(scores[s]) for s in order)
+    flags = tuple(model.entered_flag(entry == 0 or scores[s] >= entry) for s in order)
+    i = model.flat(fields, None, flags, 0)
+    label = first if ev.v.shape[0] > 1 else 0
+    mine = ev.v[label, i]
+    out = np.empty(n)
+    for k, seat in enumerate(order):
+        out[seat] = mine[k]
+    return out
+
+
+def two_player_w0(rules: object, floor: int, cache_dir: object = None) -> np.ndarray:
+    """The two-player solve's ``W0`` (flat), solved or loaded like the game does."""
+    from ..duel.cache import solve_strategy
+
+    strategy = solve_strategy(rules, floor, cache_dir)  # type: ignore[arg-type]
+    return strategy.w0.reshape(-1)
+
+
+def loss_report(
+    rules_name: str, goal: int | None, floor: int, cache_dir: object = None
+) -> dict[str, object]:
+    """What each approximation loses against the exact optimum (``bench/table3.py loss``)."""
+    from optimal_farkle.engine import preset
+
+    from .exact import solve_exact_table
+
+    rules = preset(rules_name)
+    if goal is not None:
+        rules = rules.with_goal(goal)
+    exact = solve_exact_table(rules, 3, cache_dir=cache_dir, floor=floor, force=True)  # type: ignore[arg-type]
+    model = exact.model
+    two = build_model(rules, floor)
+    if two.shape[:6] != (model.nb, model.nb, model.nf, model.nf, model.ne, model.ne):
+        raise ValueError("the two-player model does not match the table's")
+    w2 = two_player_w0(rules, floor, cache_dir)
+    base = evaluate(model, exact.w, exact.mixed, w2, ("exact",) * 3)
+    first = opening(model, base)
+    report: dict[str, object] = {
+        "rules": rules.name,
+        "goal": rules.goal,
+        "exact": first.tolist(),
+        "exact_check": float(np.abs(base.v[0, :, :2] - exact.w.reshape(-1, 2)).max()),
+    }
+    lines = [
+        f"{rules.name}, goal {rules.goal:,}: exact first-to-move chances "
+        + ", ".join(f"{100 * x:.4f}%" for x in first)
+        + f" (the evaluation reproduces W to {report['exact_check']:.1e})"
+    ]
+    for approx in ("rival", "pairwise"):
+        alone = []
+        seconds = 0.0
+        for seat in range(3):
+            seats = tuple(approx if k == seat else "exact" for k in range(3))
+            one = evaluate(model, exact.w, exact.mixed, w2, seats)
+            alone.append(float(opening(model, one)[seat]))
+            seconds += one.seconds
+        every = evaluate(model, exact.w, exact.mixed, w2, (approx,) * 3)
+        all_seats = opening(model, every).tolist()
+        losses = [float(first[s] - alone[s]) for s in range(3)]
+        report[approx] = {
+            "one_seat": alone,
+            "loss": losses,
+            "all_seats": all_seats,
+            "seconds": seconds + every.seconds,
+        }
+        lines.append(
+            f"  {approx:9}: in seat k among exact players it wins "
+            + ", ".join(f"{100 * a:.4f}% (-{100 * d:.4f})" for a, d in zip(alone, losses))
+            + "; all three: "
+            + ", ".join(f"{100 * x:.4f}%" for x in all_seats)
+        )
+    report["text"] = "\n".join(lines)
+    return report
