@@ -29,6 +29,7 @@ from table_rules import penalty_tiny, tiny
 from optimal_farkle.engine import Endgame, Rules, preset
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Player, Roll, apply, new_game
+from optimal_farkle.engine.rules import PenaltyCost
 from optimal_farkle.solver.duel.model import build_model
 from optimal_farkle.solver.duel.valueiter import value_iteration
 from optimal_farkle.solver.players.computer import make_player
@@ -116,6 +117,15 @@ FIXED = {
     "final-round-entry": (tiny(250), 3, 0, 8),
     # Equal turns: the round's starter hands two final turns, the next one, the last none.
     "equal-turns": (tiny(250, endgame=Endgame.EQUAL_TURNS, entry_minimum=0), 3, 0, 8),
+    # House rules (issue 38): five dice, and a penalty that costs the whole score (the floor is
+    # then 0). (The scoring house rules change only the roll tables, which both read.)
+    "five-dice": (tiny(250, dice=5), 3, 0, 8),
+    "lose-everything": (
+        replace(penalty_tiny(250), penalty_points=0, penalty_cost=PenaltyCost.EVERYTHING),
+        3,
+        0,
+        20,
+    ),
 }
 
 
