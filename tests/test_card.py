@@ -149,7 +149,7 @@ def test_no_column_of_the_table_can_go(name: str) -> None:
     rules = preset(name)
     table = estimate_table(rules)
     assert check_table(table, rules) == 0
-    assert 18 <= table.numbers() <= 20 if rules.dice == 6 else table.numbers() == 13
+    assert 18 <= table.numbers() <= 20 if rules.dice == 6 else table.numbers() == 12
     for n in range(1, 7):
         row = table.rows[n - 1]
         if len(row) == 1:
@@ -368,3 +368,21 @@ def test_a_preset_under_another_name_gets_the_shipped_card(tmp_path: Path) -> No
     renamed = dataclasses.replace(preset("facebook"), name="house", title="House")
     assert load_card(renamed, tmp_path).source == load_card(preset("facebook"), tmp_path).source
     assert load_card(renamed, tmp_path).source != "none"
+
+
+def test_a_five_dice_card_shows_the_rows_a_turn_uses() -> None:
+    """Greed's card: the full set of five fresh dice is row 5 and banks (from 2,800), column 5
+    of the solver (never reached with five dice) is not shown, and no "never bank with six"."""
+    from rich.console import Console
+
+    from optimal_farkle.tui.widgets.card_view import card_view
+
+    card = load_card(preset("greed"))
+    assert [dice for dice, _ in card.table.dice_rows()] == [5, 4, 3, 2, 1]
+    assert card.table.bank_threshold(6) == 2800 and card.table.numbers() == 12
+    console = Console(width=80, file=io.StringIO(), record=True)
+    console.print(card_view(card))
+    text = console.export_text()
+    assert "12 numbers to learn" in text and "never bank with six" not in text
+    rows = [line.split() for line in text.splitlines() if line.strip()[:2].strip().isdigit()]
+    assert [r[0] for r in rows[:5]] == ["5", "4", "3", "2", "1"] and rows[0][1] == "2,800"

@@ -70,7 +70,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(("game", "entry_minimum"), "Entry minimum", "first bank must reach it (0: none)"),
     Option(("turn", "min_bank"), "Minimum bank", "smallest turn total you may bank"),
-    Option(("penalty", "farkles"), "Penalty farkles", "farkles in a row that cost (0: none)"),
+    Option(("penalty", "farkles"), "Penalty farkles", "farkles in a row to pay (0: none)"),
     Option(
         ("penalty", "costs"),
         "Penalty costs",

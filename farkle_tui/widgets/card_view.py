@@ -35,9 +35,9 @@ def table_view(card: Card) -> Table:
     grid.add_column("dice", justify="right", style="bold")
     for g in columns:
         grid.add_column("bank" if g == 0 else f"+{g:,}", justify="right")
-    for n in range(6, 0, -1):
+    for dice, n in table.dice_rows():
         row = dict(table.rows[n - 1])
-        grid.add_row(str(n), *(pts(row[g]) if g in row else "" for g in columns))
+        grid.add_row(str(dice), *(pts(row[g]) if g in row else "" for g in columns))
     return grid
 
 
@@ -94,7 +94,8 @@ def card_view(card: Card) -> Group:
             "after which you bank, then the one that leaves more dice."
         ),
         Text(
-            "3. Bank in the bank column (worth +0); never bank with six dice."
+            "3. Bank in the bank column (worth +0)"
+            + ("; never bank with six dice." if rules.dice == 6 else ".")
             + (f" The rules: bank at least {pts(table.minimum)}." if table.minimum > STEP else "")
         ),
     ]

@@ -81,7 +81,6 @@ from optimal_farkle.solver.core.rolls import (
     column,
     grouped_tables,
     next_dice,
-    reached,
     roll_table,
     thrown,
 )
@@ -325,7 +324,7 @@ class ExpectedStrategy:
 
     def bank_thresholds(self) -> dict[int, int | None]:
         """:meth:`bank_threshold` for n = 6..1 (the article's column order)."""
-        return {n: self.bank_threshold(n) for n in reversed(DICE) if reached(self.rules, n)}
+        return {n: self.bank_threshold(n) for n in reversed(DICE)}
 
     def default_max_turn(self) -> int:
         """The smallest total from which every dice count banks, or 5,000 if some never banks."""

@@ -117,9 +117,9 @@ def column(rules: Rules, dice: int) -> int:
     return FRESH if dice == rules.dice else dice
 
 
-def reached(rules: Rules, n: int) -> bool:
-    """Whether a turn can ever throw column ``n`` (not 5 when a turn starts with five dice)."""
-    return n == FRESH or n < rules.dice
+def reached(dice: int, n: int) -> bool:
+    """Whether a turn of rules with ``dice`` dice can throw column ``n`` (five dice: never 5)."""
+    return n == FRESH or n < dice
 
 
 def next_dice(rules: Rules, n: int, used: int) -> int:

@@ -54,7 +54,7 @@ from optimal_farkle.engine import STEP, Rules
 
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.floor import DEFAULT_FLOOR, used_floor
-from ..core.rolls import grouped_tables, hot_dice, next_dice
+from ..core.rolls import grouped_tables, hot_dice, next_dice, reached
 
 DICE = (1, 2, 3, 4, 5, 6)
 #: Gain grids tried in turn: the coarsest that reproduces the expected-score strategy wins.
@@ -116,13 +116,18 @@ class EstimateTable:
         """Every gain some row uses, ascending: the card's column headings."""
         return sorted({g for row in self.rows for g, _ in row})
 
+    def dice_rows(self) -> list[tuple[int, int]]:
+        """``(dice thrown, column)`` of every row a turn can use, most dice first (under five-dice
+        rules column 6 throws five fresh dice and column 5 is never reached)."""
+        return [(hot_dice(self.dice, n, 0), n) for n in range(6, 0, -1) if reached(self.dice, n)]
+
     def numbers(self) -> int:
-        """How many numbers the table asks a person to memorise (one per cell)."""
-        return sum(len(row) for row in self.rows)
+        """How many numbers the table asks a person to memorise (one per cell it shows)."""
+        return sum(len(self.rows[n - 1]) for _, n in self.dice_rows())
 
     def bank_threshold(self, n: int) -> int | None:
         """The total from which the table banks with ``n`` dice (None: never, as with six)."""
-        if n == 6:
+        if not fresh_may_bank(self.dice, n):
             return None
         for g, start in self.rows[n - 1]:
             if g <= 0:

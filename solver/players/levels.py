@@ -44,7 +44,7 @@ from optimal_farkle.engine import STEP, Endgame, Rules, ScoringOption
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
 from ..core.expected import ExpectedStrategy, expected_strategy
-from ..core.rolls import column, next_dice, thrown
+from ..core.rolls import column, next_dice, reached, thrown
 from .card import Card, load_card
 
 #: ``(points, dice used)`` of one entry of a keep list.
@@ -233,8 +233,9 @@ class CoachPlayer(LevelPlayer):
     def rules_of_thumb(self) -> str:
         """The coach's whole strategy in one paragraph, with the numbers for these rules."""
         bank = ", ".join(
-            f"{n}: {'never' if t is None else f'{t:,}'}"
+            f"{thrown(self.rules, n)}: {'never' if t is None else f'{t:,}'}"
             for n, t in sorted(self.thresholds.items(), reverse=True)
+            if reached(self.rules.dice, n)
         )
         return (
             f"Plays by rules of thumb you can learn. Bank from (dice left: total) {bank}. "
@@ -345,8 +346,8 @@ class CardPlayer(LevelPlayer):
     def rules_of_thumb(self) -> str:
         """The card in one paragraph, with this rule set's bank thresholds."""
         banks = ", ".join(
-            f"{n}: {'never' if t is None else f'{t:,}'}"
-            for n in range(6, 0, -1)
+            f"{dice}: {'never' if t is None else f'{t:,}'}"
+            for dice, n in self.table.dice_rows()
             for t in [self.table.bank_threshold(n)]
         )
         end = (
