@@ -220,10 +220,6 @@ class GameState:
             return "Set aside at least one scoring die before you roll again."
         return None
 
-    def can_roll(self) -> bool:
-        """Whether :class:`Roll` is legal now (see :meth:`roll_refusal` for the reason if not)."""
-        return self.roll_refusal() is None
-
     def options(self) -> list[ScoringOption]:
         """Every legal set-aside of the showing roll, most points first ([] outside CHOOSE)."""
         if self.phase is not Phase.CHOOSE:

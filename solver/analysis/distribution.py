@@ -58,7 +58,7 @@ from optimal_farkle.engine.events import Banked
 from optimal_farkle.engine.game import Action, GameState
 from optimal_farkle.engine.record import GameRecord, GameSession
 
-from ..core.expected import ExpectedStrategy, flat_tables, group_best
+from ..core.expected import ExpectedStrategy, flat_tables
 from ..duel.decisions import turn_of
 from ..duel.strategy import FinalTurnValues, Strategy
 from .explore import turn_top
@@ -110,7 +110,7 @@ def optimal_policy(strategy: Strategy, state: GameState) -> TurnPolicy:
     ends = state.final_turn() or not state.owed_after_goal(state.current)
     top = turn_top(turn) if ends else None
     # Past the goal with a final turn to come, a dice count that cannot farkle never banks.
-    unbounded = not ends and bool((flat_tables(rules).farkle[1:] == 0).any())
+    unbounded = not ends and bool((flat_tables(rules).farkle_prob[1:] == 0).any())
     known: list[tuple[np.ndarray, np.ndarray]] = []
 
     def table(height: int) -> tuple[np.ndarray, np.ndarray]:
@@ -210,8 +210,9 @@ class TurnDistribution:
             out.append((low, high, float(self.probability[mask].sum())))
         return out
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``farkle distribution --json`` object (without the command's own keys)."""
+    def to_json(self, band: int = BAND) -> dict[str, Any]:
+        """The ``farkle distribution --json`` object (without the command's own keys); its
+        ``bands`` are ``band`` points wide."""
         return {
             "mean": self.mean,
             "farkle_probability": self.farkle_probability,
@@ -222,14 +223,16 @@ class TurnDistribution:
             "points": [int(p) for p in self.points],
             "probability": [float(p) for p in self.probability],
             "quantiles": {f"{q:g}": self.quantile(q) for q in QUANTILES},
-            "bands": [{"from": low, "to": high, "probability": p} for low, high, p in self.bands()],
+            "bands": [
+                {"from": low, "to": high, "probability": p} for low, high, p in self.bands(band)
+            ],
         }
 
 
 def turn_distribution(policy: TurnPolicy, tolerance: float = TOLERANCE) -> TurnDistribution:
     """Run the forward pass of the module docstring for ``policy``."""
     flat = flat_tables(policy.rules)
-    reach_ahead = flat.max_step + 1  # rows a row can send probability to, itself included
+    reach_ahead = flat.max_steps + 1  # rows a row can send probability to, itself included
     top = None if policy.top is None else policy.top // STEP
     height = 64 + reach_ahead if top is None else top + reach_ahead
     value, bank = policy.table(height)
@@ -263,10 +266,12 @@ def turn_distribution(policy: TurnPolicy, tolerance: float = TOLERANCE) -> TurnD
                 rolls = row - stops
                 rolls[0] = 0.0
                 if rolls.any():
-                    farkle += float(np.dot(rolls, flat.farkle))
-                    _, chosen = group_best(flat, value[k + flat.step, flat.next_dice])
+                    farkle += float(np.dot(rolls, flat.farkle_prob))
+                    _, chosen = flat.group_best(value[k + flat.option_steps, flat.next_dice])
                     weight = rolls[flat.group_dice] * flat.group_prob
-                    np.add.at(reach, (k + flat.step[chosen], flat.next_dice[chosen]), weight)
+                    np.add.at(
+                        reach, (k + flat.option_steps[chosen], flat.next_dice[chosen]), weight
+                    )
         k += 1
     ends[0] += farkle
     listed = np.flatnonzero(ends)

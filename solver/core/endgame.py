@@ -105,8 +105,7 @@ def final_turn_tables(rules: Rules) -> FinalTurnTables:
     """Solve ``Q``, ``R`` and ``F`` for ``rules`` (milliseconds; cached per rule set)."""
     opts = flat_options(rules)
     farkle = opts.farkle_prob
-    risky = farkle > 0
-    risky[0] = False
+    risky = opts.risky
     if not risky[1:].any():
         raise ValueError(f"{rules.name}: no dice count can farkle, so a turn never ends")
     p_min = float(farkle[risky].min())
@@ -153,9 +152,8 @@ def _reach_table(opts: object) -> np.ndarray:
             q = np.concatenate([q, np.ones((len(q), 7))])
         need = np.maximum(k - step, 0)
         values = q[need, nxt]
-        best = np.maximum.reduceat(values, opts.group_first)
-        per_dice = np.add.reduceat(opts.group_prob * best, opts.dice_first)
-        q[k, 1:] = per_dice
+        best, _ = opts.group_best(values)
+        q[k, 1:] = opts.per_dice(best)[1:]
         q[k, 0] = 0.0
         if q[k, 6] < REACH_EPSILON and q[k, 1:].max() < REACH_EPSILON:
             return q[: k + 1].copy()
@@ -176,8 +174,8 @@ def _fill(opts: object, reach: np.ndarray, risky: np.ndarray) -> np.ndarray:
     for k in range(length - 2, -1, -1):
         up = np.minimum(k + opts.option_steps, length - 1)
         values = fill[up, opts.next_dice - 1]
-        best = np.maximum.reduceat(values, opts.group_first)
-        per_dice = np.add.reduceat(opts.group_prob * best, opts.dice_first)
+        best, _ = opts.group_best(values)
+        per_dice = opts.per_dice(best)
         for n in riskless:
-            fill[k, n - 1] = per_dice[n - 1]
+            fill[k, n - 1] = per_dice[n]
     return fill

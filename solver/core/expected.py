@@ -75,15 +75,7 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, IllegalActionError, Rules, RulesError, ScoringOption, scorer
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
-from optimal_farkle.solver.core.rolls import (
-    FRESH,
-    GroupedTables,
-    column,
-    grouped_tables,
-    next_dice,
-    roll_table,
-    thrown,
-)
+from optimal_farkle.solver.core.rolls import FlatOptions, column, flat_options, next_dice
 
 #: The decision before a roll (not engine.game's Action, which is a move of the game).
 BankOrRoll = Literal["bank", "roll"]
@@ -100,84 +92,22 @@ class ExpectedRow(TypedDict):
     action: BankOrRoll
 
 
-@dataclass(frozen=True, eq=False)
-class FlatTables:
-    """The unreduced roll groups as flat per-option arrays.
+def flat_tables(rules: Rules) -> FlatOptions:
+    """The roll groups of ``rules``, every legal set-aside kept, as flat arrays.
 
     What every pass over ``(t, n)`` under a policy reads: this module's backward pass and the
-    forward pass of :mod:`solver.analysis.distribution`. ``next_dice`` is where the hot-dice rule
-    ``h`` is applied, once, for every option.
+    forward pass of :mod:`solver.analysis.distribution`. Raises :class:`RulesError` unless
+    every option scores a positive multiple of :data:`STEP`.
     """
-
-    farkle: np.ndarray  # (7,) float64, F_n (index 0 unused)
-    risky: np.ndarray  # (7,) bool, F_n > 0 (index 0 False)
-    group_prob: np.ndarray  # (G,) float64
-    group_dice: np.ndarray  # (G,) int64 dice count n of each group
-    group_first: np.ndarray  # (G,) int64 first option of each group
-    group_size: np.ndarray  # (G,) int64 options per group
-    dice_first: np.ndarray  # (6,) int64 first group of n = 1..6
-    step: np.ndarray  # (O,) int64 points / STEP
-    points: np.ndarray  # (O,) int64
-    next_dice: np.ndarray  # (O,) int64 h(n - used)
-    max_step: int
-
-
-@lru_cache(maxsize=32)
-def flat_tables(rules: Rules) -> FlatTables:
-    """The roll groups of ``rules`` (every legal set-aside kept) as :class:`FlatTables`."""
-    tables: GroupedTables = grouped_tables(rules, reduce=False)
-    n_groups = len(tables.group_prob)
-    group_dice = np.zeros(n_groups, dtype=np.int64)
-    for n in DICE:
-        group_dice[tables.groups(n).start : tables.groups(n).stop] = n
-    starts = tables.option_start
-    sizes = np.diff(starts)
-    group_thrown = np.array([thrown(rules, int(n)) for n in group_dice], dtype=np.int64)
-    left = np.repeat(group_thrown, sizes) - tables.option_used
-    next_column = np.where(left == 0, FRESH, left)
-    if np.any(tables.option_points % STEP) or np.any(tables.option_points <= 0):
+    flat = flat_options(rules, reduce=False)
+    if np.any(flat.option_points % STEP) or np.any(flat.option_points <= 0):
         raise RulesError(
             f"{rules.name}: every scoring option must be a positive multiple of {STEP}"
         )
-    # Exact zero test on integer counts, not on a float probability.
-    risky = np.array([False] + [roll_table(rules, thrown(rules, n)).farkle_rolls > 0 for n in DICE])
-    return FlatTables(
-        farkle=np.asarray(tables.farkle_prob, dtype=np.float64),
-        risky=risky,
-        group_prob=np.asarray(tables.group_prob, dtype=np.float64),
-        group_dice=group_dice,
-        group_first=np.asarray(starts[:-1], dtype=np.int64),
-        group_size=sizes.astype(np.int64),
-        dice_first=np.asarray(tables.group_start[1:7], dtype=np.int64),
-        step=(tables.option_points // STEP).astype(np.int64),
-        points=tables.option_points.astype(np.int64),
-        next_dice=next_column.astype(np.int64),
-        max_step=int(tables.max_points) // STEP,
-    )
+    return flat
 
 
-def _groups_of(flat: FlatTables, n: int) -> range:
-    """The roll groups of ``n`` dice."""
-    stop = int(flat.dice_first[n]) if n < 6 else len(flat.group_prob)
-    return range(int(flat.dice_first[n - 1]), stop)
-
-
-def group_best(flat: FlatTables, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per group: the best option value and the index of the first option attaining it."""
-    best = np.maximum.reduceat(values, flat.group_first)
-    is_best = values >= np.repeat(best, flat.group_size)
-    index = np.where(is_best, np.arange(len(values)), len(values))
-    return best, np.minimum.reduceat(index, flat.group_first)
-
-
-def per_dice(flat: FlatTables, per_group: np.ndarray) -> np.ndarray:
-    """``sum_g p_g x_g`` for each dice count, as a (7,) array with index 0 unused."""
-    out = np.zeros(7)
-    out[1:] = np.add.reduceat(flat.group_prob * per_group, flat.dice_first)
-    return out
-
-
-def _gains(flat: FlatTables, rules: Rules) -> np.ndarray:
+def _gains(flat: FlatOptions, rules: Rules) -> np.ndarray:
     """``c``: what each dice count is worth above ``t`` when the turn total is huge.
 
     Policy iteration on the riskless counts: fix the set-aside per group, solve the linear
@@ -195,7 +125,7 @@ def _gains(flat: FlatTables, rules: Rules) -> np.ndarray:
     where = {n: i for i, n in enumerate(riskless)}
     policy: np.ndarray | None = None
     for _ in range(1000):
-        _, choice = group_best(flat, flat.points + c[flat.next_dice])
+        _, choice = flat.group_best(flat.option_points + c[flat.next_dice])
         if policy is not None and np.array_equal(choice, policy):
             return c
         policy = choice
@@ -204,10 +134,10 @@ def _gains(flat: FlatTables, rules: Rules) -> np.ndarray:
         constant = np.zeros(size)
         for n in riskless:
             row = where[n]
-            for g in _groups_of(flat, n):
+            for g in flat.groups(n):
                 o = int(choice[g])
                 p = float(flat.group_prob[g])
-                constant[row] += p * float(flat.points[o])
+                constant[row] += p * float(flat.option_points[o])
                 nxt = int(flat.next_dice[o])
                 if nxt in where:
                     matrix[row, where[nxt]] -= p
@@ -232,13 +162,13 @@ def safe_cap(rules: Rules, penalty: float = 0.0, entered: bool = True) -> int:
     return _safe_cap(flat, rules.bank_minimum(entered), c, penalty)
 
 
-def _safe_cap(flat: FlatTables, minimum: int, c: np.ndarray, penalty: float) -> int:
-    best, _ = group_best(flat, flat.points + c[flat.next_dice])
-    reach = per_dice(flat, best)
+def _safe_cap(flat: FlatOptions, minimum: int, c: np.ndarray, penalty: float) -> int:
+    best, _ = flat.group_best(flat.option_points + c[flat.next_dice])
+    reach = flat.per_dice(best)
     bound = float(minimum)
     for n in DICE:
         if flat.risky[n]:
-            bound = max(bound, (reach[n] - penalty * flat.farkle[n]) / flat.farkle[n])
+            bound = max(bound, (reach[n] - penalty * flat.farkle_prob[n]) / flat.farkle_prob[n])
     return STEP * max(0, math.ceil((bound - 1e-9) / STEP))
 
 
@@ -423,7 +353,7 @@ def solve_expected(
         raise ValueError(f"the cap must be a multiple of {STEP} and at least {minimum}, not {cap}")
     y = float(penalty)
     top = cap // STEP
-    height = top + flat.max_step + 1
+    height = top + flat.max_steps + 1
     totals = np.arange(height, dtype=np.float64) * STEP
     value = np.empty((height, 7))
     final = np.empty((height, 7))
@@ -434,12 +364,12 @@ def solve_expected(
     roll_final = np.zeros((top, 7))
     bank = np.zeros((top, 7), dtype=bool)
     for k in range(top - 1, -1, -1):
-        rows = k + flat.step
-        best, first = group_best(flat, value[rows, flat.next_dice])
+        rows = k + flat.option_steps
+        best, first = flat.group_best(value[rows, flat.next_dice])
         chosen_rows, chosen_dice = rows[first], flat.next_dice[first]
-        roll_v = per_dice(flat, best) - y * flat.farkle
-        roll_t = per_dice(flat, final[chosen_rows, chosen_dice])
-        roll_q = per_dice(flat, fark[chosen_rows, chosen_dice]) + flat.farkle
+        roll_v = flat.per_dice(best) - y * flat.farkle_prob
+        roll_t = flat.per_dice(final[chosen_rows, chosen_dice])
+        roll_q = flat.per_dice(fark[chosen_rows, chosen_dice]) + flat.farkle_prob
         t = float(k * STEP)
         banks = (t >= minimum) & (t >= roll_v)
         banks[0] = False
@@ -448,9 +378,9 @@ def solve_expected(
         fark[k] = np.where(banks, 0.0, roll_q)
         roll_final[k] = roll_t
         bank[k] = banks
-    best, _ = group_best(flat, flat.points + c[flat.next_dice])
-    reach = per_dice(flat, best)
-    arrays = [value[:top], final[:top], roll_final, bank, c, flat.farkle, reach]
+    best, _ = flat.group_best(flat.option_points + c[flat.next_dice])
+    reach = flat.per_dice(best)
+    arrays = [value[:top], final[:top], roll_final, bank, c, flat.farkle_prob, reach]
     for array in arrays:
         array.setflags(write=False)
     start_final = float(final[0, 6])
@@ -463,7 +393,7 @@ def solve_expected(
         expected=start_final,
         farkle_probability=start_farkle,
         gains=c,
-        _farkle=flat.farkle,
+        _farkle=flat.farkle_prob,
         _reach=reach,
         _value=arrays[0],
         _final=arrays[1],

@@ -246,6 +246,8 @@ class FlatOptions:
     next_dice: np.ndarray  # (O,) int64 the column to roll next (:func:`next_dice`)
     option_off: np.ndarray  # (O,) int64 kernel row offset: steps * 6 + next_dice - 1
     farkle_prob: np.ndarray  # (7,) float64, index 0 unused
+    group_dice: np.ndarray  # (G,) int64 the column n of each group
+    risky: np.ndarray  # (7,) bool: column n can farkle (exact, from integer counts; index 0 False)
     max_steps: int
 
     @property
@@ -257,16 +259,16 @@ class FlatOptions:
         return range(int(self.group_start[n]), int(self.group_start[n + 1]))
 
     def per_dice(self, per_group: np.ndarray) -> np.ndarray:
-        """``sum_g p_g x_g`` for each dice count, as a (7,) array (index 0 unused).
+        """``sum_g p_g x_g`` over the groups of each dice count, as a (7,) array (index 0 unused).
 
-        Dice counts without any scoring roll get 0 (``np.add.reduceat`` alone would not).
+        A dice count without any scoring roll has no group and gets 0: ``np.add.reduceat``
+        over every count's first group would instead give it the next count's first term.
+        Each sum runs in group order, one term after another (as ``np.add.reduceat`` adds).
         """
         out = np.zeros(7)
-        weighted = self.group_prob * per_group
-        for n in range(1, 7):
-            lo, hi = int(self.group_start[n]), int(self.group_start[n + 1])
-            if hi > lo:
-                out[n] = weighted[lo:hi].sum()
+        some = self.group_start[2:8] > self.group_start[1:7]
+        if some.any():
+            out[1:][some] = np.add.reduceat(self.group_prob * per_group, self.dice_first[some])
         return out
 
     def group_best(self, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -285,14 +287,21 @@ def flat_options(rules: Rules, reduce: bool = False) -> FlatOptions:
     t = grouped_tables(rules, reduce=reduce)
     sizes = np.diff(t.option_start).astype(np.int64)
     group_dice = np.zeros(len(t.group_prob), dtype=np.int64)
-    group_thrown = np.zeros(len(t.group_prob), dtype=np.int64)
     for n in range(1, 7):
         group_dice[t.group_start[n] : t.group_start[n + 1]] = n
-        group_thrown[t.group_start[n] : t.group_start[n + 1]] = thrown(rules, n)
     option_dice = np.repeat(group_dice, sizes)
-    nxt = np.repeat(group_thrown, sizes) - t.option_used
-    nxt = np.where(nxt == 0, FRESH, nxt).astype(np.int64)
+    nxt = np.array(
+        [
+            next_dice(rules, n, used)
+            for n, used in zip(option_dice.tolist(), t.option_used.tolist())
+        ],
+        dtype=np.int64,
+    )
     steps = (t.option_points // STEP).astype(np.int64)
+    # Exact zero test on integer counts, not on a float probability.
+    risky = np.array(
+        [False] + [roll_table(rules, thrown(rules, n)).farkle_rolls > 0 for n in range(1, 7)]
+    )
     arrays = {
         "group_start": np.ascontiguousarray(t.group_start, dtype=np.int64),
         "group_prob": np.ascontiguousarray(t.group_prob, dtype=np.float64),
@@ -306,6 +315,8 @@ def flat_options(rules: Rules, reduce: bool = False) -> FlatOptions:
         "next_dice": nxt,
         "option_off": (steps * 6 + nxt - 1).astype(np.int64),
         "farkle_prob": np.ascontiguousarray(t.farkle_prob, dtype=np.float64),
+        "group_dice": group_dice,
+        "risky": risky,
     }
     for array in arrays.values():
         array.setflags(write=False)
