@@ -472,3 +472,15 @@ def test_cli_subprocess_prints_one_json_object() -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["rules"] == "zilch" and len(data["table"]) == 18
+
+
+def test_a_five_dice_table_is_labelled_by_the_dice_thrown(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Greed's table: columns 5..1 (the full set of five fresh dice is "5 dice", the solver's
+    column 5, never reached with five dice, is not shown), thresholds likewise."""
+    assert main(["expected", "--rules", "greed", "--max-turn", "100"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.strip().startswith("t "))
+    assert header.split()[1:] == ["5", "dice", "4", "dice", "3", "dice", "2", "dice", "1", "dice"]
+    assert "banks from (dice: total) 5: 2,800, 4: 950" in " ".join(out.split())

@@ -122,6 +122,12 @@ def reached(dice: int, n: int) -> bool:
     return n == FRESH or n < dice
 
 
+def dice_columns(dice: int) -> list[tuple[int, int]]:
+    """``(dice thrown, column)`` of every column a turn of ``dice``-dice rules throws, most
+    dice first: what a table shown to a player labels by dice count."""
+    return [(hot_dice(dice, n, 0), n) for n in range(6, 0, -1) if reached(dice, n)]
+
+
 def next_dice(rules: Rules, n: int, used: int) -> int:
     """The hot-dice rule: the column to throw after ``used`` dice of column ``n`` are set aside."""
     return hot_dice(rules.dice, n, used)

@@ -54,7 +54,7 @@ from optimal_farkle.engine import STEP, Rules
 
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.floor import DEFAULT_FLOOR, used_floor
-from ..core.rolls import grouped_tables, hot_dice, next_dice, reached
+from ..core.rolls import dice_columns, grouped_tables, hot_dice, next_dice
 
 DICE = (1, 2, 3, 4, 5, 6)
 #: Gain grids tried in turn: the coarsest that reproduces the expected-score strategy wins.
@@ -133,7 +133,7 @@ class EstimateTable:
     def dice_rows(self) -> list[tuple[int, int]]:
         """``(dice thrown, column)`` of every row a turn can use, most dice first (under five-dice
         rules column 6 throws five fresh dice and column 5 is never reached)."""
-        return [(hot_dice(self.dice, n, 0), n) for n in range(6, 0, -1) if reached(self.dice, n)]
+        return dice_columns(self.dice)
 
     def numbers(self) -> int:
         """How many numbers the table asks a person to memorise (one per cell it shows)."""
