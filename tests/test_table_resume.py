@@ -173,3 +173,16 @@ def test_farkle_solve_refuses_bad_table_options(  # type: ignore[no-untyped-def]
     err = capsys.readouterr().err
     assert err.startswith("farkle: error:") and words in err, err
     assert not list(tmp_path.iterdir())  # nothing was written
+
+
+def test_farkle_solve_cluster_without_ray_says_how_to_get_it(  # type: ignore[no-untyped-def]
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the extra were not installed
+    argv = ["solve", "--players", "3", "--rules", "neller-busche", "--goal", "300"]
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--cluster", "local:2", "--cache-dir", str(tmp_path)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "optimal-farkle[cluster]" in err and len(err.strip().splitlines()) == 1, err
+    assert not list(tmp_path.iterdir())
