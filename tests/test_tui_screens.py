@@ -16,6 +16,7 @@ from tui_support import (
     click_when_ready,
     human_step,
     no_solver,
+    notifications,
     run,
     start_game,
     text_of,
@@ -375,5 +376,29 @@ def test_setup_can_seat_two_computers_to_watch() -> None:
             assert [p.kind for p in state.players] == ["cautious", "coach"]
             await wait_for(pilot, lambda: type(app.screen).__name__ == "GameOverScreen", timeout=60)
             assert app.services.storage.load_settings().seats[0].kind == "cautious"
+
+    run(body())
+
+
+def test_a_failure_while_starting_a_game_is_reported_and_changes_nothing() -> None:
+    """Starting a game is one worker: a failure in it (here the solver's own check) reaches
+    the player in one notification, and the player stays where they were."""
+
+    def broken(rules: Rules) -> str | None:
+        raise RuntimeError("the solver is not installed")
+
+    async def body() -> None:
+        app = app_for_tests(supports=broken)
+        async with app.run_test(size=SIZE) as pilot:
+            said = notifications(app)
+            await pilot.pause()
+            app.begin(GameSetup(RULES, (Player("Ann"), Player("Bob")), 0))
+            await wait_for(pilot, lambda: any("starting the game" in n for n in said))
+            assert [n for n in said if "Something went wrong" in n] == [
+                "Something went wrong with starting the game: "
+                "RuntimeError: the solver is not installed"
+            ]
+            assert isinstance(app.screen, StartScreen)
+            assert app.services.storage.load_current() is None
 
     run(body())

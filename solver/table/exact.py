@@ -65,7 +65,7 @@ from optimal_farkle.engine.game import GameState, Phase
 from optimal_farkle.engine.text import quote
 
 from ..core.endgame import needs_final_turn
-from ..core.floor import DEFAULT_FLOOR
+from ..core.floor import DEFAULT_FLOOR, check_in_model
 from ..duel.cache import (
     MAX_HEADER,
     CacheError,
@@ -284,6 +284,7 @@ class ExactTableStrategy:
         if any(s.score >= self.rules.goal for s in standings):
             raise ValueError("a start of turn has every score below the goal")
         r = (state.current - state.first) % n if m.ns > 1 else 0
+        check_in_model(m.floor, *(s.score for s in standings))
         return (
             tuple(m.score_index(s.score) for s in standings)
             + tuple(m.farkle_count(s.farkles) for s in standings)
