@@ -9,9 +9,10 @@ Everything drawn derives from that state (and the player's selection): the dice 
 :class:`DiceView` on every change, so the dice on screen are always the dice of the state,
 whatever the event loop did; a roll's animation is decoration that a new state cancels.
 
-The screen applies the player's keys and draws; the jobs that run beside the game are small
-units of :mod:`optimal_farkle.tui.play` that it owns: the computer's paced turns
-(:class:`ComputerTurns`), the hints (:class:`GameHints`) and the coach (:class:`GameCoach`).
+The screen applies the player's keys and draws; the jobs beside that are small units of
+:mod:`optimal_farkle.tui.play` that it owns: the computer's paced turns
+(:class:`ComputerTurns`), the hints (:class:`GameHints`), the coach (:class:`GameCoach`) and
+what the log and the banner say (:class:`Narrator`).
 The game is saved atomically after every action, so quitting (or a crash) never loses a
 move. The screen dismisses with a :class:`GameExit` saying where the player goes next.
 """
