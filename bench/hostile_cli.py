@@ -526,21 +526,7 @@ def play(c: Campaign, root: Path) -> None:
     )
 
     # -- records ----------------------------------------------------------------------------------
-    from optimal_farkle.engine import preset
-    from optimal_farkle.engine.dice import SeededDice
-    from optimal_farkle.engine.game import Player
-    from optimal_farkle.engine.record import GameSession, save_record
-    from optimal_farkle.solver.players.computer import make_player
-
-    rules = preset("facebook").with_goal(600)
-    session = GameSession.start(
-        rules, (Player("Ann[/b]"), Player("Coach", "coach")), dice=SeededDice(3)
-    )
-    ai = make_player("coach", rules, None)
-    while not session.is_over:
-        session.act(ai.act(session.state))
-    good = root / "good.json"
-    save_record(good, session.record)
+    good = finished_record(root / "good.json", ("Ann[/b]", "Coach"))
     text = good.read_text()
     data = json.loads(text)
 

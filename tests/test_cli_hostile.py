@@ -14,7 +14,7 @@ import pytest
 from small_rules import DATA
 from tui_support import cli
 
-from optimal_farkle.engine import RulesError, preset
+from optimal_farkle.engine import RulesError
 from optimal_farkle.engine.rules import load_rules
 
 MARKUP = "Bad [/] [b]x [link=https://evil.example]y[/link] :smile:"
@@ -166,21 +166,23 @@ def test_an_output_encoding_without_the_characters_gets_plain_ones(
 
 
 def _finished_record(tmp_path: Path) -> Path:
-    from optimal_farkle.engine.dice import SeededDice
-    from optimal_farkle.engine.game import Player
-    from optimal_farkle.engine.record import GameSession, save_record
-    from optimal_farkle.solver.players.computer import make_player
-
-    rules = preset("facebook").with_goal(600)
-    session = GameSession.start(
-        rules, (Player("Zoë"), Player("Coach", "coach")), dice=SeededDice(3)
-    )
-    ai = make_player("coach", rules, None)
-    while not session.is_over:
-        session.act(ai.act(session.state))
-    path = tmp_path / "game.json"
-    save_record(path, session.record)
+    """A finished 600-point game (the campaign's: :func:`hostile_cli.finished_record`)."""
+    path: Path = hostile_cli().finished_record(tmp_path / "game.json", ("Zoë", "Coach"))
     return path
+
+
+def hostile_cli() -> Any:
+    """bench/hostile_cli.py as a module (bench is no package)."""
+    import importlib.util
+
+    if "hostile_cli" not in sys.modules:
+        path = Path(__file__).resolve().parent.parent / "bench" / "hostile_cli.py"
+        spec = importlib.util.spec_from_file_location("hostile_cli", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["hostile_cli"] = module
+    return sys.modules["hostile_cli"]
 
 
 def test_an_unexpected_error_is_one_line_and_a_file_error_names_the_file(
@@ -404,17 +406,64 @@ def test_the_card_names_a_rebuild_command_that_works(
 def test_the_hostile_campaigns_fast_part_finds_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     """bench/hostile_cli.py --fast: every command x bad values, hostile files, closed and full
     streams, short encodings, long paths and markup (a few hundred runs, mostly in-process)."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parent.parent / "bench" / "hostile_cli.py"
-    spec = importlib.util.spec_from_file_location("hostile_cli", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    campaign = module.campaign(fast_only=True)
+    campaign = hostile_cli().campaign(fast_only=True)
     report = capsys.readouterr().out
     assert campaign.problems == [], report
     counts = campaign.counts
     assert counts["runs"] >= 200 and counts["refused"] >= 150 and counts["answered"] >= 30
     for bad in ("tracebacks", "hangs", "wrong answers", "bad exits", "files lost"):
         assert counts[bad] == 0, report
+
+
+def test_the_explorer_shows_a_markup_title_as_written() -> None:
+    """The strategy explorer's note names the rules by their title: ``[/]`` in it exited the
+    app (a MarkupError), ``[link=...]`` made a link. Text from a file is never markup."""
+    import dataclasses
+
+    from textual.widgets import Static
+    from tui_support import RULES, app_for_tests, run, text_of, wait_for
+
+    from optimal_farkle.tui.screens.explorer import ExplorerScreen
+    from optimal_farkle.tui.screens.start import StartScreen
+
+    rules = dataclasses.replace(RULES, title=MARKUP)
+
+    async def body() -> None:
+        app = app_for_tests(rules=rules)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExplorerScreen))
+            await pilot.pause()
+            note = " ".join(text_of(app.screen.query_one("#explorer-note", Static)).split())
+            assert app.is_running and MARKUP in note, note
+
+    run(body())
+
+
+@pytest.mark.parametrize(
+    "typed", ["a" * 300, "b" * 300 + ".toml", "[/]x[link=https://e.x]y", "[/]x.toml"]
+)
+def test_a_long_or_bracketed_path_in_the_setup_file_field_is_a_verdict(
+    tmp_path: Path, typed: str
+) -> None:
+    """A 300-character path typed or pasted into the setup's File field exited the app ("File
+    name too long"); a path is the player's text and never markup."""
+    from textual.widgets import Input, Select
+    from tui_support import app_for_tests, open_setup, run, text_of
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=(80, 24)) as pilot:
+            setup = await open_setup(pilot)
+            setup.query_one("#rules", Select).value = "__file__"
+            await pilot.pause()
+            setup.query_one("#rules-file", Input).value = str(tmp_path / typed)
+            await pilot.pause()
+            info = " ".join(text_of(setup.query_one("#rules-info")).split())
+            assert app.is_running and info.startswith("✗ "), info
+            reasons = ("unknown rules", "no such rules file", "file name too long")
+            assert any(r in info for r in reasons) and len(info) < 400, info
+            assert typed[:6] in info
+
+    run(body())

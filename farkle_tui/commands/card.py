@@ -17,6 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from optimal_farkle.engine import STEP, Rules
+from optimal_farkle.engine.text import printable
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args, warn
 from .output import console
@@ -80,7 +81,10 @@ def run(args: argparse.Namespace) -> int:
     from optimal_farkle.solver.players.card_estimate import TableTooLarge, estimate_table
 
     try:
-        estimate_table(rules)  # first: rules with no learnable card are refused at once
+        # First: rules with no card a person could learn are refused at once, with the reason.
+        reason = estimate_table(rules).unlearnable()
+        if reason is not None:
+            fail(f"no card for {rules.name}: {reason}")
         card = rebuild(args, rules) if args.rebuild else load_card(rules, args.cache_dir)
     except TableTooLarge as exc:
         fail(str(exc))
@@ -122,7 +126,7 @@ def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
     except CardError as exc:
         warn(f"{exc}; the card is printed but not kept")
     else:
-        print(f"The card is kept in {path}.", file=sys.stderr)
+        print(f"The card is kept in {printable(str(path))}.", file=sys.stderr)
     return card
 
 

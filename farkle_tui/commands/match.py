@@ -261,7 +261,7 @@ class ProgressBar:
             BarColumn(),
             TextColumn("{task.percentage:>3.0f}%"),
             TimeElapsedColumn(),
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),
             console=self.console,
             transient=True,
             disable=not self.enabled,

@@ -149,11 +149,11 @@ class GameCoach:
         """Worker: judge the move, and the game's decisions not yet counted; hand both back.
 
         The tallies grow from ``base`` (steps already counted, tallies then): the steps after
-        it are analysed with the replay's :func:`analyse_step`, so the running total is the
+        it are analysed with the replay's :func:`analyse_held`, so the running total is the
         replay analysis's own, whenever the coach was turned on.
         """
         from optimal_farkle.solver.analysis.coach import judge
-        from optimal_farkle.solver.analysis.game import analyse_step, replay_record
+        from optimal_farkle.solver.analysis.game import analyse_held, replay_record
         from optimal_farkle.solver.players.levels import CardPlayer
 
         strategy = self.strategy
@@ -164,7 +164,7 @@ class GameCoach:
         counted, tallies = base[0], dict(base[1])
         steps = replay_record(record)
         for step in steps[counted:]:
-            analysis = analyse_step(strategy, step)
+            analysis = analyse_held(strategy, step)
             if analysis is not None:
                 tallies[analysis.player] = tallies.get(analysis.player, CoachTally()).add(
                     [analysis]

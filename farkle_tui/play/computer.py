@@ -142,8 +142,10 @@ class ComputerTurns:
 
     def _think(self, state: GameState) -> None:
         """Worker: ask the AI for its move off the UI thread, and its win chance there."""
+        from optimal_farkle.solver.table.advice import mover_chance
+
         action = self.ais[state.current].act(state)
-        win = None if self.advice is None else self.advice.win_chances(state)[state.current]
+        win = mover_chance(self.advice, state)  # None outside the model: no exact figure
         # call_later posts a message (safe from a thread), dropped once the screen has closed.
         self.screen.call_later(self._decided, state, action, win)
 

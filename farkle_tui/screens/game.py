@@ -538,9 +538,11 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
 
             target = final_target(state)
             return self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
-        if self.advice is None or state.final_turns != (state.current,):
+        if state.final_turns != (state.current,):
             return None
-        return self.advice.win_chances(state)[state.current]
+        from optimal_farkle.solver.table.advice import mover_chance
+
+        return mover_chance(self.advice, state)
 
     # -- the computer's turn, the hints -----------------------------------------------------------
     @property

@@ -125,6 +125,12 @@ def card_view(card: Card, rules_arg: str | None = None) -> Group:
     (``rules_arg``: what ``--rules`` was given, for the command that computes the scores)."""
     rules = card.rules
     table = card.table
+    reason = table.unlearnable()
+    if reason is not None:
+        return Group(
+            Text.assemble(("The card", "bold"), f" · {rules.display_name}"),
+            Text(f"No card for these rules: {reason}.", style="italic"),
+        )
     parts: list[Text | Table] = [
         Text.assemble(
             ("The card", "bold"), f" · {rules.display_name} · {table.numbers()} numbers to learn"

@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from optimal_farkle.engine import FarkleError, ScoringOption, scorer
 from optimal_farkle.engine.game import GameState, Phase, SetAside, apply
+from optimal_farkle.solver import OutsideModel
 
 from .words import dice_text, pct, points_lost, pts
 
@@ -72,6 +73,13 @@ def compute_hints(
         )
     if state.is_over:
         return Hints(state, selection, unavailable="The game is over.")
+    try:
+        return _compute(advice, state, selection)
+    except OutsideModel as exc:  # a score below the floor: no exact figure, and no other
+        return Hints(state, selection, unavailable=f"No hints here: {exc}.")
+
+
+def _compute(advice: TableAdvice, state: GameState, selection: tuple[int, ...]) -> Hints:
     chances = advice.win_chances(state)
     rival = getattr(advice, "rival", None)  # the approximation plays one opponent heads-up
     hints = Hints(

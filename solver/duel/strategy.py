@@ -28,6 +28,7 @@ import numpy as np
 from optimal_farkle.engine import STEP, Endgame, Rules
 
 from ..core.endgame import WON
+from ..core.floor import check_in_model
 from ..core.rolls import FlatOptions, grouped_tables, next_dice
 from . import prebuilt
 from .jitcache import DECISION_WAIT, compile_lock
@@ -212,7 +213,11 @@ class Strategy:
 
     # -- start states ------------------------------------------------------------------------------
     def key(self, start: StartState) -> tuple[int, int, int, int, int, int, int]:
-        """The model's indices of a start state: ``(b, d, f, e, u, o, r)``, as ``w0`` is."""
+        """The model's indices of a start state: ``(b, d, f, e, u, o, r)``, as ``w0`` is.
+
+        :class:`solver.core.floor.OutsideModel` for a score below the floor: the model does not
+        hold it, and reading it as the floor would give another position's figures.
+        """
         m = self.model
         goal = self.rules.goal
         if start.score >= goal or start.opponent >= goal:
@@ -220,6 +225,7 @@ class Strategy:
                 f"scores {start.score} and {start.opponent}: a start of turn has both below the "
                 f"goal of {goal}"
             )
+        check_in_model(m.floor, start.score, start.opponent)
         ib, id_ = m.index(start.score, start.opponent)
         return (
             ib,
@@ -244,9 +250,8 @@ class Strategy:
     ) -> float:
         """``W0``: the win probability of the player about to start a turn.
 
-        Scores below the floor are treated as the floor (the model's bound; see the article's
-        section on the banked score lower bound for why this barely matters above it). Under
-        first-to-goal a score at the goal has won (1) or lost (0).
+        A score below the floor is outside the model (:class:`solver.core.floor.OutsideModel`).
+        Under first-to-goal a score at the goal has won (1) or lost (0).
         """
         goal = self.rules.goal
         if self.rules.endgame is Endgame.FIRST_TO_GOAL and (b >= goal or d >= goal):
@@ -279,10 +284,8 @@ class Strategy:
         opponent_entered: bool = True,
         starter: bool = True,
     ) -> TurnValues:
-        """All in-turn values for a start state (scores in points, both below the goal).
-
-        Scores below the floor are treated as the floor.
-        """
+        """All in-turn values for a start state (scores in points, both below the goal and
+        neither below the floor: :class:`solver.core.floor.OutsideModel`)."""
         return self.turn_of(StartState(b, d, f, e, entered, opponent_entered, starter))
 
     def turn_of(self, start: StartState) -> TurnValues:

@@ -719,6 +719,8 @@ class _Runner:
         layered = layers > 0 and sch.mirrored
         step = 1 if layered else CALL_GROUPS
         done = self.work_done if layered else self._time_shares(margins)
+        if on_progress is not None:  # the pass has begun: the time since the last one counts
+            on_progress(0.0)
         for j in range(0, groups, step):
             end = min(j + step, groups)
             if layered:
@@ -851,8 +853,18 @@ class _Clock:
     fifth of it is done (its shares follow its blocks' costs, :meth:`_Runner._time_shares`;
     not in the layered first pass of rules without a penalty, which runs unevenly), and the
     passes still to come are predicted from the convergence once the first ones are done.
-    The share shown is ``elapsed / (elapsed + speed x predicted seconds left)`` and never
-    goes back.
+
+    The share shown moves on at every report by the share of the time then left that has
+    passed since the one before: with ``left`` the predicted seconds left now (``speed x``
+    the full passes left ``x`` the unit) and ``dt`` the seconds since the last report::
+
+        shown' = shown + (1 - shown) x dt / (dt + left)
+
+    While the predictions hold this is ``elapsed / (elapsed + left)`` exactly; when a
+    prediction grows (the machine turns out slower, a pass more costly) the bar slows down
+    instead of standing still while the work goes on until that share catches up (as
+    ``max(shown, elapsed / (elapsed + left))`` would). It never goes back, and stops short of
+    1 until the end.
     """
 
     def __init__(self, progress: Progress | None, model: Model) -> None:
@@ -865,6 +877,7 @@ class _Clock:
         self.done_seconds = 0.0
         self.ahead: list[float] = []  # full passes of each piece still to come, current first
         self.shown = 0.0
+        self.reported = self.started  # when the share shown was last moved
         self.began = self.started
 
     def compiled(self, seconds: float) -> None:
@@ -929,17 +942,28 @@ class _Clock:
         seconds in, corrects it as it runs rather than when it ends.
         """
         now = time.perf_counter()
-        elapsed = now - self.started
         current = self.ahead[0] if self.ahead else 0.0
         speed = self.speed
         if even and within >= PACE_FROM and current > 0:
             speed = self._pace(now, within)
         left = (sum(self.ahead) - within * current) * self.unit
         left = max(left, 0.0) * speed
-        fraction = elapsed / (elapsed + left) if elapsed + left > 0 else 0.0
-        self.shown = max(self.shown, min(0.99, fraction))
+        passed = now - self.reported
+        if passed > 0:
+            step = (1.0 - self.shown) * passed / (passed + left)
+            self.shown = min(0.99, self.shown + step)
+            self.reported = now
         if self.progress is not None:
             self.progress(self.shown, stage)
+
+
+def busy(threads: int) -> bool:
+    """Whether the machine runs more than ``threads`` jobs at a time already (the load
+    average of the last minute; never where the OS does not say)."""
+    try:
+        return os.getloadavg()[0] > threads
+    except (AttributeError, OSError):  # pragma: no cover - not on Unix
+        return False
 
 
 def _passes_left(tolerance: float, history: list[float]) -> int | None:
@@ -1062,9 +1086,11 @@ def value_iteration(
                 passes = pass_costs(model, layered=layered_cost(schedule.single_share, speedup))
 
         warm_start = initial is None and model.nf > 1
-        if compiling or not warm_start:
+        early = compiling or not warm_start or busy(threads)
+        if early:
             # Sampled at once after a compile: a warm start would otherwise run on the
-            # compile's pace, which a compile on one core foretells poorly.
+            # compile's pace, which a compile on one core foretells poorly; and on a machine
+            # busier than its cores, where the reference machine's pace foretells nothing.
             sample()
         if initial is not None:
             clock.plan(passes)
@@ -1084,15 +1110,19 @@ def value_iteration(
                         layers=WARM_TOLERANCE,
                     )
                 )
-                # Without a compile, sampled only now, before the guesses (which it would
-                # skip by): in a process's first seconds the machine is often slower (with
+                # Without a compile (on a machine not busier than its cores), sampled only
+                # now, before the guesses (which it would skip by): in a process's first
+                # seconds the machine is often slower (with
                 # the kernels prebuilt, a facebook sample came out 17% slow, and the
                 # estimate 40% long), and the plans' first writes would slow it too. The
                 # warm start then runs on the model's estimate.
                 if not compiling:
                     runner.wait_for_plans()
+                if not early:
                     sample()
+                    clock.report(0.0, stage)  # seconds of work: the bar moves on
                 runner.take_guesses(warm_runner)  # in place of a guessing pass
+                clock.report(0.0, stage)
                 clock.between()
             finally:
                 warm_runner.close()

@@ -71,6 +71,9 @@ class TableTooLarge(ValueError):
 
 #: Exact values this close are a tie (the tie rule decides).
 TIE = 1e-9
+#: The most numbers a card asks a person to learn: the presets need 18 to 20. A larger table
+#: is no card (at goal 15,000 the finest grid keeps 1,686 numbers and still misses choices).
+MOST_NUMBERS = 40
 #: ``(points, dice used)`` of one set-aside of a keep list.
 Pair = tuple[int, int]
 
@@ -128,6 +131,24 @@ class EstimateTable:
     def numbers(self) -> int:
         """How many numbers the table asks a person to memorise (one per cell)."""
         return sum(len(row) for row in self.rows)
+
+    def unlearnable(self) -> str | None:
+        """Why no one could learn this table from a card (it has more than
+        :data:`MOST_NUMBERS` numbers), in words; None when a card can show it."""
+        count = self.numbers()
+        if count <= MOST_NUMBERS:
+            return None
+        if self.mismatches:
+            return (
+                "no table of worths a person could learn plays as the max-score strategy "
+                f"under these rules: even on a {self.step}-point grid it takes {count:,} "
+                f"numbers and still differs in {self.mismatches:,} of {self.decisions:,} "
+                f"decisions (a card holds at most {MOST_NUMBERS})"
+            )
+        return (
+            f"the smallest table that plays as the max-score strategy under these rules takes "
+            f"{count:,} numbers, more than the {MOST_NUMBERS} a card asks anyone to learn"
+        )
 
     def bank_threshold(self, n: int) -> int | None:
         """The total from which the table banks with ``n`` dice (None: never, as with six)."""
@@ -368,6 +389,7 @@ def check_table(table: EstimateTable, rules: Rules) -> int:
 
 __all__ = [
     "MAX_COLUMNS",
+    "MOST_NUMBERS",
     "EstimateTable",
     "TableTooLarge",
     "check_table",

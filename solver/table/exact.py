@@ -41,11 +41,14 @@ lane-check as measured at a load near 10 (the figures of ``bench/table3.py``;
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -62,7 +65,7 @@ from optimal_farkle.engine.game import GameState, Phase
 from optimal_farkle.engine.text import quote
 
 from ..core.endgame import needs_final_turn
-from ..core.floor import DEFAULT_FLOOR
+from ..core.floor import DEFAULT_FLOOR, check_in_model
 from ..duel.cache import (
     MAX_HEADER,
     CacheError,
@@ -95,8 +98,19 @@ from .kernel import (
     table_tables,
 )
 from .model import TableModel, build_table_model
-from .solve import MixedStates, Progress, reachable_states, solve_table
+from .resume import SolveJournal
+from .solve import (
+    TOLERANCE,
+    MixedStates,
+    Progress,
+    RunnerFactory,
+    reachable_states,
+    solve_table,
+)
 from .turn import LastFinalTurn, TableTurn, TurnTooShort, lead_final_turn
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 EXACT_LABEL = "exact 3-player optimum"
 #: The table sizes the exact strategy is offered for (2 players use the two-player solve).
@@ -270,6 +284,7 @@ class ExactTableStrategy:
         if any(s.score >= self.rules.goal for s in standings):
             raise ValueError("a start of turn has every score below the goal")
         r = (state.current - state.first) % n if m.ns > 1 else 0
+        check_in_model(m.floor, *(s.score for s in standings))
         return (
             tuple(m.score_index(s.score) for s in standings)
             + tuple(m.farkle_count(s.farkles) for s in standings)
@@ -681,11 +696,17 @@ def solve_exact_table(
     threads: int | None = None,
     floor: int = DEFAULT_FLOOR,
     force: bool = False,
+    cluster: str | Cluster | None = None,
 ) -> ExactTableStrategy:
     """Load the exact table solve from the cache, or solve and cache it.
 
     ValueError when :func:`exact_table_supported` refuses (unless ``force``: the tests and
     the bench solve small goals of any rules); :class:`SolveCancelled` when ``cancel`` is set.
+    A solve checkpoints every layer beside the cache file (:func:`solve_journal`): killed,
+    the next call resumes it. ``cluster`` runs the blocks on Ray (a name for
+    :func:`solver.table.cluster.connect`, or a connected cluster), after reporting its plan;
+    the values are the same bit for bit. :class:`solver.table.cluster.ClusterError` when the
+    cluster cannot be used.
     """
     reason = exact_table_supported(rules, players)
     if reason is not None and not (force and players in (2, 3)):
@@ -702,7 +723,16 @@ def solve_exact_table(
         if cached is not None:
             return cached
         model = build_table_model(rules, players, floor)
-        result = solve_table(model, progress=progress, cancel=cancel, threads=threads)
+        journal = solve_journal(path, model) if problem is None else None
+        with _on_cluster(cluster, model, report) as runners:
+            result = solve_table(
+                model,
+                progress=progress,
+                cancel=cancel,
+                threads=threads,
+                journal=journal,
+                runners=runners,
+            )
         info = TableSolveInfo(
             sweeps=result.sweeps,
             passes=result.passes,
@@ -716,7 +746,43 @@ def solve_exact_table(
             except TableCacheError as exc:
                 if report is not None:
                     report(f"the table strategy cannot be cached ({exc}); it is kept in memory")
+            else:
+                if journal is not None:
+                    journal.clear()
         return strategy
+
+
+@contextlib.contextmanager
+def _on_cluster(
+    cluster: str | Cluster | None, model: TableModel, report: Reporter | None
+) -> Iterator[RunnerFactory | None]:
+    """The runners of ``cluster`` (None: in this process), its plan reported first."""
+    if cluster is None:
+        yield None
+        return
+    from .cluster import cluster_plan, connect
+
+    connected = connect(cluster) if isinstance(cluster, str) else cluster
+    try:
+        if report is not None:
+            seconds = table_estimate(model.rules, model.players, model.floor).seconds
+            plan = cluster_plan(model, connected.workers, seconds)
+            report(f"the plan on {connected.name}: {plan.words()}")
+        yield connected.runners()
+    finally:
+        if isinstance(cluster, str):
+            connected.close()
+
+
+def solve_journal(path: Path, model: TableModel) -> SolveJournal:
+    """The checkpoints of the solve cached at ``path``: a folder beside it.
+
+    Its key names everything the values depend on (the cache file's name already holds the
+    rules' digest, the players, the floor and the solver version), so a checkpoint of any
+    other solve is never replayed.
+    """
+    key = f"{path.name}|shape={list(model.shape)}|tolerance={TOLERANCE!r}"
+    return SolveJournal(path.with_name(path.name + ".resume"), key, model.start_states, model.comps)
 
 
 __all__ = [
