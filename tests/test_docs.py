@@ -181,7 +181,7 @@ def shown_commands() -> list[Shown]:
     for doc in DOCS:
         text = text_of(doc)
         for lang, body in FENCE.findall(text):
-            if lang == "sh":
+            if lang in ("sh", ""):
                 for line in body.splitlines():
                     command = line.split("#", 1)[0].strip()
                     for part in command.split("&&"):
