@@ -27,6 +27,7 @@ _EXPORTS = {
     "ai_players": "players.computer",
     "make_player": "players.computer",
     "expected_strategy": "core.expected",
+    "SolverError": "core.errors",
 }
 
 __all__ = ["DEFAULT_FLOOR", "used_floor", *_EXPORTS]  # noqa: PLE0604 - the lazy exports, by name

@@ -37,6 +37,7 @@ from optimal_farkle.engine.events import Banked, Event, GameOver
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, replay_steps
 
+from ..core.errors import SolverInputError
 from ..duel.model import unsupported
 from ..duel.strategy import Strategy
 from ..table.advice import TableAdvice, TwoPlayerAdvice, table_advice
@@ -55,7 +56,7 @@ BEST_EPSILON = 1e-9
 MARKS = ("best", "good", "inaccuracy", "mistake", "blunder")
 
 
-class AnalysisError(ValueError):
+class AnalysisError(SolverInputError):
     """A record that cannot be analysed (unreadable, not replayable, unsupported rules)."""
 
 

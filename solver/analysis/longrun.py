@@ -55,6 +55,7 @@ from optimal_farkle.engine.dice import DiceSource
 from optimal_farkle.engine.game import Action, GameState, Player
 from optimal_farkle.engine.record import GameSession
 
+from ..core.errors import SolveFailedError, SolverInputError
 from ..core.expected import ExpectedStrategy, solve_expected
 from ..duel.kernel import after_farkle
 
@@ -103,7 +104,7 @@ def evaluate(rules: Rules, turns: Sequence[tuple[float, float]]) -> Evaluation:
     moves = farkle_transitions(rules)
     k = len(moves)
     if len(turns) != k:
-        raise ValueError(f"{rules.name} has {k} farkle counts, got {len(turns)} strategies")
+        raise SolverInputError(f"{rules.name} has {k} farkle counts, got {len(turns)} strategies")
     # Unknowns x = (g, h(1), ..., h(K-1)); row f: g + h(f) - Q_f h(f') = T_f - Q_f Y_f
     # (the (1 - Q_f) h(0) term vanishes with h(0) = 0).
     system = np.zeros((k, k))
@@ -199,7 +200,7 @@ def long_run(rules: Rules) -> LongRun:
         h = result.relative
         improved = [m.cost + h[0] - h[m.after] for m in moves]
         if min(improved) < -SAME:
-            raise ValueError(
+            raise SolverInputError(
                 f"{rules.name}: a farkle would be worth points in the long run "
                 f"(effective penalties {improved}); these rules reward farkling"
             )
@@ -215,7 +216,7 @@ def long_run(rules: Rules) -> LongRun:
                 rounds=rounds,
             )
         penalties = improved
-    raise RuntimeError(f"{rules.name}: the long-run policy iteration did not settle")
+    raise SolveFailedError(f"{rules.name}: the long-run policy iteration did not settle")
 
 
 def _solved(rules: Rules, penalty: float, seen: dict[float, ExpectedStrategy]) -> ExpectedStrategy:

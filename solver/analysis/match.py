@@ -43,6 +43,7 @@ from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Player
 from optimal_farkle.engine.record import GameSession
 
+from ..core.errors import SolveFailedError, SolverInputError
 from ..core.floor import DEFAULT_FLOOR
 from ..core.jit import njit
 from ..duel.kernel import after_farkle, final_kind, flat_index
@@ -59,7 +60,7 @@ MAX_SWEEPS = 100_000
 Progress = Callable[[float, str], None]
 
 
-class MatchError(ValueError):
+class MatchError(SolverInputError):
     """The match cannot be evaluated as asked (unknown player, unsupported rules, ...)."""
 
 
@@ -295,7 +296,7 @@ def evaluate(
         if change <= tolerance:
             break
         if sweeps >= MAX_SWEEPS:
-            raise RuntimeError(f"policy evaluation did not converge (last change {change:.3g})")
+            raise SolveFailedError(f"policy evaluation did not converge (last change {change:.3g})")
     return Evaluation(va.reshape(model.shape), vb.reshape(model.shape), sweeps, change)
 
 

@@ -74,6 +74,8 @@ from optimal_farkle.engine import STEP, IllegalActionError, Rules, RulesError, S
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 from optimal_farkle.solver.core.rolls import FlatOptions, flat_options, next_dice
 
+from .errors import SolveFailedError, SolverInputError
+
 #: The decision before a roll (not engine.game's Action, which is a move of the game).
 BankOrRoll = Literal["bank", "roll"]
 DICE = (1, 2, 3, 4, 5, 6)
@@ -149,7 +151,9 @@ def _gains(flat: FlatOptions, rules: Rules) -> np.ndarray:
         for n in riskless:
             new[n] = max(0.0, solved[where[n]])
         c = new
-    raise RuntimeError("policy iteration for the hot-dice gain did not settle")  # pragma: no cover
+    raise SolveFailedError(
+        "policy iteration for the hot-dice gain did not settle"
+    )  # pragma: no cover
 
 
 def safe_cap(rules: Rules, penalty: float = 0.0, entered: bool = True) -> int:
@@ -206,9 +210,9 @@ class ExpectedStrategy:
     # -- lookups -----------------------------------------------------------------------------
     def _index(self, t: int, n: int) -> int | None:
         if n not in DICE:
-            raise ValueError(f"dice to roll must be 1-6, not {n}")
+            raise SolverInputError(f"dice to roll must be 1-6, not {n}")
         if t < 0 or t % STEP:
-            raise ValueError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
+            raise SolverInputError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
         return t // STEP if t < self.cap else None
 
     def value(self, t: int, n: int) -> float:
@@ -266,7 +270,9 @@ class ExpectedStrategy:
         Raises :class:`IllegalActionError` if the roll farkles (there is nothing to choose).
         """
         if len(roll) != n:
-            raise ValueError(f"a roll of {n} dice was expected, got {len(roll)}: {tuple(roll)}")
+            raise SolverInputError(
+                f"a roll of {n} dice was expected, got {len(roll)}: {tuple(roll)}"
+            )
         options = scorer(self.rules).options(roll)
         if not options:
             raise IllegalActionError(f"{tuple(roll)} farkles: there is nothing to set aside")
@@ -311,7 +317,9 @@ class ExpectedStrategy:
     def rows(self, max_turn: int) -> list[ExpectedRow]:
         """Table rows for t = 0, 50, ..., ``max_turn`` and n = 6..1 (the article's layout)."""
         if max_turn < 0 or max_turn % STEP:
-            raise ValueError(f"max_turn must be a non-negative multiple of {STEP}, not {max_turn}")
+            raise SolverInputError(
+                f"max_turn must be a non-negative multiple of {STEP}, not {max_turn}"
+            )
         return [
             ExpectedRow(
                 turn=t,
@@ -339,14 +347,16 @@ def solve_expected(
             reach the entry minimum (``m = rules.bank_minimum(entered=False)``).
     """
     if not (penalty >= 0 and math.isfinite(penalty)):
-        raise ValueError(f"the farkle penalty must be a finite number >= 0, not {penalty}")
+        raise SolverInputError(f"the farkle penalty must be a finite number >= 0, not {penalty}")
     flat = flat_tables(rules)
     c = _gains(flat, rules)
     minimum = rules.bank_minimum(entered)
     if cap is None:
         cap = _safe_cap(flat, minimum, c, penalty)
     if cap % STEP or cap < minimum:
-        raise ValueError(f"the cap must be a multiple of {STEP} and at least {minimum}, not {cap}")
+        raise SolverInputError(
+            f"the cap must be a multiple of {STEP} and at least {minimum}, not {cap}"
+        )
     y = float(penalty)
     top = cap // STEP
     height = top + flat.max_steps + 1

@@ -45,6 +45,7 @@ import numpy as np
 from optimal_farkle.engine import STEP, Endgame, Rules
 
 from ..core.endgame import WON, FinalTurnTables, entry_matters, final_turn_tables, needs_final_turn
+from ..core.errors import SolverInputError
 from ..core.floor import DEFAULT_FLOOR, used_floor
 from ..core.rolls import FlatOptions, flat_options
 
@@ -253,7 +254,7 @@ class Model:
 def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:
     """The kernel's view of ``rules`` at ``floor`` (a multiple of 50 at or below 0)."""
     if floor % STEP or floor > 0:
-        raise ValueError(f"the floor must be a multiple of {STEP} at or below 0, got {floor}")
+        raise SolverInputError(f"the floor must be a multiple of {STEP} at or below 0, got {floor}")
     penalty = rules.has_penalty
     lowest = used_floor(rules, floor)
     return Model(

@@ -28,24 +28,16 @@ import numpy as np
 from optimal_farkle.engine import STEP, Endgame, Rules
 
 from ..core.endgame import WON
+from ..core.errors import SolverInputError
 from ..core.rolls import FlatOptions, grouped_tables, next_dice
 from . import prebuilt
 from .jitcache import DECISION_WAIT, compile_lock
 from .kernel import CERT_WIDTH, TurnScratch, solve_one, turn_scratch
 from .model import KernelTables, Model
+from .result import SolveResult
 
 #: Turns kept per strategy: a game asks about one turn many times, then moves on.
 CACHE_TURNS = 64
-
-
-@dataclass(frozen=True)
-class SolveInfo:
-    """How a strategy was obtained (stored in the cache header)."""
-
-    passes: int = 0
-    cheap_passes: float = 0.0
-    residual: float = 0.0
-    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -110,7 +102,7 @@ class TurnValues:
 
     def _row(self, t: int) -> int:
         if t < 0 or t % STEP:
-            raise ValueError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
+            raise SolverInputError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
         return t // STEP
 
     def win(self, t: int, n: int) -> float:
@@ -189,14 +181,14 @@ def _roll_from(turn: TurnValues, t: int, n: int) -> float:
 class Strategy:
     """The optimal strategy of one rule set and floor: ``W0`` plus on-demand turns."""
 
-    def __init__(self, model: Model, w0: np.ndarray, info: SolveInfo | None = None) -> None:
+    def __init__(self, model: Model, w0: np.ndarray, info: SolveResult | None = None) -> None:
         if w0.shape != model.shape:
-            raise ValueError(f"W0 has shape {w0.shape}, the model needs {model.shape}")
+            raise SolverInputError(f"W0 has shape {w0.shape}, the model needs {model.shape}")
         self.model = model
         self.w0 = np.ascontiguousarray(w0, dtype=np.float64)
         self.w0.setflags(write=False)
         self._flat = self.w0.reshape(-1)
-        self.info = info or SolveInfo()
+        self.info = info if info is not None else SolveResult(self.w0)
         self._tables: KernelTables = model.kernel_tables()
         self._turns: OrderedDict[tuple[int, ...], TurnValues] = OrderedDict()
         self._lock = threading.Lock()
@@ -216,7 +208,7 @@ class Strategy:
         m = self.model
         goal = self.rules.goal
         if start.score >= goal or start.opponent >= goal:
-            raise ValueError(
+            raise SolverInputError(
                 f"scores {start.score} and {start.opponent}: a start of turn has both below the "
                 f"goal of {goal}"
             )

@@ -95,13 +95,14 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from optimal_farkle.engine import Endgame
 
+from ..core.errors import Cancelled, SolveFailedError, SolverInputError
 from . import prebuilt
 from .estimate import (
     COMPILE_SECONDS,
@@ -121,6 +122,7 @@ from .kernel import (
     turn_scratch,
 )
 from .model import LANES, NO_PLAN, Model, Schedule, build_schedule
+from .result import SolveResult
 
 Progress = Callable[[float, str], None]
 TOLERANCE = 1e-12
@@ -194,19 +196,8 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class SolveCancelled(Exception):
+class SolveCancelled(Cancelled):
     """The caller's cancel event was set; nothing was written."""
-
-
-@dataclass(frozen=True)
-class SolveResult:
-    w0: np.ndarray  # model.shape float64
-    passes: int  # full passes of the model
-    cheap_passes: float  # the warm start's passes, counted at their size (in full passes)
-    residual: float  # the largest change of the last full pass
-    seconds: float
-    history: tuple[float, ...]  # the largest change of every full pass, in order
-    skipped: float = 0.0  # share of the passes' rolls skipped by certificates
 
 
 class _Runner:
@@ -549,7 +540,9 @@ class _Runner:
         self._moved_between(before)
         keep = self.stale <= settle if settle > 0 and layers <= 0 else np.zeros(blocks, bool)
         if certify > 0 and not self.inputs:
-            raise ValueError("a pass certifies only after a pass has recorded what turns read")
+            raise SolverInputError(
+                "a pass certifies only after a pass has recorded what turns read"
+            )
         if certify > 0 and self.snapshot is None:
             self._size_plans()
         usable = np.zeros(blocks, dtype=bool)
@@ -1022,7 +1015,7 @@ def value_iteration(
         settle: float = 0.0,
     ) -> float:
         if len(history) + len(warm) >= max_passes:
-            raise RuntimeError(f"value iteration did not converge in {max_passes} passes")
+            raise SolveFailedError(f"value iteration did not converge in {max_passes} passes")
         # A pass's progress follows its time, except in the layered pass (rules without a
         # penalty), whose layer groups iterate unevenly; the warm start sets no pace.
         paced = runner.model is model

@@ -32,6 +32,7 @@ from optimal_farkle.engine.files import (
     read_text,
 )
 
+from ..core.errors import SolverInputError
 from .card_estimate import DICE, EstimateTable, estimate_table
 
 CARD_FORMAT = "farkle-card"
@@ -40,7 +41,7 @@ CARD_VERSION = 1
 MAX_CARD_BYTES = 256 * 1024
 
 
-class CardError(ValueError):
+class CardError(SolverInputError):
     """A card file that cannot be read or trusted; the message says why."""
 
 

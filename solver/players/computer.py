@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from optimal_farkle.engine import Rules
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
+from ..core.errors import SolverInputError
 from ..duel.decisions import decide, decide_turn, rank_options, rank_turn
 from ..duel.strategy import Strategy
 
@@ -79,7 +80,7 @@ class OptimalPlayer:
         check_players(players)
         advice = table_advice(rules, players, strategy, exact)
         if advice is None:
-            raise ValueError("the optimal player needs the solved strategy for these rules")
+            raise SolverInputError("the optimal player needs the solved strategy for these rules")
         self.rules = rules
         self.strategy = strategy
         self.players = players
@@ -95,7 +96,7 @@ class OptimalPlayer:
 
     def act(self, state: GameState) -> Action:
         if len(state.players) != self.players:
-            raise ValueError(
+            raise SolverInputError(
                 f"this player was made for {self.players} seats, the game has {len(state.players)}"
             )
         if self.players == 2 and self.strategy is not None:
@@ -198,7 +199,7 @@ def make_player(
             strong.description = APPROX_DESCRIPTION
         return strong
     if player_id not in registry:
-        raise ValueError(f"unknown player {player_id!r}: choose from {', '.join(registry)}")
+        raise SolverInputError(f"unknown player {player_id!r}: choose from {', '.join(registry)}")
     if player_id == OptimalPlayer.id:
         return OptimalPlayer(rules, strategy, players, exact)
     player: AIPlayer = registry[player_id](rules, strategy)

@@ -43,6 +43,7 @@ from typing import ClassVar
 from optimal_farkle.engine import STEP, Endgame, Rules, ScoringOption
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
+from ..core.errors import SolverInputError
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.rolls import next_dice
 from .card import Card, load_card
@@ -76,7 +77,7 @@ def option_for(options: Sequence[ScoringOption], pair: Pair) -> ScoringOption:
     for option in options:
         if (option.points, option.size) == pair:
             return option
-    raise ValueError(f"no set-aside of {pair[1]} dice for {pair[0]} points")
+    raise SolverInputError(f"no set-aside of {pair[1]} dice for {pair[0]} points")
 
 
 class LevelPlayer(ABC):

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import SolverInputError
 from ..core.jit import njit
 from ..duel.kernel import after_farkle
 from ..duel.model import build_model
@@ -339,11 +340,11 @@ def evaluate(
     and floor (flat).
     """
     if model.players != len(seats):
-        raise ValueError(f"{len(seats)} policies for {model.players} seats")
+        raise SolverInputError(f"{len(seats)} policies for {model.players} seats")
     if model.ns > 1:
-        raise ValueError("the approximations do not model the equal-turns endgame")
+        raise SolverInputError("the approximations do not model the equal-turns endgame")
     if model.riskless.any():
-        raise ValueError("the evaluation does not handle a dice count that never farkles")
+        raise SolverInputError("the evaluation does not handle a dice count that never farkles")
     started = time.perf_counter()
     n, comps = model.players, model.comps
     labels = 1 if len(set(seats)) == 1 else n
@@ -481,7 +482,7 @@ def loss_report(
     model = exact.model
     two = build_model(rules, floor)
     if two.shape[:6] != (model.nb, model.nb, model.nf, model.nf, model.ne, model.ne):
-        raise ValueError("the two-player model does not match the table's")
+        raise SolverInputError("the two-player model does not match the table's")
     w2 = two_player_w0(rules, floor, cache_dir)
     base = evaluate(model, exact.w, exact.mixed, w2, ("exact",) * 3)
     first = opening(model, base)

@@ -44,7 +44,6 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -62,6 +61,7 @@ from optimal_farkle.engine.game import GameState, Phase
 from optimal_farkle.engine.text import quote
 
 from ..core.endgame import needs_final_turn
+from ..core.errors import SolverError, SolverInputError
 from ..core.floor import DEFAULT_FLOOR
 from ..duel.cache import (
     MAX_HEADER,
@@ -95,7 +95,7 @@ from .kernel import (
     table_tables,
 )
 from .model import TableModel, build_table_model
-from .solve import MixedStates, Progress, reachable_states, solve_table
+from .solve import MixedStates, Progress, TableSolveResult, reachable_states, solve_table
 from .turn import LastFinalTurn, TableTurn, TurnTooShort, lead_final_turn
 
 EXACT_LABEL = "exact 3-player optimum"
@@ -124,18 +124,8 @@ MEMORY_COPIES = 3.3
 LIMIT_SECONDS = 24 * 3600.0
 
 
-class TableCacheError(Exception):
+class TableCacheError(SolverError):
     """A table cache file that cannot be read, trusted or written; the message says why."""
-
-
-@dataclass(frozen=True)
-class TableSolveInfo:
-    """How an exact table strategy was obtained (stored in the cache header)."""
-
-    sweeps: float = 0.0
-    passes: int = 0
-    residual: float = 0.0
-    seconds: float = 0.0
 
 
 # -- sizes ------------------------------------------------------------------------------------------
@@ -217,16 +207,16 @@ class ExactTableStrategy:
         model: TableModel,
         w: np.ndarray,
         mixed: MixedStates | None = None,
-        info: TableSolveInfo | None = None,
+        info: TableSolveResult | None = None,
     ) -> None:
         expected = model.start_states * model.comps
         if w.size != expected:
-            raise ValueError(f"W has {w.size} values, the model needs {expected}")
+            raise SolverInputError(f"W has {w.size} values, the model needs {expected}")
         self.model = model
         self.w = np.ascontiguousarray(w, dtype=np.float64).reshape(-1)
         self.w.setflags(write=False)
         self.mixed = mixed if mixed is not None else MixedStates.empty()
-        self.info = info or TableSolveInfo()
+        self.info = info if info is not None else TableSolveResult(self.w, mixed=self.mixed)
         self._tables: TableTables | None = None
         self._rounds: FinalRound | None = None
         self._turns: OrderedDict[tuple[object, ...], TableTurn] = OrderedDict()
@@ -268,7 +258,7 @@ class ExactTableStrategy:
         seats = [(state.current + k) % n for k in range(n)]
         standings = [state.standings[s] for s in seats]
         if any(s.score >= self.rules.goal for s in standings):
-            raise ValueError("a start of turn has every score below the goal")
+            raise SolverInputError("a start of turn has every score below the goal")
         r = (state.current - state.first) % n if m.ns > 1 else 0
         return (
             tuple(m.score_index(s.score) for s in standings)
@@ -422,14 +412,16 @@ class ExactTableAdvice:
 
     def decide(self, state: GameState) -> Decision:
         if state.phase is not Phase.DECIDE:
-            raise ValueError(
+            raise SolverInputError(
                 f"decide() needs a state before a roll, not phase {state.phase.value!r}"
             )
         return decide_turn(self.turns(state)[0][1], state)  # type: ignore[arg-type]
 
     def rank_options(self, state: GameState) -> list[OptionValue]:
         if state.phase is not Phase.CHOOSE:
-            raise ValueError(f"rank_options() needs dice showing, not phase {state.phase.value!r}")
+            raise SolverInputError(
+                f"rank_options() needs dice showing, not phase {state.phase.value!r}"
+            )
         return rank_turn(self.turns(state)[0][1], state)  # type: ignore[arg-type]
 
     def win_chances(self, state: GameState) -> tuple[float, ...]:
@@ -498,7 +490,7 @@ def final_turn_of(state: GameState, model: TableModel, rounds: FinalRound | None
             holder=(holder - state.current) % n,
         )
     if n != 3 or rounds is None:
-        raise ValueError("a final turn with two players still to come has no exact table")
+        raise SolverInputError("a final turn with two players still to come has no exact table")
     other = later[0]
     ne = model.ne
     mover = state.standing
@@ -633,8 +625,13 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
     for dt in ("<i8", "<f8", "<f8", "<f8"):
         parts.append(np.frombuffer(payload, dtype=dt, count=mixed, offset=off).copy())
         off += mixed * 8
+    mixed_states = MixedStates(
+        flat=parts[0].astype(np.int64), weight=parts[1], low=parts[2], high=parts[3]
+    )
     try:
-        info = TableSolveInfo(
+        info = TableSolveResult(
+            w,
+            mixed=mixed_states,
             sweeps=_figure(header, "sweeps"),
             passes=int(_figure(header, "passes")),
             residual=_figure(header, "residual"),
@@ -642,9 +639,6 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
         )
     except CacheError as exc:
         raise TableCacheError(str(exc)) from None
-    mixed_states = MixedStates(
-        flat=parts[0].astype(np.int64), weight=parts[1], low=parts[2], high=parts[3]
-    )
     return ExactTableStrategy(model, w, mixed_states, info)
 
 
@@ -689,7 +683,7 @@ def solve_exact_table(
     """
     reason = exact_table_supported(rules, players)
     if reason is not None and not (force and players in (2, 3)):
-        raise ValueError(reason)
+        raise SolverInputError(reason)
     cached = load_exact_table(rules, players, cache_dir, floor, report)
     if cached is not None:
         return cached
@@ -703,13 +697,7 @@ def solve_exact_table(
             return cached
         model = build_table_model(rules, players, floor)
         result = solve_table(model, progress=progress, cancel=cancel, threads=threads)
-        info = TableSolveInfo(
-            sweeps=result.sweeps,
-            passes=result.passes,
-            residual=result.residual,
-            seconds=result.seconds,
-        )
-        strategy = ExactTableStrategy(model, result.w, result.mixed, info)
+        strategy = ExactTableStrategy(model, result.w, result.mixed, result)
         if problem is None:
             try:
                 write_table_cache(path, strategy)

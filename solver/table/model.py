@@ -47,6 +47,7 @@ import numpy as np
 from optimal_farkle.engine import STEP, Endgame, Rules
 
 from ..core.endgame import FinalTurnTables
+from ..core.errors import SolverInputError
 from ..core.rolls import FlatOptions
 from ..duel.model import build_model
 
@@ -179,7 +180,7 @@ def build_table_model(rules: Rules, players: int, floor: int) -> TableModel:
     so both read the rules the same way.
     """
     if players not in EXACT_PLAYERS:
-        raise ValueError(f"the exact table model has 2 or 3 players, not {players}")
+        raise SolverInputError(f"the exact table model has 2 or 3 players, not {players}")
     two = build_model(rules, floor)
     return TableModel(
         rules=rules,

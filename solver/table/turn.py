@@ -25,6 +25,7 @@ import numpy as np
 from optimal_farkle.engine import STEP
 
 from ..core.endgame import FinalTurnTables
+from ..core.errors import SolverInputError
 from ..core.rolls import FlatOptions
 from .finalround import FinalRound, p1_turn
 
@@ -70,7 +71,7 @@ class TableTurn:
 
     def _row(self, t: int) -> int:
         if t < 0 or t % STEP:
-            raise ValueError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
+            raise SolverInputError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
         ti = t // STEP
         if ti >= self.rows:
             raise TurnTooShort(ti)
