@@ -58,6 +58,7 @@ from optimal_farkle.engine.events import Banked
 from optimal_farkle.engine.game import Action, GameState
 from optimal_farkle.engine.record import GameRecord, GameSession
 
+from ..core.choices import Choice
 from ..core.errors import SolverInputError
 from ..core.expected import ExpectedStrategy, flat_tables
 from ..duel.decisions import turn_of
@@ -126,7 +127,7 @@ def optimal_policy(strategy: Strategy, state: GameState) -> TurnPolicy:
             for k in range(have, rows):
                 for n in range(1, 7):
                     v[k, n] = turn.win(k * STEP, n)
-                    b[k, n] = turn.action(k * STEP, n) == "bank"
+                    b[k, n] = turn.action(k * STEP, n) == Choice.BANK
             known[:] = [(v, b)]
         v, b = known[0]
         return v[:height], b[:height]

@@ -34,6 +34,7 @@ import numpy as np
 from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.engine.game import GameState
 
+from ..core.choices import Choice
 from ..core.errors import Cancelled, SolverInputError
 from ..core.expected import ExpectedStrategy
 from ..core.positions import Position, position_of, start_state
@@ -117,8 +118,8 @@ class TurnTable:
     thresholds: dict[int, int | None]
     ranges: dict[int, list[tuple[int, int]]]
 
-    def action(self, t: int, n: int) -> str:
-        return "bank" if self.bank[t // STEP, n - 1] else "roll"
+    def action(self, t: int, n: int) -> Choice:
+        return Choice.BANK if self.bank[t // STEP, n - 1] else Choice.ROLL
 
     def to_json(self) -> dict[str, Any]:
         """The ``farkle strategy --json`` object."""
@@ -128,7 +129,7 @@ class TurnTable:
                 {
                     "dice": n,
                     "win": float(self.win[k, n - 1]),
-                    "action": "bank" if self.bank[k, n - 1] else "roll",
+                    "action": Choice.BANK if self.bank[k, n - 1] else Choice.ROLL,
                     "reachable": bool(self.reach[k, n - 1]),
                 }
                 for n in COLUMNS

@@ -66,7 +66,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, TypedDict
+from typing import TypedDict
 
 import numpy as np
 
@@ -74,10 +74,9 @@ from optimal_farkle.engine import STEP, IllegalActionError, Rules, RulesError, S
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 from optimal_farkle.solver.core.rolls import FlatOptions, flat_options, next_dice
 
+from .choices import Choice
 from .errors import SolveFailedError, SolverInputError
 
-#: The decision before a roll (not engine.game's Action, which is a move of the game).
-BankOrRoll = Literal["bank", "roll"]
 DICE = (1, 2, 3, 4, 5, 6)
 
 
@@ -88,7 +87,7 @@ class ExpectedRow(TypedDict):
     dice: int
     final: float
     roll_gain: float
-    action: BankOrRoll
+    action: Choice
 
 
 def flat_tables(rules: Rules) -> FlatOptions:
@@ -232,12 +231,12 @@ class ExpectedStrategy:
             return float(self._roll_final[k, n]) - t
         return float(self._reach[n]) - float(self._farkle[n]) * t
 
-    def action(self, t: int, n: int) -> BankOrRoll:
+    def action(self, t: int, n: int) -> Choice:
         """What the strategy does before a roll at ``(t, n)``; ties bank."""
         k = self._index(t, n)
         if k is not None:
-            return "bank" if self._bank[k, n] else "roll"
-        return "bank" if self._farkle[n] > 0 else "roll"
+            return Choice.BANK if self._bank[k, n] else Choice.ROLL
+        return Choice.BANK if self._farkle[n] > 0 else Choice.ROLL
 
     def bank_threshold(self, n: int) -> int | None:
         """The smallest ``t`` such that the strategy banks at ``t`` and at every larger total.
@@ -310,7 +309,7 @@ class ExpectedStrategy:
         t, n = state.turn_total, state.dice_left
         if state.phase is Phase.CHOOSE:
             return SetAside(self.best_option(state.roll, t, len(state.roll)).dice)
-        if t > 0 and state.can_bank() and self.action(t, n) == "bank":
+        if t > 0 and state.can_bank() and self.action(t, n) == Choice.BANK:
             return Bank()
         return Roll()
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from optimal_farkle.engine import STEP, Rules, ScoringOption
 from optimal_farkle.engine.game import GameState, Phase
 
+from ..core.choices import Choice
 from ..core.errors import SolverInputError
 from ..core.rolls import next_dice
 from .strategy import StartState, Strategy, Turn
@@ -39,7 +40,7 @@ class Decision:
     win: float  # of the player to move, playing on optimally
     bank: float | None  # None where banking is not allowed
     roll: float
-    best: str  # "bank" or "roll"
+    best: Choice
 
 
 def start_state(state: GameState, mover: int | None = None, other: int | None = None) -> StartState:
@@ -114,7 +115,7 @@ def decide_turn(turn: Turn, state: GameState) -> Decision:
     t, n = state.turn_total, state.dice_left
     roll = turn.roll_value(t, n)
     bank = turn.bank_value(t) if state.can_bank() else None
-    best = "bank" if bank is not None and bank >= roll else "roll"
+    best = Choice.BANK if bank is not None and bank >= roll else Choice.ROLL
     win = max(roll, bank) if bank is not None else roll
     return Decision(win=win, bank=bank, roll=roll, best=best)
 

@@ -27,6 +27,7 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Endgame, Rules
 
+from ..core.choices import Choice
 from ..core.endgame import WON
 from ..core.errors import SolverInputError
 from ..core.rolls import FlatOptions, grouped_tables, next_dice
@@ -127,13 +128,13 @@ class TurnValues:
         v = float(self.bank[ti])
         return None if np.isnan(v) else v
 
-    def action(self, t: int, n: int) -> str:
+    def action(self, t: int, n: int) -> Choice:
         """``"bank"`` or ``"roll"``: the optimal choice, as the kernel made it (ties bank)."""
         ti = self._row(t)
         if t < self.top:
-            return "bank" if self.banks[ti, n - 1] else "roll"
+            return Choice.BANK if self.banks[ti, n - 1] else Choice.ROLL
         bank = self.bank_value(t)
-        return "bank" if bank is not None and bank >= self.roll_value(t, n) else "roll"
+        return Choice.BANK if bank is not None and bank >= self.roll_value(t, n) else Choice.ROLL
 
 
 @dataclass(frozen=True)
@@ -158,8 +159,8 @@ class FinalTurnValues:
     def bank_value(self, t: int) -> float | None:
         return 1.0 if t >= self.target else 0.0
 
-    def action(self, t: int, n: int) -> str:
-        return "bank" if t >= self.target else "roll"
+    def action(self, t: int, n: int) -> Choice:
+        return Choice.BANK if t >= self.target else Choice.ROLL
 
 
 Turn = TurnValues | FinalTurnValues

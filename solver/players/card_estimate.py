@@ -51,6 +51,7 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Rules
 
+from ..core.choices import Choice
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.floor import DEFAULT_FLOOR
 from ..core.rolls import grouped_tables, next_dice
@@ -209,7 +210,7 @@ def _decisions(rules: Rules) -> _Decisions:
         if n < 6 and t >= max(minimum, STEP):
             bank_total.append(t)
             bank_dice.append(n)
-            bank_target.append(exp.action(t, n) == "bank")
+            bank_target.append(exp.action(t, n) == Choice.BANK)
         for g in tables.groups(n):
             pairs = tables.options(g)
             if len(pairs) < 2:
@@ -222,7 +223,7 @@ def _decisions(rules: Rules) -> _Decisions:
                 dec.append(j)
                 totals.append(t2)
                 dice.append(n2)
-                banks = n2 < 6 and t2 >= minimum and exp.action(t2, n2) == "bank"
+                banks = n2 < 6 and t2 >= minimum and exp.action(t2, n2) == Choice.BANK
                 scored.append((_exact_worth(exp, t2, n2), banks, n2))
             top = max(w for w, _, _ in scored)
             ties = [

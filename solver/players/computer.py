@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from optimal_farkle.engine import Rules
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
+from ..core.choices import Choice
 from ..core.errors import SolverInputError
 from ..duel.decisions import decide, decide_turn, rank_options, rank_turn
 from ..duel.strategy import Strategy
@@ -104,7 +105,7 @@ class OptimalPlayer:
                 return SetAside(rank_options(self.strategy, state)[0].option.dice)
             if state.turn_total == 0:
                 return Roll()
-            return Bank() if decide(self.strategy, state).best == "bank" else Roll()
+            return Bank() if decide(self.strategy, state).best == Choice.BANK else Roll()
         choose = getattr(self.advice, "choose", None)
         if choose is not None:
             # The exact table strategy: the turn of the policy this mover plays (where it
@@ -114,12 +115,12 @@ class OptimalPlayer:
                 return SetAside(rank_turn(turn, state)[0].option.dice)
             if state.turn_total == 0:
                 return Roll()
-            return Bank() if decide_turn(turn, state).best == "bank" else Roll()
+            return Bank() if decide_turn(turn, state).best == Choice.BANK else Roll()
         if state.phase is Phase.CHOOSE:
             return SetAside(self.advice.rank_options(state)[0].option.dice)
         if state.turn_total == 0:
             return Roll()
-        return Bank() if self.advice.decide(state).best == "bank" else Roll()
+        return Bank() if self.advice.decide(state).best == Choice.BANK else Roll()
 
 
 def _registry() -> dict[str, Any]:

@@ -43,6 +43,7 @@ from typing import ClassVar
 from optimal_farkle.engine import STEP, Endgame, Rules, ScoringOption
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
+from ..core.choices import Choice
 from ..core.errors import SolverInputError
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.rolls import next_dice
@@ -178,7 +179,7 @@ class MaxScorePlayer(LevelPlayer):
     )
 
     def banks(self, t: int, n: int, mode: int) -> bool:
-        return self.expected.action(t, n) == "bank"
+        return self.expected.action(t, n) == Choice.BANK
 
     def keep(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
         # Same tie rule as ExpectedStrategy.best_option: the first best in engine order.

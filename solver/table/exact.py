@@ -60,6 +60,7 @@ from optimal_farkle.engine.files import (
 from optimal_farkle.engine.game import GameState, Phase
 from optimal_farkle.engine.text import quote
 
+from ..core.choices import Choice
 from ..core.endgame import needs_final_turn
 from ..core.errors import SolverError, SolverInputError
 from ..core.floor import DEFAULT_FLOOR
@@ -467,7 +468,7 @@ def position_vector(turn: object, state: GameState) -> np.ndarray:
     if t == 0:
         return turn.vector(0, n)  # type: ignore[attr-defined,no-any-return]
     decision = decide_turn(turn, state)  # type: ignore[arg-type]
-    if decision.best == "bank":
+    if decision.best == Choice.BANK:
         return turn.bank_vector(t)  # type: ignore[attr-defined,no-any-return]
     return turn.roll_vector(t, n)  # type: ignore[attr-defined,no-any-return]
 
