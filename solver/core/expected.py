@@ -76,8 +76,7 @@ from optimal_farkle.solver.core.rolls import FlatOptions, flat_options, next_dic
 
 from .choices import Choice
 from .errors import SolveFailedError, SolverInputError
-
-DICE = (1, 2, 3, 4, 5, 6)
+from .layout import DICE
 
 
 class ExpectedRow(TypedDict):

@@ -52,10 +52,12 @@ from optimal_farkle.engine.text import quote
 from ..core.errors import SolverError, SolverInputError
 from ..core.filelocks import acquire_polling
 from ..core.floor import DEFAULT_FLOOR
+from .clock import Progress
 from .model import build_model, unsupported
+from .passes import SolveCancelled
 from .result import SolveResult
 from .strategy import Strategy
-from .valueiter import Progress, SolveCancelled, value_iteration
+from .valueiter import value_iteration
 
 #: Bump when the solver's results could change, so old caches are not reused.
 SOLVER_VERSION = "2"  # 2: every endgame, the entry minimum; start states of 7 fields

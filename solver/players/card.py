@@ -33,7 +33,8 @@ from optimal_farkle.engine.files import (
 )
 
 from ..core.errors import SolverInputError
-from .card_estimate import DICE, EstimateTable, estimate_table
+from ..core.layout import DICE
+from .card_estimate import EstimateTable, estimate_table
 
 CARD_FORMAT = "farkle-card"
 CARD_VERSION = 1

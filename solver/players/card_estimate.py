@@ -54,9 +54,9 @@ from optimal_farkle.engine import STEP, Rules
 from ..core.choices import Choice
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.floor import DEFAULT_FLOOR
+from ..core.layout import DICE
 from ..core.rolls import grouped_tables, next_dice
 
-DICE = (1, 2, 3, 4, 5, 6)
 #: Gain grids tried in turn: the coarsest that reproduces the expected-score strategy wins.
 GRIDS = (50, 25, 10, 5, 1)
 #: Exact values this close are a tie (the tie rule decides).

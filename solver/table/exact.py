@@ -84,7 +84,7 @@ from ..duel.decisions import (
     rank_turn,
 )
 from ..duel.estimate import BASE_BYTES, Estimate, machine_memory
-from ..duel.valueiter import SolveCancelled
+from ..duel.passes import SolveCancelled
 from .finalround import FinalRound, final_round
 from .kernel import (
     P_EXTRA,

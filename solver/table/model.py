@@ -51,12 +51,8 @@ from ..core.errors import SolverInputError
 from ..core.rolls import FlatOptions
 from ..duel.model import build_model
 
-#: States solved together by one kernel call (as in the two-player kernel).
-LANES = 64
 #: The table sizes the exact solve handles.
 EXACT_PLAYERS = (2, 3)
-#: Kernel codes of the endgames.
-ENDGAME_CODES = {Endgame.FIRST_TO_GOAL: 0, Endgame.FINAL_TURN: 1, Endgame.EQUAL_TURNS: 2}
 
 
 def owed_count(endgame: Endgame, players: int, r: int) -> int:

@@ -65,10 +65,12 @@ import numpy as np
 from optimal_farkle.engine import STEP
 
 from ..core.errors import SolveFailedError
-from ..duel.valueiter import SolveCancelled, default_threads
+from ..core.layout import LANES
+from ..duel.passes import SolveCancelled
+from ..duel.valueiter import default_threads
 from .kernel import TableTables, solver_for, steps_next, table_scratch, table_tables
 from .mixing import Equilibrium, Policy, add_policy, mixed_equilibrium
-from .model import LANES, TableModel
+from .model import TableModel
 
 Progress = Callable[[float, str], None]
 TOLERANCE = 1e-12
