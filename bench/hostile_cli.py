@@ -1,12 +1,21 @@
-"""A hostile user's campaign against the ``farkle`` command line, run as real processes.
+"""A hostile user's campaign against the ``farkle`` command line.
 
-Rules files, game records, caches and cache dirs, and argument lists of the kinds issue 9
-found breaking things, each run as a separate ``farkle`` process with a time limit. Every
-run is checked: no traceback, an exit status of 0 or one ``farkle: error:`` line, no hang,
-the right answer where one is known, and nothing that was on disk lost. Prints the counts::
+Rules files, game records, caches and cache dirs, and argument lists of the kinds issues 9
+and 35 found breaking things: every command with every kind of bad value of its options,
+hostile files (markup and huge numbers in rules, long paths), closed and full standard
+streams, output encodings without the characters drawn. Every run is checked: no traceback
+(nor the command line's last-resort "internal error" line), an exit status of 0 or one
+``farkle: error:`` line, no hang, the right answer where one is known, and nothing that was
+on disk lost. Prints the counts::
 
-    python bench/hostile_cli.py            # about 150 runs, a few minutes
+    python bench/hostile_cli.py            # about 700 runs, some minutes
+    python bench/hostile_cli.py --fast     # the fast part: in-process runs, a few processes
     python bench/hostile_cli.py --verbose  # every run's command and verdict
+
+The fast part runs in the test suite (tests/test_cli_hostile.py): the argument matrix, the
+markup titles, the encodings and the closed stdout in this process (``main()`` with the
+streams replaced), and one real process for each kind of closed or full stream. The rest
+runs each case as a separate ``farkle`` process with a time limit.
 
 A real read-only folder needs a read-only bind mount (root on Linux); without one that case
 is skipped and said so.
@@ -16,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import os
 import shutil
@@ -23,9 +33,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESET = ROOT / "tests" / "data" / "facebook-1000.toml"
@@ -47,9 +59,24 @@ TOO_BIG = _too_big()
 Check = Callable[[int, str, str], str | None]  # (status, stdout, stderr) -> what is wrong, or None
 
 
-def farkle(args: list[str], stdout: int | None = subprocess.PIPE) -> tuple[int, str, str, bool]:
-    """Run ``farkle ARGS``: (status, stdout, stderr, hung)."""
+Outcome = tuple[int, str, str, bool]  # status, stdout, stderr, hung
+#: How a stream of the process is set up: the real closed descriptor, or an encoding.
+CLOSED = "closed"
+
+
+def farkle(
+    args: list[str],
+    stdout: int | None = subprocess.PIPE,
+    env: dict[str, str] | None = None,
+    close: tuple[int, ...] = (),
+) -> Outcome:
+    """Run ``farkle ARGS`` as a process (``close``: descriptors closed in it, 0 or 1)."""
     code = "import sys; from optimal_farkle.tui.cli import main; sys.exit(main())"
+
+    def closing() -> None:
+        for fd in close:
+            os.close(fd)
+
     try:
         done = subprocess.run(
             [sys.executable, "-c", code, *args],
@@ -58,11 +85,44 @@ def farkle(args: list[str], stdout: int | None = subprocess.PIPE) -> tuple[int, 
             stderr=subprocess.PIPE,
             timeout=LIMIT,
             check=False,
+            env={**os.environ, **(env or {})},
+            preexec_fn=closing if close else None,  # the campaign starts no threads
         )
     except subprocess.TimeoutExpired:
         return -1, "", "", True
     out = done.stdout.decode("utf-8", "replace") if isinstance(done.stdout, bytes) else ""
     return done.returncode, out, done.stderr.decode("utf-8", "replace"), False
+
+
+def in_process(args: list[str], stdout: str | None = None) -> Outcome:
+    """Run ``farkle ARGS`` in this process, its streams replaced: ``stdout`` is None (text),
+    :data:`CLOSED` (``sys.stdout`` is None, as Python sets it for ``>&-``) or an encoding.
+    An exception that escapes ``main`` is written to stderr as a traceback."""
+    from optimal_farkle.tui.cli import main
+
+    raw = io.BytesIO()
+    out: Any = (
+        None
+        if stdout == CLOSED
+        else io.TextIOWrapper(raw, encoding=stdout or "utf-8", write_through=True)
+    )
+    err = io.StringIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = main(args)
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # what the campaign counts
+        err.write(traceback.format_exc())
+        code = 1
+    finally:
+        if out is not None:
+            with contextlib.suppress(Exception):
+                out.flush()
+        sys.stdout, sys.stderr = saved
+    text = raw.getvalue().decode(stdout if stdout not in (None, CLOSED) else "utf-8", "replace")
+    return code, text, err.getvalue(), False
 
 
 def snapshot(folder: Path) -> dict[str, bytes | str]:
@@ -87,16 +147,26 @@ class Campaign:
         self.counts: Counter[str] = Counter()
         self.problems: list[str] = []
 
-    def run(self, args: list[str], check: Check | None = None, stdout: int | None = None) -> None:
+    def run(
+        self,
+        args: list[str],
+        check: Check | None = None,
+        stdout: int | None = None,
+        outcome: Callable[[], Outcome] | None = None,
+    ) -> None:
+        """Run one case (``outcome``: how, default a process) and judge it."""
         before = snapshot(self.root)
-        code, out, err, hung = farkle(args, stdout if stdout is not None else subprocess.PIPE)
+        if outcome is None:
+            code, out, err, hung = farkle(args, stdout if stdout is not None else subprocess.PIPE)
+        else:
+            code, out, err, hung = outcome()
         after = snapshot(self.root)
         self.counts["runs"] += 1
         verdict = None
         if hung:
             self.counts["hangs"] += 1
             verdict = "hang"
-        elif "Traceback" in err:
+        elif "Traceback" in err or "internal error (" in err:
             self.counts["tracebacks"] += 1
             verdict = "traceback"
         elif code != 0 and not (
@@ -160,15 +230,30 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--fast", action="store_true", help="the fast part only")
     options = parser.parse_args()
+    c = campaign(options.fast, options.verbose)
+    sys.exit(1 if c.problems else 0)
+
+
+def campaign(fast_only: bool, verbose: bool = False) -> Campaign:
+    """Run the campaign (or its fast part) in a fresh folder and print the counts."""
     root = Path(tempfile.mkdtemp(prefix="farkle-hostile-"))
+    saved = {key: os.environ.get(key) for key in ("FARKLE_CACHE_DIR", "FARKLE_DATA_DIR")}
     os.environ["FARKLE_CACHE_DIR"] = str(root / "cache")
     os.environ["FARKLE_DATA_DIR"] = str(root / "data")
-    c = Campaign(root, options.verbose)
+    c = Campaign(root, verbose)
     started = time.monotonic()
     try:
-        play(c, root)
+        fast(c, root)
+        if not fast_only:
+            play(c, root)
     finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
         for fifo in root.rglob("*"):
             if fifo.is_fifo():
                 with contextlib.suppress(OSError):  # nobody reads it: nothing to release
@@ -183,7 +268,198 @@ def main() -> None:
         f"{n['refused']} refused; tracebacks {n['tracebacks']}, hangs {n['hangs']}, "
         f"wrong answers {n['wrong answers']}, bad exits {n['bad exits']}, files lost {n['files lost']}"
     )
-    sys.exit(1 if c.problems else 0)
+    return c
+
+
+MARKUP = "Bad [/] [b]x [link=https://evil.example]y[/link] :smile: Café ±→"
+#: Bad values for the options every analysis command shares.
+BAD_RULES = ["", "nonesuch", "a" * 300 + ".toml", "a" * 100_000, "\x1b[2J", "/dev/zero"]
+BAD_FLOORS = ["1", "-333", "-20050", str(10**50), "x", ""]
+BAD_FOLDERS = ["", " "]
+
+
+def finished_record(path: Path, names: tuple[str, str] = ("Ann[/b]", "Zoë")) -> Path:
+    """A finished 600-point game of ``names[0]`` against the coach, saved at ``path``."""
+    from optimal_farkle.engine import preset
+    from optimal_farkle.engine.dice import SeededDice
+    from optimal_farkle.engine.game import Player
+    from optimal_farkle.engine.record import GameSession, save_record
+    from optimal_farkle.solver.players.computer import make_player
+
+    rules = preset("facebook").with_goal(600)
+    session = GameSession.start(
+        rules, (Player(names[0]), Player(names[1], "coach")), dice=SeededDice(3)
+    )
+    ai = make_player("coach", rules, None)
+    while not session.is_over:
+        session.act(ai.act(session.state))
+    save_record(path, session.record)
+    return path
+
+
+def argument_matrix(small: str, record: str) -> list[list[str]]:
+    """Every command with every kind of bad value of its options: each must be refused."""
+    rules = ["--rules", small]
+    cases: list[list[str]] = []
+    solving = ("solve", "strategy", "komi", "card", "distribution")
+    for command in ("solve", "strategy", "expected", "distribution", "komi", "match", "card"):
+        extra = ["--players", "max-score,cautious"] if command == "match" else []
+        cases += [[command, *extra, "--rules", value] for value in BAD_RULES]
+        if command != "expected":
+            cases += [[command, *extra, *rules, "--cache-dir", value] for value in BAD_FOLDERS]
+        if command in solving or command == "match":
+            cases += [[command, *extra, *rules, f"--floor={value}"] for value in BAD_FLOORS]
+    for command in ("strategy", "distribution"):
+        more = ["--strategy", "optimal"] if command == "distribution" else []
+        for option, values in (
+            ("--score", ["75", str(10**50), "-50000", "600", "x"]),
+            ("--opponent", ["x", "-50000"]),
+            ("--farkles", ["-1", "3", "x"]),
+            ("--opponent-farkles", ["9"]),
+        ):
+            cases += [[command, *more, *rules, f"{option}={value}"] for value in values]
+        cases += [
+            [command, *more, *rules, flag] for flag in ("--no-entered", "--no-opponent-entered")
+        ]
+        cases += [[command, *more, "--rules", "patch", "--farkles", "1"]]
+    cases += [["expected", f"--penalty={v}"] for v in ("nan", "inf", "-1", "1e308", "x")]
+    cases += [["expected", f"--max-turn={v}"] for v in ("75", "-50", "1000000000", "x")]
+    cases += [["expected", "--long-run", "--penalty", "5"], ["expected", "--long-run", "--entry"]]
+    cases += [["distribution", f"--band={v}"] for v in ("0", "75", "-500", "x")]
+    cases += [["distribution", f"--penalty={v}"] for v in ("nan", "-1")]
+    cases += [
+        ["distribution", "--strategy", "bogus"],
+        ["distribution", "--score", "100"],
+        ["distribution", "--strategy", "optimal", "--penalty", "5"],
+        ["distribution", "--strategy", "optimal", "--entry"],
+    ]
+    cases += [["komi", *rules, f"--around={v}"] for v in ("-1", "41", "x")]
+    cases += [["replay", value] for value in ("", "/nonexistent/x.json", "a" * 5000, "/")]
+    cases += [["replay", record, f"--floor={v}"] for v in BAD_FLOORS]
+    cases += [["replay", record, "--cache-dir", v] for v in BAD_FOLDERS]
+    match = ["match", *rules]
+    cases += [
+        [*match, "--players", v]
+        for v in ("", "a", "optimal", "nobody,optimal", "strong,optimal", "a,b,c,d,e,f,g", ",")
+    ]
+    pair = [*match, "--players", "max-score,cautious"]
+    cases += [[*pair, f"--games={v}"] for v in ("0", "1", "x", str(10**9))]
+    cases += [[*pair, f"--seed={v}"] for v in ("x", "")]
+    cases += [[*pair, f"--start-scores={v}"] for v in ("", " ", "x,0", "590,0", "1,2,3", "0,")]
+    cases += [[*pair, "--exact", "--games", "4"]]
+    cases += [["card", *rules, f"--window={v}"] for v in ("75", "0", "-50", "x")]
+    cases += [["card", *rules, "--window", "150"], ["card", *rules, "--allow-long"]]
+    cases += [["serve", f"--port={v}"] for v in ("-1", "70000", "x")]
+    cases += [["bogus"], ["--bogus"], ["solve", "--rules"], ["replay"], ["match"]]
+    return cases
+
+
+def analyses(small: str, record: str) -> list[list[str]]:
+    """One run of every command that answers, on the small rules."""
+    rules = ["--rules", small]
+    return [
+        ["expected", *rules],
+        ["expected", *rules, "--long-run"],
+        ["distribution", *rules],
+        ["distribution", *rules, "--strategy", "optimal"],
+        ["komi", *rules, "--around", "1"],
+        ["solve", *rules],
+        ["strategy", *rules],
+        ["card", *rules],
+        ["replay", record],
+        ["match", *rules, "--players", "max-score,cautious", "--games", "4"],
+        ["match", *rules, "--players", "max-score,cautious,coach", "--games", "6"],
+    ]
+
+
+def fast(c: Campaign, root: Path) -> None:
+    """The fast part (module doc): in this process, and one process per kind of stream."""
+    small = root / "small.toml"
+    small.write_text(rules_text(goal="600", name='"small"'))
+    titled = root / "titled.toml"
+    titled.write_text(rules_text(goal="600", name='"small"', title=json.dumps(MARKUP)))
+    record = str(finished_record(root / "game.json"))
+
+    def here(args: list[str], stdout: str | None = None) -> Callable[[], Outcome]:
+        return lambda: in_process(args, stdout)
+
+    # -- every command x bad values -------------------------------------------------------------
+    for args in argument_matrix(str(small), record):
+        c.run(args, expect(2), outcome=here(args))
+    # -- hostile files: markup titles, huge numbers, long paths ------------------------------------
+    for args in analyses(str(titled), record):
+        shown = MARKUP if args[0] != "replay" else "Ann[/b] vs Zoë"
+
+        def as_written(code: int, out: str, err: str, shown: str = shown) -> str | None:
+            if code != 0:
+                return f"expected status 0, got {code}"
+            return None if shown in " ".join(out.split()) else f"{shown!r} not printed as written"
+
+        if args[0] != "match":  # match names the rules by name, not title
+            c.run(args, as_written, outcome=here(args))
+    for goal in ("0x" + "f" * 5000, "9" * 5000, "1e999999"):
+        path = root / "huge.toml"
+        path.write_text(rules_text(goal=goal))
+        args = ["expected", "--rules", str(path)]
+        c.run(args, expect(2), outcome=here(args))
+    for name in ("a" * 300 + ".toml", "a" * 5000 + ".toml", "b" * 100_000):
+        args = ["expected", "--rules", str(root / name)]
+
+        def short(code: int, out: str, err: str) -> str | None:
+            return None if code == 2 and len(err) < 600 else f"status {code}, {len(err):,} bytes"
+
+        c.run(args, short, outcome=here(args))
+    deep = str(root / ("d" * 200) / ("e" * 200) / ("f" * 5000))
+    args = ["solve", "--rules", str(small), "--json", "--cache-dir", deep]
+    c.run(args, expect(0, '"cached": false'), outcome=here(args))
+    # -- closed stdout and short encodings, every command -----------------------------------------
+    for args in analyses(str(small), record):
+        c.run(args, expect(1, "stdout is closed"), outcome=here(args, CLOSED))
+        for encoding in ("ascii", "latin-1"):
+
+            def plain(code: int, out: str, err: str) -> str | None:
+                if code != 0 or not out.strip():
+                    return f"expected an answer, got status {code}"
+                return "a character replaced by ?" if "?" in out else None
+
+            c.run([*args, f"({encoding})"], plain, outcome=here(args, encoding))
+    # -- real processes: a closed stdout and stdin, a full device, an ASCII encoding -------------
+    c.run(
+        ["expected"],
+        expect(1, "stdout is closed"),
+        outcome=lambda: farkle(["expected"], close=(1,)),
+    )
+    c.run([], expect(2, "needs a terminal"), outcome=lambda: farkle([], close=(0,)))
+    if os.path.exists("/dev/full"):
+        with open("/dev/full", "w") as full:
+            c.run(["--help"], expect(1, "No space left on device"), stdout=full.fileno())
+    ascii_card = ["card", "--rules", str(small)]
+    c.run(
+        ascii_card,
+        expect(0, "The card - "),
+        outcome=lambda: farkle(ascii_card, env={"PYTHONIOENCODING": "ascii"}),
+    )
+
+
+def streams(c: Campaign, root: Path) -> None:
+    """Every command as a real process with stdout closed or full, and in short encodings."""
+    small = str(root / "small.toml")
+    record = str(root / "game.json")
+    for args in analyses(small, record):
+        c.run(args, expect(1, "stdout is closed"), outcome=lambda a=args: farkle(a, close=(1,)))
+        if os.path.exists("/dev/full"):
+            with open("/dev/full", "w") as full:
+                c.run(args, expect(1, "No space left on device"), stdout=full.fileno())
+        for encoding in ("ascii", "latin-1"):
+            env = {"PYTHONIOENCODING": encoding}
+            c.run(args, expect(0), outcome=lambda a=args, e=env: farkle(a, env=e))
+    explode = root / "explode.toml"
+    explode.write_text(
+        rules_text(goal="100", min_bank="0", singles="{ 1 = 100000, 5 = 50 }", name='"explode"')
+    )
+    c.run(["card", "--rules", str(explode)], expect(2, "far more than anyone could learn"))
+    c.run(["card", "--rebuild"], expect(2, "pass --allow-long"))
+    c.run(["card", "--rebuild", "--window", "150"], expect(2, "pass --allow-long"))
 
 
 def play(c: Campaign, root: Path) -> None:
@@ -250,21 +526,7 @@ def play(c: Campaign, root: Path) -> None:
     )
 
     # -- records ----------------------------------------------------------------------------------
-    from optimal_farkle.engine import preset
-    from optimal_farkle.engine.dice import SeededDice
-    from optimal_farkle.engine.game import Player
-    from optimal_farkle.engine.record import GameSession, save_record
-    from optimal_farkle.solver.players.computer import make_player
-
-    rules = preset("facebook").with_goal(600)
-    session = GameSession.start(
-        rules, (Player("Ann[/b]"), Player("Coach", "coach")), dice=SeededDice(3)
-    )
-    ai = make_player("coach", rules, None)
-    while not session.is_over:
-        session.act(ai.act(session.state))
-    good = root / "good.json"
-    save_record(good, session.record)
+    good = finished_record(root / "good.json", ("Ann[/b]", "Coach"))
     text = good.read_text()
     data = json.loads(text)
 
@@ -470,6 +732,7 @@ def play(c: Campaign, root: Path) -> None:
                 ["expected", "--json"], expect(1, "No space left on device"), stdout=full.fileno()
             )
             c.run(["expected"], expect(1, "No space left on device"), stdout=full.fileno())
+    streams(c, root)
 
 
 if __name__ == "__main__":

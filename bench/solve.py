@@ -11,7 +11,9 @@ Each run is a fresh process doing what the game does on a first start under new 
   states whose turn is not cached yet (each one solves a whole turn), median and max;
 - the stages of the progress, the passes, the last pass's largest change, peak memory (RSS),
   the cache file's size, and the ETA's stability: after the first 10 % of the solve, the most
-  the predicted total time ``elapsed / fraction`` moved away from the real total.
+  the predicted total time ``elapsed / fraction`` moved away from the real total; and the
+  longest the progress shown stood still while the solve ran (below the 99 % it holds until
+  the end).
 
 ``--before PYTHON`` runs the same cold solve with another interpreter (a checkout of the old
 solver with its own venv) in the same run, for before/after ratios, and compares the two
@@ -68,6 +70,13 @@ try:
 except ImportError:  # a solver from before the kernels were prebuilt
     prebuilt_used = False
 np.save(args["dump"], strategy.w0.reshape(-1))
+
+def opening(strategy):
+    # The state a game starts in: both at 0, and under an entry minimum neither on the board
+    # (an older solver without opening_win has no entry minimum: both at 0 is the start).
+    win = getattr(strategy, "opening_win", None)
+    return float(win() if win is not None else strategy.start_win(0, 0))
+
 path = cache_path(rules)
 info = strategy.info
 print(json.dumps({
@@ -75,7 +84,7 @@ print(json.dumps({
     "residual": info.residual, "solve_s": info.seconds, "start_states": int(strategy.w0.size),
     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     "cpu_s": sum(resource.getrusage(resource.RUSAGE_SELF)[:2]),
-    "cache_bytes": path.stat().st_size, "first_player_win": float(strategy.start_win(0, 0)),
+    "cache_bytes": path.stat().st_size, "first_player_win": opening(strategy),
     "prebuilt": prebuilt_used,
 }))
 """
@@ -158,6 +167,25 @@ def eta_drift(marks: list[list[Any]], total: float) -> tuple[float, float, float
     return worst
 
 
+def longest_still(marks: list[list[Any]], total: float) -> tuple[float, float, float]:
+    """The longest the progress shown stood still while the solve ran (until 99 %, the most
+    it shows before the end): seconds, and when and where it began (seconds in, fraction)."""
+    worst = (0.0, 0.0, 0.0)
+    since, shown = (marks[0][0], marks[0][1]) if marks else (0.0, 0.0)
+    for t, fraction, _ in [*marks[1:], [total, 1.0, ""]]:
+        if fraction > shown or fraction >= 0.99:
+            if t - since > worst[0]:
+                worst = (t - since, since, shown)
+            since, shown = t, fraction
+    return worst
+
+
+def solve_marks(marks: list[list[Any]]) -> list[list[Any]]:
+    """The progress marks from the end of the compile on (all of them when nothing compiled)."""
+    compiling = [i for i, mark in enumerate(marks) if str(mark[2]).startswith("compiling")]
+    return marks[compiling[-1] + 1 :] if compiling else marks
+
+
 def spread(values: list[float]) -> str:
     if len(values) == 1:
         return f"{values[0]:.1f} s"
@@ -223,7 +251,7 @@ def report(label: str, figures: dict[str, Any]) -> None:
         )
     )
     print(f"    largest change, last pass  {last['residual']:.1e}")
-    print(f"    first player wins          {last['first_player_win']:.9f}")
+    print(f"    first player wins          {last['first_player_win']:.9f} (the game's start)")
     print(f"    peak memory (RSS)          {max(c['peak_mb'] for c in cold):.0f} MB")
     print(f"    cache file                 {last['cache_bytes'] / 1e6:.2f} MB")
     drifts = [eta_drift(c["marks"], c["total_s"]) for c in cold]
@@ -232,6 +260,13 @@ def report(label: str, figures: dict[str, Any]) -> None:
         f"    ETA drift after 10 %       {drift:.0%} at worst over the cold runs "
         f"({', '.join(f'{d[0]:.0%}' for d in drifts)}); the worst {at:.1f} s in, at "
         f"{fraction:.0%} shown, during {stage[:30]!r}"
+    )
+    still, at, shown = max(longest_still(c["marks"], c["total_s"]) for c in cold)
+    solving = max(longest_still(solve_marks(c["marks"]), c["total_s"]) for c in cold)
+    print(
+        f"    bar standing still         {still:.1f} s at most over the cold runs (from "
+        f"{at:.1f} s in, at {shown:.0%}); after the compile (one step, none from a "
+        f"`pip install .`) {solving[0]:.1f} s (from {solving[1]:.1f} s in, at {solving[2]:.0%})"
     )
     load = figures["load"]
     print(

@@ -18,6 +18,15 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   solver on two threads, the time per state of each sampled layer interpolated over all the
   layers between (random states fill blocks less evenly than a whole layer: a little high). What the sizes report estimates, measured (a pass of the penalty rules is
   this, once per pass; the exact layers do about 2.5 such sweeps in all).
+* ``cluster --rules R [--goal G] [--workers 1,2]`` -- the same solve in process (two
+  threads) and on local Ray clusters of each number of workers (``solver.table.cluster``),
+  one after the other in this run: wall time, the ratio of each to one worker, the peak
+  resident memory of the workers, and whether ``W`` is bit-identical to the in-process one.
+* ``kernel --rules R [--goal G]`` -- time per in-turn value of the table kernel beside the
+  duel kernel's, one thread each, in one run. An in-turn value is one decision state
+  ``(t, n, s)`` below the goal (``solver.model.Model.in_turn_states``'s count, the same for
+  both): the table kernel's over sampled layers (as ``pass``, from a random ``W``), the
+  duel's averaged over its whole solve (every pass, its certificates included).
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
   exact policy evaluation (:mod:`solver.table.evaluate`): seat by seat, the approximation in one
   seat and the exact optimum in the others, against all three exact.
@@ -29,6 +38,7 @@ Usage::
     python bench/table3.py solve --rules patch                    # the full game, hours
     python bench/table3.py solve --rules facebook --goal 2000 --floor -500
     python bench/table3.py loss --rules neller-busche
+    python bench/table3.py cluster --rules neller-busche --goal 3000 --workers 1,2
 """
 
 from __future__ import annotations
@@ -184,7 +194,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("report", choices=("sizes", "solve", "pass", "loss"))
+    parser.add_argument("report", choices=("sizes", "solve", "pass", "loss", "cluster", "kernel"))
+    parser.add_argument("--workers", default="1,2", help="cluster: worker counts to run")
     parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
     parser.add_argument("--sample", type=int, default=4096, help="pass: states per sampled layer")
     parser.add_argument("--rules", default="neller-busche")
@@ -200,6 +211,10 @@ def main() -> None:
         solve(args)
     elif args.report == "pass":
         one_pass(args)
+    elif args.report == "cluster":
+        on_cluster(args)
+    elif args.report == "kernel":
+        kernel(args)
     else:
         loss(args)
 
@@ -280,6 +295,121 @@ def one_pass(args: argparse.Namespace) -> None:
         f"one pass (two threads) takes {duration(total)} ({total:,.0f} s), from "
         f"{len(sampled)} sampled layers ({row['sampled_seconds']:.0f} s measured; load average "
         f"{row['load_average']:.1f})"
+    )
+
+
+def on_cluster(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from optimal_farkle.engine import preset
+    from optimal_farkle.solver.table.cluster import connect
+    from optimal_farkle.solver.table.model import build_table_model
+    from optimal_farkle.solver.table.solve import compile_table_kernels, solve_table
+
+    rules = preset(args.rules)
+    if args.goal is not None:
+        rules = rules.with_goal(args.goal)
+    model = build_table_model(rules, 3, args.floor)
+    compile_table_kernels(model)
+    started = time.perf_counter()
+    local = solve_table(model, threads=2)
+    rows = [{"where": "in process, 2 threads", "seconds": time.perf_counter() - started}]
+    for count in (int(c) for c in args.workers.split(",")):
+        with connect(f"local:{count}") as cluster:
+            started = time.perf_counter()
+            remote = solve_table(model, runners=cluster.runners())
+            seconds = time.perf_counter() - started
+            rows.append(
+                {
+                    "where": f"Ray, {count} workers",
+                    "workers": count,
+                    "seconds": seconds,
+                    "worker_peak_bytes": max(cluster.worker_peaks.values(), default=0),
+                    "identical": bool(np.array_equal(local.w, remote.w)),
+                }
+            )
+    one = next((r["seconds"] for r in rows if r.get("workers") == 1), None)
+    for row in rows:
+        row.update(rules=rules.name, goal=rules.goal, load_average=os.getloadavg()[0])
+        if one is not None:
+            row["speedup_over_one_worker"] = one / row["seconds"]
+        if args.json:
+            print(json.dumps(row))
+        else:
+            extra = ""
+            if "workers" in row:
+                extra = (
+                    f", workers' peak {row['worker_peak_bytes'] / 1024**2:,.0f} MB, "
+                    f"bit-identical: {'yes' if row['identical'] else 'NO'}"
+                )
+            ratio = f" ({row['speedup_over_one_worker']:.2f}x one worker)" if one else ""
+            print(
+                f"{rules.name}: {row['where']}: {row['seconds']:.1f} s{ratio}{extra} "
+                f"(load average {row['load_average']:.1f})"
+            )
+
+
+def kernel(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from optimal_farkle.engine import preset
+    from optimal_farkle.solver.duel.model import build_model
+    from optimal_farkle.solver.duel.valueiter import value_iteration
+    from optimal_farkle.solver.table.kernel import table_tables
+    from optimal_farkle.solver.table.model import build_table_model
+    from optimal_farkle.solver.table.solve import _Blocks, batch_states, compile_table_kernels
+
+    rules = preset(args.rules)
+    if args.goal is not None:
+        rules = rules.with_goal(args.goal)
+    model = build_table_model(rules, 3, args.floor)
+    compile_table_kernels(model)
+    w = np.random.default_rng(1).uniform(0.2, 0.4, size=model.start_states * model.comps)
+    runner = _Blocks(model, table_tables(model), 1, track=False)
+    rng = np.random.default_rng(2)
+    table_seconds = 0.0
+    table_values = 0
+    top_layer = 3 * (model.nb - 1)
+    for layer in [*range(top_layer, -1, -args.every), 0]:
+        counts = range(3 * model.nf - 2) if model.penalty_count else (None,)
+        found = [b for b in (batch_states(model, layer, c) for c in counts) if len(b)]
+        if not found:
+            continue
+        rows = np.concatenate(found)
+        if len(rows) > args.sample:
+            rows = rows[np.sort(rng.choice(len(rows), size=args.sample, replace=False))]
+        started = time.perf_counter()
+        runner.solve(w, rows)
+        table_seconds += time.perf_counter() - started
+        bmin = np.array(model.bank_min)[np.where(model.ne > 1, rows[:, 6], 1)]
+        table_values += int((np.maximum(model.nb - rows[:, 0], bmin) * 6).sum())
+    runner.close()
+    duel_model = build_model(rules, args.floor)
+    started = time.perf_counter()
+    duel = value_iteration(duel_model, threads=1)
+    duel_seconds = time.perf_counter() - started
+    duel_values = duel_model.in_turn_states * (duel.passes + duel.cheap_passes)
+    table_ns = 1e9 * table_seconds / table_values
+    duel_ns = 1e9 * duel_seconds / duel_values
+    row = {
+        "rules": rules.name,
+        "goal": rules.goal,
+        "table_ns_per_value": table_ns,
+        "table_values_timed": table_values,
+        "duel_ns_per_value": duel_ns,
+        "duel_passes": duel.passes,
+        "duel_skipped": duel.skipped,
+        "ratio": table_ns / duel_ns,
+        "load_average": os.getloadavg()[0],
+    }
+    if args.json:
+        print(json.dumps(row))
+        return
+    print(
+        f"{rules.name}, goal {rules.goal:,}, one thread each: table kernel {table_ns:.1f} ns per "
+        f"in-turn value ({table_values:,} timed), duel kernel {duel_ns:.1f} ns averaged over its "
+        f"solve ({duel.passes} passes, {100 * duel.skipped:.0f}% of rolls certified): "
+        f"{row['ratio']:.2f}x (load average {row['load_average']:.1f}; noisy)"
     )
 
 

@@ -257,15 +257,22 @@ def _one_line(text: str) -> str:
 
 
 # -- writing ----------------------------------------------------------------------------------
-def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> Path:
+def atomic_write(
+    path: str | os.PathLike[str], data: bytes | str, *, follow_links: bool = True
+) -> Path:
     """Replace the file at ``path`` with ``data`` (str is written as UTF-8), all or nothing.
 
     Creates missing folders. Refuses to replace a folder, FIFO or device. Returns the path
-    written (the target of a symbolic link). Any failure is a FileProblem; the old file is
-    untouched and the temporary file removed.
+    written: the target of a symbolic link, or with ``follow_links`` False the link's own
+    place (the link is replaced by the file, so nothing is written where it pointed: a
+    program's own folder, such as a cache, never sends a write elsewhere). Any failure is a
+    FileProblem; the old file is untouched and the temporary file removed.
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    target = _resolve(Path(path))
+    target = _resolve(Path(path)) if follow_links else Path(path)
+    if not follow_links and os.path.islink(target):
+        _write_new(target.parent, target, payload, None)
+        return target
     folder = target.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -284,6 +291,13 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> Path:
         if not stat.S_ISREG(info.st_mode):
             raise FileProblem(f"cannot replace it: it is {_kind(info.st_mode)}")
         mode = stat.S_IMODE(info.st_mode)
+    _write_new(folder, target, payload, mode)
+    return target
+
+
+def _write_new(folder: Path, target: Path, payload: bytes, mode: int | None) -> None:
+    """:func:`atomic_write`'s writing: a new file in ``folder``, renamed over ``target`` (a
+    link there is replaced, not followed); ``mode``: the replaced file's, kept."""
     remove_orphans(folder)
     tmp = folder / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
     try:
@@ -306,7 +320,6 @@ def atomic_write(path: str | os.PathLike[str], data: bytes | str) -> Path:
             raise FileProblem(f"cannot write it: {os_reason(exc)}", exc.errno) from None
         raise
     _fsync_folder(folder)
-    return target
 
 
 def writable_problem(folder: str | os.PathLike[str]) -> str | None:

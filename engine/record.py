@@ -344,6 +344,20 @@ def _expected(state: GameState) -> str:
     return " or ".join(words)
 
 
+def dice_follow_seed(record: GameRecord) -> bool | None:
+    """Whether every roll of ``record`` is what its seed deals, in order (None: no seed).
+
+    A game this program deals rolls its seed's stream (a resumed one continues it, see
+    :meth:`GameSession.resume`), so its rolls are the seed's; a record whose rolls are not
+    was not dealt so (edited by hand, or dealt otherwise), and its result proves nothing.
+    """
+    if record.seed is None:
+        return None
+    dealt = SeededDice(record.seed)
+    rolls = (event.dice for event in record.events if isinstance(event, Rolled))
+    return all(1 <= len(dice) <= 6 and dealt.roll(len(dice)) == dice for dice in rolls)
+
+
 # -- files ---------------------------------------------------------------------------------
 def save_record(path: str | os.PathLike[str], record: GameRecord) -> None:
     """Write the record atomically (:func:`engine.files.atomic_write`).

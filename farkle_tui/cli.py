@@ -144,7 +144,7 @@ def _main(argv: Sequence[str] | None) -> int:
         args = parser.parse_args(join_signed_values(sys.argv[1:] if argv is None else argv))
     except SystemExit as done:  # --help, --version, or a usage error: written, then flushed
         sys.stdout.flush()
-        return done.code if isinstance(done.code, int) else 2
+        return 0 if done.code is None else done.code if isinstance(done.code, int) else 2
     if args.run is None:
         if not (has_terminal() or served_to_a_browser()):
             print(

@@ -261,6 +261,7 @@ class Storage:
     def __init__(self, root: Path | None = None) -> None:
         self.root = data_dir(root)
         self.settings_error = ""  # why the settings file could not be read ("" when fine)
+        self.games_error = ""  # why the games folder could not be listed ("" when fine)
         self._current: GameRecord | None = None  # the game this run saves as current
         self._written: str | None = None  # the text this run last wrote to current-game.json
         # Where the current game is saved since another farkle window took its place as the
@@ -507,17 +508,34 @@ class Storage:
         return path
 
     def finished_games(self) -> list[SavedGame]:
-        """Every kept game, newest first; unreadable files are listed with the reason."""
+        """Every kept game, newest first; unreadable files are listed with the reason.
+
+        A games folder that cannot be listed (no permission) is no list of games: its
+        reason is kept in :attr:`games_error`, so it is said, never shown as no games yet.
+        (``Path.glob`` says nothing: it reads an unreadable folder as an empty one.)
+        """
+        self.games_error = ""
         try:
-            paths = sorted(self.games_dir.glob("*.json"), reverse=True)
-        except OSError:
+            names = os.listdir(self.games_dir)
+        except FileNotFoundError:
             return []
+        except OSError as exc:
+            self.games_error = f"{self.games_dir}: cannot list the kept games: {os_reason(exc)}"
+            return []
+        paths = sorted((self.games_dir / n for n in names if n.endswith(".json")), reverse=True)
         return [_read(path) for path in paths]
 
 
 def _read(path: Path) -> SavedGame:
+    """A game file as the app may use it: a table seats 2 to 6 (the engine replays any
+    number, and a hand-made record of 100 players opened as a game)."""
     try:
         record = load_record(path)
+        seats = len(record.players)
+        if not MIN_SEATS <= seats <= MAX_SEATS:
+            raise RecordError(
+                f"{path}: a table seats {MIN_SEATS} to {MAX_SEATS} players, not {seats}"
+            )
         return SavedGame(path, record, replay(record))
     except (FarkleError, OSError) as exc:
         return SavedGame(path, None, None, str(exc))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from .core.floor import DEFAULT_FLOOR, used_floor
+from .core.floor import DEFAULT_FLOOR, OutsideModel, check_in_model, used_floor
 
 _EXPORTS = {
     "load_strategy": "duel.cache",
@@ -30,7 +30,7 @@ _EXPORTS = {
     "SolverError": "core.errors",
 }
 
-__all__ = ["DEFAULT_FLOOR", "used_floor", *_EXPORTS]  # noqa: PLE0604 - the lazy exports, by name
+__all__ = ["DEFAULT_FLOOR", "OutsideModel", "check_in_model", "used_floor", *_EXPORTS]  # noqa: PLE0604 - the lazy exports, by name
 
 
 def __getattr__(name: str) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -11,6 +12,8 @@ from optimal_farkle.engine import preset
 from optimal_farkle.engine.dice import ScriptedDice, SeededDice
 from optimal_farkle.engine.game import Bank, Player, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, GameSession, save_record
+from optimal_farkle.solver import OutsideModel
+from optimal_farkle.solver.analysis.coach import judge
 from optimal_farkle.solver.analysis.game import (
     THRESHOLDS,
     analyse,
@@ -18,8 +21,12 @@ from optimal_farkle.solver.analysis.game import (
     mark_of,
 )
 from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.duel.decisions import rank_options
 from optimal_farkle.solver.players.computer import make_player
+from optimal_farkle.solver.players.levels import CardPlayer
+from optimal_farkle.solver.table.advice import TwoPlayerAdvice
 from optimal_farkle.tui.cli import main
+from optimal_farkle.tui.widgets.hints import compute_hints
 
 SMALL = preset("facebook").with_goal(1000)
 FLOOR = -2500  # the default floor: what `farkle replay` uses
@@ -215,3 +222,52 @@ def test_replay_writes_full_width_when_piped(tmp_path: Path, capsys, strategy) -
     lines = capsys.readouterr().out.splitlines()
     assert max(len(line) for line in lines) > 80
     assert not any("…" in line for line in lines)
+
+
+#: facebook at goal 1,000 with three farkles costing 100,000: a score far below the floor.
+HARSH = dataclasses.replace(SMALL, name="harsh", penalty_points=100_000)
+FARKLE = (2, 3, 4, 6, 6, 2)
+
+
+def below_the_floor() -> GameSession:
+    """Ann farkles three times (-100,000), Bob banks 500; then Bob rolls at [-100,000, 500]."""
+    dice = ScriptedDice([FARKLE, (5, 5, 5, 2, 3, 4), FARKLE, FARKLE, FARKLE, (1, 5, 2, 3, 4, 6)])
+    session = GameSession.start(HARSH, (Player("Ann"), Player("Bob")), first=0, dice=dice)
+    for action in (Roll(), Roll(), SetAside((5, 5, 5)), Bank(), Roll(), Roll(), Roll(), Roll()):
+        session.act(action)
+    assert [s.score for s in session.state.standings] == [-100_000, 500]
+    return session
+
+
+def test_a_score_below_the_floor_gets_no_exact_figure(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Issue 35: a game at [-100000, 900] was read as at the floor, and ``farkle replay`` said
+    win_before 0.0312 with "exact": true, the hints 3.6% (the truth is about 0). Outside the
+    model the decision API says so, the analysis judges nothing there and says why, the
+    hints give no figure, and the optimal player still plays."""
+    strategy = solve_strategy(HARSH, FLOOR)
+    session = below_the_floor()
+    state = session.state
+    with pytest.raises(OutsideModel, match="a score of -100,000 is below -2,500"):
+        rank_options(strategy, state)
+    hints = compute_hints(TwoPlayerAdvice(strategy), state)
+    assert hints.win is None and "outside the model" in hints.unavailable
+    action = make_player("optimal", HARSH, strategy).act(state)  # plays on, as at the floor
+    verdict = judge(strategy, CardPlayer(HARSH), state, [action])  # the coach judges nothing
+    assert verdict.decisions == () and verdict.best
+    assert session.act(action)
+    record = tmp_path / "harsh.json"
+    save_record(record, session.record)
+    assert main(["replay", "--json", str(record), "--cache-dir", str(tmp_path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    judged = [d["state"] for d in out["decisions"]]
+    assert judged and all(min(s["scores"]) >= FLOOR for s in judged), judged
+    assert out["exact"] is True and out["outside_model"]["decisions"] == 1
+    assert "-100,000 is below -2,500" in out["outside_model"]["reason"]
+    assert len(out["win_curve"]) == len({p["turn"] for p in out["win_curve"]})
+    *before, result = out["win_curve"]  # the straight of turn 6 won Bob the game
+    assert all(p["turn"] < 6 for p in before) and result == {"turn": 6, "win": 0.0}
+    assert main(["replay", str(record), "--cache-dir", str(tmp_path)]) == 0
+    assert "1 decision not judged: outside the model" in capsys.readouterr().out
+    analysis = analyse(session.record, strategy)
+    (step,) = analysis.outside  # the replay screen says "Not judged" there, not "Forced move"
+    assert analysis.decision_at(step) is None and "-100,000" in analysis.outside[step]

@@ -326,7 +326,8 @@ def test_rules_without_a_card_play_by_the_table_and_say_how_to_compute_it() -> N
     card = load_card(rules)
     assert shipped_card_text(rules) is None
     assert card.source == "none" and card.go_for_it.empty and card.win is None
-    assert "farkle card --rules zilch-5000 --rebuild" in card_text(card)
+    # The name of rules read from a file is no value for --rules (issue 35, 9): the file is.
+    assert "farkle card --rules YOUR-RULES.toml --rebuild" in card_text(card)
 
 
 def card_text(card: Card) -> str:
@@ -359,3 +360,20 @@ def test_farkle_card_prints_the_card_and_rebuild_keeps_it(tmp_path: Path, capsys
     with pytest.raises(SystemExit) as stop:
         main(["card", "--rules", str(small), "--window", "25"])
     assert stop.value.code == 2 and "multiple of 50" in capsys.readouterr().err
+
+
+def test_a_card_no_one_could_learn_is_refused_with_the_reason(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Issue 35: at goal 15,000 ``farkle card`` printed "1686 numbers to learn" above a table
+    of blank lines; the command refuses such a card, and the card screen says why instead."""
+    text = Path(__file__).resolve().parent.parent / "assets" / "rules" / "facebook.toml"
+    big = tmp_path / "big.toml"
+    big.write_text(text.read_text().replace("goal = 10000", "goal = 15000"))
+    for extra in ([], ["--json"]):
+        with pytest.raises(SystemExit) as stop:
+            main(["card", "--rules", str(big), *extra])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and "Traceback" not in err
+        assert "no card for" in err and "1,686 numbers" in err and "at most 40" in err, err
+    shown = card_text(load_card(dataclasses.replace(preset("facebook"), goal=15000)))
+    assert "numbers to learn" not in shown
+    assert "No card for these rules: no table of worths a person could learn" in shown

@@ -36,7 +36,7 @@ from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Player, Roll
 from optimal_farkle.engine.record import GameSession, load_record, save_record
 from optimal_farkle.engine.rules import load_rules
-from optimal_farkle.solver.duel.cache import cache_path, solve_strategy
+from optimal_farkle.solver.duel.cache import cache_path, load_strategy, solve_strategy
 from optimal_farkle.tui.game_setup import GameSetup
 from optimal_farkle.tui.screens.game import GameScreen
 from optimal_farkle.tui.screens.start import StartScreen
@@ -321,6 +321,23 @@ def test_the_cli_with_the_cache_dir(
     if state == "damaged cache file":
         gone = [name for name in gone if not name.endswith(".w0")]  # a damaged cache is rebuilt
     assert not gone, gone
+
+
+def test_a_link_in_the_cache_never_sends_a_write_out_of_it(tmp_path: Path) -> None:
+    """Issue 35: a dangling link ``x.w0 -> /nonexistent/zzz`` in the cache made a solve create
+    ``/nonexistent/`` and write there; a link in the lock's place had its target truncated."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    path = cache_path(SMALL, -2500, cache)
+    path.symlink_to(tmp_path / "nonexistent" / "zzz")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    Path(f"{path}.lock").symlink_to(victim)
+    solve_strategy(SMALL, -2500, cache)
+    assert not (tmp_path / "nonexistent").exists()
+    assert victim.read_text() == "keep me"
+    assert path.is_file() and not path.is_symlink()  # the link was replaced by the cache file
+    assert load_strategy(SMALL, -2500, cache) is not None
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ does the same in a real headless Chromium when ``FARKLE_BROWSER=1``.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
@@ -73,7 +74,12 @@ def test_the_address_is_a_url_a_browser_opens() -> None:
 def games_running(marker: str) -> int:
     """How many game processes (``python -m optimal_farkle.tui``) run with ``marker`` in
     their environment (the test's own data dir): one per open browser tab."""
-    count = 0
+    return len(game_pids(marker))
+
+
+def game_pids(marker: str) -> list[int]:
+    """The game processes of the server whose data dir is ``marker`` (see :func:`games_running`)."""
+    pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -82,8 +88,9 @@ def games_running(marker: str) -> int:
             mine = marker.encode() in (entry / "environ").read_bytes()
         except OSError:
             continue
-        count += mine and argv[-3:] == [b"-m", b"optimal_farkle.tui", b""]
-    return count
+        if mine and argv[-3:] == [b"-m", b"optimal_farkle.tui", b""]:
+            pids.append(int(entry.name))
+    return pids
 
 
 def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
@@ -188,3 +195,134 @@ def test_each_tab_plays_the_start_screen_and_ctrl_c_stops_everything(tmp_path: P
     assert out.rstrip().endswith("farkle serve: stopped"), out
     assert "Traceback" not in out, out
     assert wait_until(lambda: games_running(str(tmp_path)) == 0, 10)
+
+
+def test_a_multicast_host_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 35: ``--host 224.0.0.1`` bound, listened and never announced an address."""
+    err = refused(["serve", "--host", "224.0.0.1", "--port", str(free_port())], capsys)
+    assert "224.0.0.1 is a multicast address, which no browser can connect to" in err
+
+
+# -- a hostile tab (issue 35) -------------------------------------------------------------------
+class Served:
+    """``farkle serve`` in a subprocess with its own data dir, its output kept."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.marker = str(tmp_path)
+        env = dict(os.environ, FARKLE_DATA_DIR=str(tmp_path / "data"))
+        command = ["-m", "optimal_farkle.tui", "serve", "--host", "127.0.0.1"]
+        self.process = subprocess.Popen(
+            [sys.executable, *command, "--port", str(self.port)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            env=env,
+        )
+        assert self.process.stdout is not None
+        assert "in a web browser to play Farkle" in self.process.stdout.readline()
+
+    def game(self) -> int:
+        """The pid of the one game running (a test opens one tab at a time)."""
+        assert wait_until(lambda: len(game_pids(self.marker)) == 1, 30)
+        return game_pids(self.marker)[0]
+
+    def games_end(self) -> bool:
+        """Whether every game of this server has ended (within a generous deadline)."""
+        return wait_until(lambda: not game_pids(self.marker), 60)
+
+    def output(self) -> str:
+        """The server's whole output, once it has stopped."""
+        out, _ = self.process.communicate(timeout=120)
+        return out
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        for pid in game_pids(self.marker):  # never leave a game behind, whatever failed
+            os.kill(pid, signal.SIGKILL)
+
+
+async def hostile_tabs(served: Served) -> None:
+    """One tab after another, each misbehaving; each tab's game must end with its tab."""
+    import aiohttp
+
+    async with aiohttp.ClientSession() as session:
+        # A page asking for a 100,000 x 100,000 terminal gets a bounded one: its game still
+        # answers (it redraws the menu), and quits when the tab closes.
+        tab = await Tab.open(session, served.url)
+        await tab.wait_for("Statistics")
+        tab.seen = ""
+        await tab.ws.send_str(json.dumps(["resize", {"width": 100_000, "height": 100_000}]))
+        await tab.wait_for("Statistics")
+        await tab.ws.close()
+        assert served.games_end(), "the game of a tab resized to 100,000 x 100,000 lives on"
+
+        # A game that no longer answers (stopped) is ended when its tab closes.
+        tab = await Tab.open(session, served.url)
+        await tab.wait_for("Statistics")
+        os.kill(served.game(), signal.SIGSTOP)
+        await tab.ws.close()
+        assert served.games_end(), "a game that does not answer outlives its tab"
+
+        # A 2 MB message: the server closes the tab (1009: too big) and ends its game.
+        tab = await Tab.open(session, served.url)
+        await tab.wait_for("Statistics")
+        await tab.ws.send_str(json.dumps(["stdin", "x" * 2_000_000]))
+        await tab.wait_closed()
+        assert tab.ws.close_code == aiohttp.WSCloseCode.MESSAGE_TOO_BIG
+        assert served.games_end(), "a tab that sent 2 MB keeps its game alive"
+
+        # Text that is not a message of the page: the tab is closed (1008), no traceback.
+        for junk in ("not json", "[]", '["resize", {"width": "wide"}]', '{"stdin": 1}'):
+            tab = await Tab.open(session, served.url)
+            await tab.ws.send_str(junk)
+            await tab.wait_closed()
+            assert tab.ws.close_code == aiohttp.WSCloseCode.POLICY_VIOLATION, junk
+            assert served.games_end(), junk
+
+        # Ctrl+C while a tab's game no longer answers: the server stops, and the game with it.
+        tab = await Tab.open(session, served.url)
+        await tab.wait_for("Statistics")
+        os.kill(served.game(), signal.SIGSTOP)
+        served.process.send_signal(signal.SIGINT)
+        await tab.wait_closed(timeout=60)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts the game processes in /proc")
+def test_a_hostile_tab_gets_bounded_and_its_game_ends_with_it(tmp_path: Path) -> None:
+    served = Served(tmp_path)
+    try:
+        asyncio.run(asyncio.wait_for(hostile_tabs(served), 600))
+        out = served.output()
+        assert served.games_end()
+    finally:
+        served.close()
+    assert served.process.returncode == 0, out
+    assert out.rstrip().endswith("farkle serve: stopped"), out
+    assert "Traceback" not in out, out
+    assert "a tab was closed: it sent a message that is not JSON" in out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_a_killed_server_leaves_no_game_behind(tmp_path: Path) -> None:
+    """A server killed outright (no cleanup at all) takes its games with it, even stuck ones."""
+
+    async def open_and_kill(served: Served) -> None:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            tab = await Tab.open(session, served.url)
+            await tab.wait_for("Statistics")
+            os.kill(served.game(), signal.SIGSTOP)
+            served.process.kill()
+            await tab.wait_closed()
+
+    served = Served(tmp_path)
+    try:
+        asyncio.run(asyncio.wait_for(open_and_kill(served), 300))
+        assert served.games_end(), "a game outlives its killed server"
+    finally:
+        served.close()

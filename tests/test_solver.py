@@ -20,6 +20,7 @@ from optimal_farkle.engine import Endgame, preset
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Phase, Player
 from optimal_farkle.engine.record import GameSession
+from optimal_farkle.solver import OutsideModel
 from optimal_farkle.solver.duel.cache import (
     SOLVER_VERSION,
     CacheError,
@@ -95,8 +96,11 @@ def test_decision_api_agrees_with_turn_values(strategy: Strategy) -> None:
         assert win_probability(strategy, session.state) in (0.0, 1.0)
 
 
-def test_start_win_clamps_and_terminal(strategy: Strategy) -> None:
-    assert strategy.start_win(-5000, 0) == strategy.start_win(FLOOR, 0)
+def test_start_win_outside_the_model_and_terminal(strategy: Strategy) -> None:
+    assert 0 < strategy.start_win(FLOOR, 0) < 1
+    for b, d in ((FLOOR - 50, 0), (0, -5000)):  # not read as the floor: no figure at all
+        with pytest.raises(OutsideModel, match="outside the model"):
+            strategy.start_win(b, d)
     assert strategy.start_win(RULES.goal, 0) == 1.0
     assert strategy.start_win(0, RULES.goal) == 0.0
     for b, d in ((RULES.goal, 0), (0, RULES.goal), (0, RULES.goal + 500)):

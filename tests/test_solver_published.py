@@ -7,6 +7,7 @@ then cached). Opt in with ``FARKLE_SLOW=1``; ``bench/solve.py`` measures the sam
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from optimal_farkle.engine import preset
 from optimal_farkle.engine.game import Phase, Player, Roll, SetAside, apply, new_game
 from optimal_farkle.solver.duel.cache import solve_strategy
-from optimal_farkle.solver.duel.decisions import rank_options
+from optimal_farkle.solver.duel.decisions import rank_options, win_probability
 from optimal_farkle.solver.duel.strategy import Strategy, reachable
 
 pytestmark = pytest.mark.slow  # the full facebook solve: scripts/slow (FARKLE_SLOW=1)
@@ -118,3 +119,23 @@ def test_opening_roll_take_only_the_five(strategy: Strategy) -> None:
     assert f"{by_dice[(3, 3, 3)].win:.6f}" == "0.506680"
     assert f"{by_dice[(3, 3, 3, 5)].win:.6f}" == "0.509711"
     apply(state, SetAside((5,)))
+
+
+#: A row of the solver table of docs/benchmarks.md: the preset, then the first player's win
+#: probability (the newest run's table comes last, so it is the one kept).
+TABLE_ROW = re.compile(r"^\| `([a-z-]+)` \| (0\.\d{9}) \|", re.MULTILINE)
+
+
+@pytest.mark.parametrize("name", ["facebook", "neller-busche", "patch", "zilch"])
+def test_the_documented_figures_are_of_the_state_a_game_starts_in(name: str) -> None:
+    """Issue 35: the solver table said patch's first player wins 0.529527827, the figure of
+    both players on the board; a game of patch starts with neither (0.528851), as ``farkle
+    solve`` and the komi figures say. Every preset's figure is checked against the game's
+    start."""
+    docs = Path(__file__).parent.parent / "docs" / "benchmarks.md"
+    figures = {preset: float(figure) for preset, figure in TABLE_ROW.findall(docs.read_text())}
+    rules = preset(name)
+    strategy = solve_strategy(rules, -2500, os.environ.get("FARKLE_SLOW_CACHE") or None)
+    start = new_game(rules, (Player("First"), Player("Second")), first=0)
+    assert round(strategy.opening_win(), 9) == figures[name]
+    assert strategy.opening_win() == pytest.approx(win_probability(strategy, start), abs=1e-12)

@@ -17,6 +17,7 @@ from tui_support import (
     notifications,
     rows_of,
     run,
+    screen_rows,
     start_game,
     text_of,
     wait_for,
@@ -24,13 +25,25 @@ from tui_support import (
 
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Bank, Phase, Player, Roll, SetAside
-from optimal_farkle.engine.record import GameRecord, GameSession, load_record, save_record
+from optimal_farkle.engine.record import (
+    GameRecord,
+    GameSession,
+    load_record,
+    replay,
+    save_record,
+)
+from optimal_farkle.tui.game_setup import HUMAN, GameSetup
 from optimal_farkle.tui.screens.confirm import ConfirmScreen
-from optimal_farkle.tui.screens.game import Leave
+from optimal_farkle.tui.screens.game import GameScreen, Leave
 from optimal_farkle.tui.screens.replays import ReplaysScreen
 from optimal_farkle.tui.screens.start import StartScreen
 from optimal_farkle.tui.storage import Storage
+from optimal_farkle.tui.widgets.coach_line import CoachLine
+from optimal_farkle.tui.widgets.dice import DiceRow
+from optimal_farkle.tui.widgets.hints import HintsPanel
 from optimal_farkle.tui.widgets.log import MoveLog
+from optimal_farkle.tui.widgets.scoreboard import Scoreboard
+from optimal_farkle.tui.widgets.words import pts
 
 
 def act(session: GameSession) -> None:
@@ -202,3 +215,251 @@ def test_a_finished_game_kept_already_is_not_kept_twice(tmp_path: Path) -> None:
     said = Storage(tmp_path).save_current(new.record)
     assert "kept under Replays" in said
     assert len(storage.finished_games()) == 1
+
+
+# -- 9. what the screen says ----------------------------------------------------------------------
+async def hints_up(pilot: Any, screen: GameScreen) -> str:
+    """Roll with the hints open, and read the hints panel's rows as the terminal shows them."""
+    await pilot.press("r")
+    panel = screen.query_one(HintsPanel)
+    await wait_for(pilot, lambda: panel.hints is not None and bool(panel.hints.options))
+    await pilot.pause()
+    return rows_of(pilot.app, panel)
+
+
+def test_the_bank_or_roll_answer_shows_at_80x24_with_the_coach_and_a_long_status() -> None:
+    """The hints showed five lines (three with the coach, none past the heading with a status
+    on two lines): the bank-or-roll answer after the best keep was below the fold."""
+    name = "Alexandria Montgomery-Featherstonehaugh"  # the status takes two lines
+
+    async def body() -> None:
+        app = app_for_tests(seed=3)
+        app.services.settings.coach = True
+        app.services.settings.hints = True
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, "optimal", name=name, other="Perfect", solve=True)
+            shown = await hints_up(pilot, screen)
+            assert screen.query_one("#status").region.height == 2
+            assert screen.query_one(CoachLine).display
+            assert "Best: set aside 5 5 5 (500), then roll · roll 55.7%" in shown, shown
+
+    run(body())
+
+
+def test_at_a_table_of_three_the_hints_say_which_figures_are_heads_up() -> None:
+    """ "win chance 27.5% (estimate)" beside rows at "51.6%" (heads-up figures), with nothing
+    to say they differ; and the coach, which judges two players only, said so on a line of its
+    own for the whole game."""
+
+    async def body() -> None:
+        app = app_for_tests(seed=3)
+        app.services.settings.coach = True
+        app.services.settings.hints = True
+        async with app.run_test(size=SIZE) as pilot:
+            players = (Player("Ann", HUMAN), Player("Max", "max-score"), Player("Cy", "cautious"))
+            app.begin(GameSetup(RULES, players, 0))
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=300)
+            screen = app.screen
+            assert isinstance(screen, GameScreen)
+            shown = await hints_up(pilot, screen)
+            assert "chance at this table ≈41.2% (estimate) · below: heads-up vs Max" in shown
+            assert "Best: set aside 5 5 5 (500), then roll · heads-up: roll 55.7%" in shown
+            assert "Heads-up" in shown and "Cost" in shown, shown  # the column says so too
+            assert not screen.query_one(CoachLine).display
+
+    run(body())
+
+
+def test_the_coach_speaks_plainly_and_never_passes_off_its_last_verdict_as_current() -> None:
+    """The coach said "game −1.19 in 17 (1 ?!)" unexplained, and after a forced move (the
+    first roll of a turn) it left the verdict on the move before up as if it were this one's."""
+
+    async def body() -> None:
+        app = app_for_tests(seed=5)
+        app.services.settings.coach = True
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, "cautious", solve=True)
+            coach, line = screen.coach, screen.query_one(CoachLine)
+            assert coach is not None
+            legend = rows_of(app, line)
+            assert "A cost is the win chance given away against the best move" in legend, legend
+            seen: list[str] = []
+            while len(seen) < 3:  # a roll (forced), a judged move, the next turn's roll
+                state = screen.session.state
+                if state.current == 0 and not state.is_over:
+                    done = len(coach.verdicts)
+                    await human_step(pilot, screen)
+                    await wait_for(pilot, lambda done=done: len(coach.verdicts) > done)
+                    forced = not coach.verdicts[-1].judgement.decisions
+                    seen.append(("forced " if forced else "judged ") + rows_of(app, line))
+                else:
+                    await pilot.pause(0.05)
+            judged = next(s for s in seen if s.startswith("judged"))
+            assert "this game:" in judged and "points lost in" in judged, judged
+            assert "best move" in judged or "win-chance points" in judged, judged
+            assert "?!" not in judged and "game −" not in judged, judged
+            forced = [s for s in seen[1:] if s.startswith("forced")]
+            assert forced and "the only move: nothing to judge" in forced[0], seen
+
+    run(body())
+
+
+def test_the_replays_list_gives_the_winners_score_first() -> None:
+    """It read "Perfect vs Root · Root won 9,400 to 10,050": the winner's score second."""
+    seed = 1
+    while (game := finished_game(("Perfect", "Root"), seed)) and replay_winner(game) != 1:
+        seed += 1
+
+    async def body() -> None:
+        app = app_for_tests()
+        app.services.storage.archive(game)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("p")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplaysScreen))
+            shown = rows_of(app, app.screen.query_one(DataTable))
+            state = replay(game)
+            root, perfect = (pts(s.score) for s in reversed(state.standings))
+            assert "Perfect vs Root" in shown and f"Root won {root} to {perfect}" in shown, shown
+
+    run(body())
+
+
+def replay_winner(record: GameRecord) -> int | None:
+    return replay(record).winner
+
+
+def test_the_card_says_how_to_read_it_and_why_six_dice_have_a_bank_number() -> None:
+    """ "the leftmost number not above your turn total; its column is the worth" lost a new
+    player, and row 6 printed "bank 16,400" above "never bank with six dice"."""
+    from optimal_farkle.tui.screens.card import CardScreen
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            await start_game(pilot)
+            await pilot.press("c")
+            await wait_for(pilot, lambda: isinstance(app.screen, CardScreen))
+            card_screen = app.screen
+            assert isinstance(card_screen, CardScreen)
+            await wait_for(pilot, lambda: card_screen.card is not None)
+            await pilot.pause()
+            rows = rows_of(app, card_screen.query_one("#card-body"))
+            shown = " ".join(rows.replace("║", " ").split())  # the text, lines joined
+            assert "leftmost number not above" not in shown, shown
+            assert "go from the left to the first number your turn total reaches" in shown
+            assert "E.g. 5 dice, turn total" in shown and ": worth +" in shown, shown
+            six = dict(card_screen.card.table.rows[5]).get(0)
+            if six is not None:
+                assert f"With six dice never bank: row 6's {pts(six)} only says" in shown
+
+    run(body())
+
+
+def test_at_60x20_six_dice_and_names_show_whole_and_at_80_the_header() -> None:
+    """At 60x20 the sixth die was cut in half and "Perfect (compute…"; at 80 columns a long
+    rule set's name cut the header's "against Perfect (provably op…"."""
+    from optimal_farkle.engine import preset
+
+    async def body() -> None:
+        app = app_for_tests(seed=3)
+        async with app.run_test(size=(60, 20)) as pilot:
+            screen = await start_game(pilot, "optimal", other="Perfect", solve=True)
+            await pilot.press("r")
+            await pilot.pause()
+            dice = screen_rows(app, range(screen.query_one(DiceRow).region.y, 20))
+            assert any(row.count("╭───────╮") == 6 for row in dice), dice
+            assert "Perfect (computer)" in rows_of(app, screen.query_one(Scoreboard))
+            assert "…" not in rows_of(app, screen.query_one("TitleHeader"))
+        long_name = preset("neller-busche").with_goal(1000)
+        app = app_for_tests(seed=3)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(
+                pilot, "optimal", other="Perfect", rules=long_name, solve=True
+            )
+            header = rows_of(app, screen.query_one("TitleHeader"))
+            assert long_name.display_name in header and "against Perfect" in header, header
+            assert "…" not in header, header
+
+    run(body())
+
+
+# -- 7. records the app must not take at their word ------------------------------------------------
+def test_a_hand_made_record_of_100_players_is_refused_like_the_command_line_does(
+    tmp_path: Path,
+) -> None:
+    """The CLI refuses it ("a table seats 2 to 6 players"); the app opened it as a game."""
+    session = GameSession.start(RULES, tuple(Player(f"P{i}") for i in range(100)))
+    act(session)
+    save_record(tmp_path / "current-game.json", session.record)
+    save_record(tmp_path / "games" / "hundred.json", session.record)
+
+    async def body() -> None:
+        app = app_for_tests(data_dir=tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            info = rows_of(app, app.screen.query_one("#continue-info"))
+            assert "cannot be read" in info and "a table seats 2 to 6 players, not 100" in info
+            await pilot.press("c")
+            await pilot.pause()
+            assert isinstance(app.screen, StartScreen)
+            await pilot.press("p")
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplaysScreen))
+            shown = rows_of(app, app.screen.query_one(DataTable))
+            assert "hundred.json" in shown and "unreadable: a table seats 2 to 6" in shown, shown
+
+    run(body())
+
+
+def test_a_record_whose_dice_do_not_follow_its_seed_is_no_win_in_statistics(
+    tmp_path: Path,
+) -> None:
+    """A record edited to beat Perfect (its dice not those its seed deals) counted as a win."""
+    from optimal_farkle.engine.dice import ScriptedDice
+    from optimal_farkle.tui.screens.stats import StatsScreen
+
+    players = (Player("Ann", HUMAN), Player("Perfect", "optimal"))
+    session = GameSession.start(RULES, players, dice=ScriptedDice([(1, 1, 1, 1, 1, 1)]))
+    session.act(Roll())
+    session.act(SetAside((1, 1, 1, 1, 1, 1)))  # 1,000 with six 1s: the goal, won
+    assert session.state.winner == 0
+    forged = session.record
+    forged.seed = 12345  # claims fair seeded dice
+    fair = finished_game(("Ann", "Bob"))
+    storage = Storage(tmp_path)
+    storage.archive(forged, discard=False)
+    storage.archive(fair, discard=False)
+
+    async def body() -> None:
+        app = app_for_tests(supports=no_solver, data_dir=tmp_path)
+        app.services.settings.player_name = "Ann"
+        async with app.run_test(size=(100, 40)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen))
+            await pilot.pause()
+            shown = rows_of(app, app.screen.query_one("#stats-body"))
+            assert "1 finished game" in shown, shown
+            assert "1 whose dice do not follow their seed (not counted)" in shown, shown
+            assert "Perfect" not in shown, shown
+
+    run(body())
+
+
+def test_a_game_dealt_by_its_seed_and_resumed_follows_its_seed() -> None:
+    """What the app deals (and deals on after a resume) is what the check accepts."""
+    from optimal_farkle.engine.record import dice_follow_seed
+
+    session = GameSession.start(RULES, (Player("Ann"), Player("Bob")))
+    for _ in range(4):
+        if not session.is_over:
+            act(session)
+    resumed = GameSession.resume(session.record)
+    for _ in range(4):
+        if not resumed.is_over:
+            act(resumed)
+    assert dice_follow_seed(resumed.record) is True
+    resumed.record.seed = (resumed.record.seed or 0) + 1
+    assert dice_follow_seed(resumed.record) is False
+    resumed.record.seed = None
+    assert dice_follow_seed(resumed.record) is None

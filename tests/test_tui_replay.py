@@ -208,3 +208,32 @@ def test_a_replay_without_a_cached_strategy_offers_to_solve_it_then_analyses(tmp
             assert app.screen is screen and screen.analysis.decisions  # type: ignore[union-attr]
 
     run(body())
+
+
+def test_a_decision_below_the_floor_is_not_judged_and_says_why(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 35: a decision at a score below the model's floor was judged as at the floor; now
+    it is not judged, and the panel says why (not "Forced move", which it is not)."""
+    from test_analysis import HARSH, below_the_floor
+
+    async def body() -> None:
+        session = below_the_floor()
+        strategy = solve_strategy(HARSH, -2500, tmp_path / "cache")
+        session.act(make_player("optimal", HARSH, strategy).act(session.state))
+        app = app_for_tests(cache_dir=tmp_path / "cache")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.push_screen(ReplayScreen(session.record))
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, ReplayScreen) and app.screen.analysis is not None,
+                timeout=120,
+            )
+            screen: ReplayScreen = app.screen  # type: ignore[assignment]
+            (step,) = screen.analysis.outside  # type: ignore[union-attr]
+            await pilot.press("end", *["left"] * (screen.last - step))
+            assert screen.position == step
+            panel = " ".join(text_of(screen.query_one("#replay-analysis", Static)).split())
+            assert "Not judged: Bob sets aside 1 2 3 4 5 6: outside the model" in panel, panel
+            assert "Forced" not in panel
+
+    run(body())

@@ -16,6 +16,7 @@ from tui_support import (
     click_when_ready,
     human_step,
     no_solver,
+    notifications,
     run,
     start_game,
     text_of,
@@ -128,6 +129,33 @@ def test_setup_defaults_validates_rules_and_head_start_inline_and_remembers(tmp_
                 HUMAN,
                 "1",
             )
+
+    run(body())
+
+
+def test_a_setup_left_with_esc_changes_nothing() -> None:
+    """What docs/playing.md says: starting a game remembers the choices; Esc does not (the
+    README once said every choice is remembered, issue 35)."""
+
+    async def body() -> None:
+        app = app_for_tests(supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            before = app.services.storage.load_settings()
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            await pilot.pause()
+            app.screen.query_one("#seat-1-name", Input).value = "Esme"
+            app.screen.query_one("#order", Select).value = "1"
+            await pilot.pause()
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            assert app.services.storage.load_settings() == before
+            await pilot.press("n")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            await pilot.pause()
+            assert app.screen.query_one("#seat-1-name", Input).value == default_player_name()
+            assert app.screen.query_one("#order", Select).value == before.first
 
     run(body())
 
@@ -348,5 +376,29 @@ def test_setup_can_seat_two_computers_to_watch() -> None:
             assert [p.kind for p in state.players] == ["cautious", "coach"]
             await wait_for(pilot, lambda: type(app.screen).__name__ == "GameOverScreen", timeout=60)
             assert app.services.storage.load_settings().seats[0].kind == "cautious"
+
+    run(body())
+
+
+def test_a_failure_while_starting_a_game_is_reported_and_changes_nothing() -> None:
+    """Starting a game is one worker: a failure in it (here the solver's own check) reaches
+    the player in one notification, and the player stays where they were."""
+
+    def broken(rules: Rules) -> str | None:
+        raise RuntimeError("the solver is not installed")
+
+    async def body() -> None:
+        app = app_for_tests(supports=broken)
+        async with app.run_test(size=SIZE) as pilot:
+            said = notifications(app)
+            await pilot.pause()
+            app.begin(GameSetup(RULES, (Player("Ann"), Player("Bob")), 0))
+            await wait_for(pilot, lambda: any("starting the game" in n for n in said))
+            assert [n for n in said if "Something went wrong" in n] == [
+                "Something went wrong with starting the game: "
+                "RuntimeError: the solver is not installed"
+            ]
+            assert isinstance(app.screen, StartScreen)
+            assert app.services.storage.load_current() is None
 
     run(body())

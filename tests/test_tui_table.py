@@ -293,7 +293,10 @@ def test_six_players_fit_80x24_with_dice_tray_log_status_and_hints() -> None:
             assert hints is not None and len(hints.chances) == 6
             assert abs(sum(hints.chances) - 1.0) < 1e-9 and hints.rival
             body_text = text_of(panel.query_one("#hints-body"))
-            assert "Win chances: Ann" in body_text and "not provably optimal" in body_text
+            assert (
+                "Win chances at this table (estimates): Ann" in body_text
+                and "not provably optimal" in body_text
+            )
 
     run(body())
 

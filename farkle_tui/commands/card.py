@@ -17,10 +17,11 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from optimal_farkle.engine import STEP, Rules
+from optimal_farkle.engine.text import printable
 
 from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args, warn
 from .output import console
-from .progress import add_floor, check_floor, obtain_strategy
+from .progress import add_floor, check_floor, check_work, model_of, obtain_strategy
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.players.card import Card
@@ -51,7 +52,8 @@ def register(subparsers: Any) -> None:
         "--rebuild",
         action="store_true",
         help="compute the go-for-it scores by exact search against the optimal player and "
-        "keep the card in the cache (minutes to hours for a 10,000-point game)",
+        "keep the card in the cache (minutes to hours for a 10,000-point game: a search "
+        "estimated over the limit needs --allow-long)",
     )
     parser.add_argument(
         "--window",
@@ -70,16 +72,26 @@ def run(args: argparse.Namespace) -> int:
     check_floor(args.floor)
     if args.window is not None and (args.window % STEP or not 0 < args.window < rules.goal):
         fail(f"--window must be a multiple of {STEP} from {STEP} to below the goal {rules.goal:,}")
+    if not args.rebuild and (args.window is not None or args.allow_long):
+        fail(
+            "--window and --allow-long go with --rebuild (they bound and allow its search); "
+            "without it the card is printed as kept"
+        )
     from optimal_farkle.solver.players.card import load_card
+    from optimal_farkle.solver.players.card_estimate import TableTooLarge, estimate_table
 
-    if args.rebuild:
-        card = rebuild(args, rules)
-    else:
-        card = load_card(rules, args.cache_dir)
+    try:
+        # First: rules with no card a person could learn are refused at once, with the reason.
+        reason = estimate_table(rules).unlearnable()
+        if reason is not None:
+            fail(f"no card for {rules.name}: {reason}")
+        card = rebuild(args, rules) if args.rebuild else load_card(rules, args.cache_dir)
+    except TableTooLarge as exc:
+        fail(str(exc))
     if args.json:
         emit_json(card.to_json())
     else:
-        print_card(card)
+        print_card(card, args.rules)
     return 0
 
 
@@ -92,12 +104,19 @@ def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
     reason = supports(rules)
     if reason is not None:
         fail(f"the go-for-it search needs the optimal strategy, and {reason}")
+    from optimal_farkle.solver.analysis.card_search import search_estimate
+
+    estimate = search_estimate(model_of(rules, args.floor), args.window)
+    # Before the solve: a refused search solves nothing.
+    check_work(
+        estimate, args.allow_long, "choose a smaller --window (each threshold tries fewer values)"
+    )
     strategy, _ = obtain_strategy(rules, args.floor, args.cache_dir, allow_long=args.allow_long)
     from .match import ProgressBar
 
     print(
-        "Searching the go-for-it scores: 10 thresholds per round, each value an exact "
-        "evaluation against the optimal player.",
+        f"Searching the go-for-it scores, {estimate.words()}: 10 thresholds per round, "
+        "each value an exact evaluation against the optimal player.",
         file=sys.stderr,
     )
     with ProgressBar("card") as update:
@@ -107,12 +126,12 @@ def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
     except CardError as exc:
         warn(f"{exc}; the card is printed but not kept")
     else:
-        print(f"The card is kept in {path}.", file=sys.stderr)
+        print(f"The card is kept in {printable(str(path))}.", file=sys.stderr)
     return card
 
 
-def print_card(card: Card) -> None:
+def print_card(card: Card, rules_arg: str | None = None) -> None:
 
     from ..widgets.card_view import card_view
 
-    console().print(card_view(card))
+    console().print(card_view(card, rules_arg))

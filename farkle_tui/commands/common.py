@@ -41,10 +41,20 @@ def add_common(parser: argparse.ArgumentParser) -> None:
 def add_cache_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cache-dir",
-        type=Path,
+        type=folder_arg,
         default=None,
         help="where solved strategies are kept (default: $FARKLE_CACHE_DIR or the user cache dir)",
     )
+
+
+def folder_arg(text: str) -> Path:
+    """A folder option's value: refused when blank (``Path("")`` is the current folder, which
+    no one means by an empty value)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "a folder cannot be blank; leave the option out for the default"
+        )
+    return Path(text)
 
 
 def rules_from_args(args: argparse.Namespace) -> Rules:
@@ -141,8 +151,15 @@ def position_from_args(args: argparse.Namespace, rules: Rules) -> Position:
             fail(f"{name} must be a multiple of {STEP}, got {value}")
         if value >= rules.goal and not (name == "--opponent" and final):
             fail(f"{name} {value} has already reached the goal of {rules.goal}")
+    if not rules.entry_minimum and False in (args.entered, args.opponent_entered):
+        fail(
+            f"--no-entered and --no-opponent-entered go with rules that have an entry minimum; "
+            f"under {rules.name} every player is on the board from the start"
+        )
     limit = farkle_counts(rules)
     for name, value in (("--farkles", args.farkles), ("--opponent-farkles", args.opponent_farkles)):
+        if value and limit == 1:
+            fail(f"{name} goes with rules that have a farkle penalty; {rules.name} has none")
         if not 0 <= value < limit:
             fail(f"{name} must be between 0 and {limit - 1} under these rules, got {value}")
     position = Position(

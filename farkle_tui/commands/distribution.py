@@ -15,6 +15,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from optimal_farkle.engine import STEP, FarkleError
+from optimal_farkle.solver import DEFAULT_FLOOR
 
 from .common import (
     add_cache_dir,
@@ -31,6 +32,7 @@ from .progress import add_floor, check_floor, check_position_scores, obtain_stra
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from optimal_farkle.engine.game import GameState
     from optimal_farkle.solver.analysis.distribution import TurnDistribution
 
 OPTIMAL = "optimal"
@@ -58,7 +60,7 @@ def register(subparsers: Any) -> None:
             "has no largest total, e.g. Zilch's six dice, which never farkle), points and "
             "probability (parallel lists over every possible turn score, 0 for a farkle), "
             "quantiles, bands (from, to, probability), goal_probability (optimal: the turn "
-            "reaches the goal), unbounded, dropped_probability, and rules, strategy, penalty, "
+            "reaches the goal), band (the width of the bands), unbounded, dropped_probability, and rules, strategy, penalty, "
             "entered, state."
         ),
     )
@@ -104,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         fail(f"--penalty must be a number >= 0, got {args.penalty}")
     rules = rules_from_args(args)
     extra: dict[str, Any] = {"rules": rules.name, "strategy": args.strategy}
+    reaching = "The turn reaches the goal"
     if args.strategy == MAX_SCORE:
         named = (args.score, args.opponent, args.farkles, args.opponent_farkles, args.entered,
                  args.opponent_entered, args.starter)  # fmt: skip
@@ -112,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
                 "--score, --opponent, the farkle counts and the entry and starter flags go with "
                 "--strategy optimal: "
                 "the max-score strategy plays every turn the same"
+            )
+        if (args.floor, args.allow_long, args.cache_dir) != (DEFAULT_FLOOR, False, None):
+            fail(
+                "--floor, --allow-long and --cache-dir go with --strategy optimal (its solve); "
+                "the max-score strategy needs none"
             )
         from optimal_farkle.solver.analysis.distribution import max_score_policy, turn_distribution
         from optimal_farkle.solver.core.expected import expected_strategy
@@ -144,13 +152,28 @@ def run(args: argparse.Namespace) -> int:
         extra["state"] = position.to_json()
         extra["final_turn"] = state.final_turn()
         subject = f"the optimal strategy at {describe(rules, position, state.final_turn())}"
+        reaching = goal_words(state)
     if args.json:
-        emit_json({**extra, **distribution.to_json()})
+        emit_json({**extra, "band": args.band, **distribution.to_json(args.band)})
     else:
         print_chart(
-            distribution, f"{rules.display_name}: one turn of {subject}", args.band, args.log
+            distribution,
+            f"{rules.display_name}: one turn of {subject}",
+            args.band,
+            args.log,
+            reaching=reaching,
         )
     return 0
+
+
+def goal_words(state: GameState) -> str:
+    """What reaching the turn's goal means from ``state``: winning at once, winning a final
+    turn, or reaching the goal with a final turn for the others to come."""
+    if state.final_turn():
+        return "The turn banks enough to win (a final turn)"
+    if state.owed_after_goal(state.current):
+        return "The turn reaches the goal (the others then get a final turn)"
+    return "The turn reaches the goal and wins the game"
 
 
 def bar(fraction: float, width: int = BAR_WIDTH) -> str:
@@ -175,6 +198,7 @@ def print_chart(
     band: int,
     log: bool,
     out: Console | None = None,
+    reaching: str = "The turn reaches the goal",
 ) -> None:
     """The bands as horizontal bars, then the figures (on ``out``, default stdout)."""
     from rich.table import Table
@@ -211,8 +235,5 @@ def print_chart(
         f" · above 3,000: {percent(distribution.tail(3000))} · largest total {largest_total}"
     )
     if distribution.goal_probability is not None:
-        out.print(
-            "The turn reaches the goal (a final turn: banks enough to win) with probability "
-            f"{percent(distribution.goal_probability)}."
-        )
+        out.print(f"{reaching} with probability {percent(distribution.goal_probability)}.")
     out.print(f"Quantiles (the turn adds at most): {quantiles}")

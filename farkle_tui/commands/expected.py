@@ -190,7 +190,11 @@ def print_table(strategy: ExpectedStrategy, max_turn: int) -> None:
         caption="each cell: expected final turn total, then the expected gain of rolling "
         "and B = bank (red) or R = roll (green)",
         box=box.SIMPLE_HEAD,
+        # One space between columns, none at the edges: seven columns of up to ten
+        # characters ("+1,234.5 R") fit 80 columns whole.
         padding=(0, 1),
+        pad_edge=False,
+        collapse_padding=True,
     )
     table.add_column("t", justify="right", no_wrap=True)
     for n in range(6, 0, -1):

@@ -35,6 +35,11 @@ MAX_PLAYERS = 6
 SLOW_STATES = 100_000
 #: The most games --games simulates: a bound, so a mistyped number cannot start work without end.
 MAX_GAMES = 10_000_000
+#: The players' ids, for the help (without importing the solver, which takes a second; a test
+#: checks them against :func:`solver.players.computer.table_player_ids`).
+PLAYER_IDS = ("optimal", "card", "max-score", "coach", "cautious", "strong")
+#: The player who plays only at tables of three or more (heads-up it is ``optimal``).
+TABLE_ONLY = "strong"
 
 
 def register(subparsers: Any) -> None:
@@ -61,8 +66,8 @@ def register(subparsers: Any) -> None:
         "--players",
         required=True,
         metavar="A,B[,C...]",
-        help="two to six computer players, e.g. optimal,max-score or optimal,strong,optimal "
-        "(see the error for the list)",
+        help=f"two to six computer players, e.g. optimal,max-score or optimal,strong,optimal; "
+        f"the players: {', '.join(PLAYER_IDS)} ({TABLE_ONLY} at three or more)",
     )
     how = parser.add_mutually_exclusive_group()
     how.add_argument(
@@ -119,8 +124,16 @@ def run_pair(args: argparse.Namespace) -> int:
     a, b = parse_pair(args.players, "--players")
     known = [pid for pid, _, _ in ai_players()]
     for pid in (a, b):
+        if pid == TABLE_ONLY:
+            fail(
+                f"{TABLE_ONLY!r} plays at tables of three or more (it approximates the optimal "
+                "player there); two players: use optimal"
+            )
         if pid not in known:
-            fail(f"unknown player {pid!r}; the players are: {', '.join(known)}")
+            fail(
+                f"unknown player {pid!r}; the players are: {', '.join(known)} "
+                f"({TABLE_ONLY} at three or more)"
+            )
     rules = rules_from_args(args)
     check_floor(args.floor)
     floor = args.floor
@@ -180,7 +193,7 @@ def check_start(rules: Rules, floor: int, text: str | None) -> tuple[int, int]:
     """
     from optimal_farkle.solver.duel.model import unsupported
 
-    mine, theirs = parse_pair(text or "0,0", "--start-scores")
+    mine, theirs = parse_pair("0,0" if text is None else text, "--start-scores")
     try:
         start = (int(mine), int(theirs))
     except ValueError:
@@ -248,7 +261,7 @@ class ProgressBar:
             BarColumn(),
             TextColumn("{task.percentage:>3.0f}%"),
             TimeElapsedColumn(),
-            TextColumn("{task.description}"),
+            TextColumn("{task.description}", markup=False),
             console=self.console,
             transient=True,
             disable=not self.enabled,
@@ -410,32 +423,42 @@ def _simulate_table(
 
 
 def print_table_odds(odds: Any, rules: Rules, start: tuple[int, ...], seed: int | None) -> None:
-    """Every player's chance with each of them first and with a random first mover."""
+    """Every player's chance with each of them first and with a random first mover.
+
+    Fits 80 columns whole at six players: rows are named ``A optimal``, columns by letter,
+    one space between columns, and a simulation's figures carry two decimals (its standard
+    error is tenths of a point), the exact ones four.
+    """
     from rich import box
     from rich.table import Table
 
     out = console()
-    names = [f"{chr(65 + i)} ({pid})" for i, pid in enumerate(odds.players)]
-    if odds.method == "exact":
+    letters = [chr(65 + i) for i in range(len(odds.players))]
+    names = [f"{letter} ({pid})" for letter, pid in zip(letters, odds.players)]
+    exact = odds.method == "exact"
+    if exact:
         how = f"exact (policy evaluation, {odds.seconds:.1f} s)"
     else:
         how = f"simulation of {odds.games:,} games, seed {seed} ({odds.seconds:.1f} s)"
+    places = 4 if exact else 2
     komi = f", head starts {' / '.join(f'{s:,}' for s in start)}" if any(start) else ""
     table = Table(
         title=f"{', '.join(names)}: {rules.name}, goal {rules.goal:,}{komi}",
         caption=how,
         box=box.SIMPLE_HEAD,
+        padding=(0, 0),  # the box's blank divider is the space between columns
+        show_edge=False,
     )
-    table.add_column("P(wins)")
-    for name in names:
-        table.add_column(f"{name.split(' ')[0]} first", justify="right")
-    table.add_column("random", justify="right")
-    for i, name in enumerate(names):
+    table.add_column("P(wins)", no_wrap=True)
+    for letter in letters:
+        table.add_column(f"{letter} first", justify="right", no_wrap=True)
+    table.add_column("random", justify="right", no_wrap=True)
+    for i, (letter, pid) in enumerate(zip(letters, odds.players)):
         pm = "" if odds.stderr is None else f" ± {100 * odds.stderr[i]:.2f}"
         table.add_row(
-            name,
-            *(f"{100 * row[i]:.4f}%" for row in odds.by_first),
-            f"{100 * odds.overall[i]:.4f}%{pm}",
+            f"{letter} {pid}",
+            *(f"{100 * row[i]:.{places}f}%" for row in odds.by_first),
+            f"{100 * odds.overall[i]:.{places}f}%{pm}",
         )
     out.print(table)
     for pid, label in odds.strategies.items():

@@ -89,16 +89,21 @@ def obtain_strategy(
             fail(str(exc))
 
 
-def check_work(estimate: Estimate, allow_long: bool) -> None:
-    """Refuse work the machine cannot do, and work over the time limit unless ``allow_long``."""
+def check_work(
+    estimate: Estimate,
+    allow_long: bool,
+    advice: str = "choose a smaller goal or a higher --floor",
+) -> None:
+    """Refuse work the machine cannot do, and work over the time limit unless ``allow_long``
+    (``advice``: how to ask for less work)."""
     from optimal_farkle.solver.duel.estimate import LIMIT_SECONDS
 
     reason = estimate.refusal(float("inf") if allow_long else LIMIT_SECONDS)
     if reason is None:
         return
     if estimate.too_big():
-        fail(f"{reason}; choose a smaller goal or a higher --floor")
-    fail(f"{reason}; choose a smaller goal or a higher --floor, or pass --allow-long to run it")
+        fail(f"{reason}; {advice}")
+    fail(f"{reason}; {advice}, or pass --allow-long to run it")
 
 
 def add_floor(parser: argparse.ArgumentParser) -> None:

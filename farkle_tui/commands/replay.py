@@ -46,7 +46,9 @@ def register(subparsers: Any) -> None:
             "Marks (inaccuracy, mistake, blunder) grade the win probability a decision lost; the "
             "output states the thresholds. --json prints one object: rules, players, first, start_scores, "
             "winner, strategy (which strategy judged the game), exact (whether it is provably "
-            "optimal), decisions (turn, player, state, choice, best, win_before, win_after_choice, "
+            "optimal), outside_model (null, or decisions and reason: the decisions not judged, "
+            "at scores below the floor the strategy was solved for, where it has no exact "
+            "figure), decisions (turn, player, state, choice, best, win_before, win_after_choice, "
             "win_after_best, loss, mark), summary (per player: decisions, total_loss, "
             "mean_loss, inaccuracies, mistakes, blunders, accuracy) and win_curve (turn, win: "
             "the first player's win probability at the start of each turn, then the result)."
@@ -137,6 +139,13 @@ def print_analysis(analysis: GameAnalysis) -> None:
         f"Judged by the {analysis.label}" + ("" if analysis.exact else " (not provably optimal)"),
         style="dim",
     )
+    if analysis.outside:
+        count, reason = len(analysis.outside), next(iter(analysis.outside.values()))
+        out.print(
+            f"{count:,} decision{'s' if count > 1 else ''} not judged: {reason}.",
+            style="yellow",
+            markup=False,
+        )
     table = Table(box=box.SIMPLE_HEAD, padding=(0, 1))
     for column, justify in (
         ("Turn", "right"),

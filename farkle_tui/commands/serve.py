@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import socket
 from typing import Any
 
@@ -76,12 +77,25 @@ def check_address(host: str, port: int) -> None:
     except (UnicodeError, ValueError) as exc:  # idna: a label over 63 characters; a NUL
         fail(f"cannot listen on {host!r}: not a host name ({exc})")
     for family, kind, proto, _name, address in addresses:
+        if _multicast(str(address[0])):  # binds, yet no connection ever reaches it
+            fail(
+                f"cannot listen on {host!r}: {address[0]} is a multicast address, which no "
+                "browser can connect to; use localhost, this machine's address or 0.0.0.0"
+            )
         with socket.socket(family, kind, proto) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind(address)
             except OSError as exc:
                 fail(_bind_error(host, port, exc))
+
+
+def _multicast(address: str) -> bool:
+    """Whether ``address`` (an IPv4 or IPv6 address as getaddrinfo gives it) is multicast."""
+    try:
+        return ipaddress.ip_address(address.partition("%")[0]).is_multicast
+    except ValueError:
+        return False
 
 
 def _bind_error(host: str, port: int, exc: OSError) -> str:

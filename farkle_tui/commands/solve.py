@@ -7,9 +7,10 @@ from typing import Any
 
 from optimal_farkle.engine.text import printable
 
-from .common import add_cache_dir, add_common, emit_json, rules_from_args
+from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args
 from .output import console
 from .progress import add_floor, check_floor, obtain_strategy
+from .solve_table import add_table_options, run_table, with_goal
 
 
 def register(subparsers: Any) -> None:
@@ -18,18 +19,25 @@ def register(subparsers: Any) -> None:
         help="compute (or load) the optimal strategy and report its figures",
         description=(
             "Solve the start-of-turn win probabilities of two-player Farkle by value iteration "
-            "until one more pass changes no value by more than 1e-12, and cache them."
+            "until one more pass changes no value by more than 1e-12, and cache them. "
+            "--players 3: the exact 3-player solve, checkpointed (run it again to resume), "
+            "optionally on a Ray cluster."
         ),
     )
     add_common(parser)
     add_floor(parser)
     add_cache_dir(parser)
+    add_table_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     check_floor(args.floor)
-    rules = rules_from_args(args)
+    rules = with_goal(rules_from_args(args), args.goal)
+    if args.players == 3:
+        return run_table(args, rules)
+    if args.cluster is not None:
+        fail("--cluster runs the 3-player solve: add --players 3")
     strategy, loaded = obtain_strategy(
         rules, args.floor, args.cache_dir, allow_long=args.allow_long
     )

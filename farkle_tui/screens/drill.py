@@ -279,12 +279,16 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
         return Group(*lines)
 
     def score_words(self) -> str:
-        """``7 of 10 best · card's move 6 · −4.12 given away``."""
+        """``7 of 10 best · 6 as the card plays · 4.12 win-chance points given away``: in
+        words (it read "card's move 6 · −4.12 given away")."""
         done = self.judgements
         best = sum(j.mark == "best" for j in done)
         card = sum(j.card_agrees for j in done)
-        loss = sum(j.loss for j in done)
-        return f"{best} of {len(done)} best · card's move {card} · {points_lost(loss)} given away"
+        loss = points_lost(sum(j.loss for j in done)).lstrip("−")
+        return (
+            f"{best} of {len(done)} best · {card} as the card plays · "
+            f"{loss} win-chance points given away"
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The footer offers what a key does now: roll and bank until the position is

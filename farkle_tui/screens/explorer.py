@@ -30,6 +30,7 @@ from collections import OrderedDict
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -155,12 +156,12 @@ class ExplorerScreen(Screen[None]):
         yield TitleHeader()
         yield PositionForm(
             self.rules,
-            [(self._label(k), k) for k in self.choices],
+            [(Text(self._label(k)), k) for k in self.choices],  # never markup
             chosen,
             self.position,
             id="explorer-form",
         )
-        yield Static("", id="explorer-note")
+        yield Static("", id="explorer-note", markup=False)  # it names rules by their title
         with TabbedContent(initial="table", id="explorer-tabs"):
             with TabPane("Table (t)", id="table"):
                 yield TurnGrid(id="explorer-table")
@@ -170,7 +171,7 @@ class ExplorerScreen(Screen[None]):
                 yield TypeAheadSelect(
                     self._compare_choices(), allow_blank=False, compact=True, id="compare-with"
                 )
-                yield Static("", id="compare-note")
+                yield Static("", id="compare-note", markup=False)  # rules titles too
                 yield TurnGrid(id="compare-table")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -197,11 +198,12 @@ class ExplorerScreen(Screen[None]):
         rules = self.choices[key]
         return rules.display_name if key in PRESETS else f"{rules.display_name}, {rules.goal:,}"
 
-    def _compare_choices(self) -> list[tuple[str, str]]:
-        options = [("Max score, same rules", MAX_SCORE)]
+    def _compare_choices(self) -> list[tuple[Text, str]]:
+        """The comparison's choices; plain ``Text``: a title from a file is never markup."""
+        options = [(Text("Max score, same rules"), MAX_SCORE)]
         for key, rules in self.choices.items():
             if rules.digest != self.rules.digest:
-                options.append((f"Optimal, {self._label(key)}", key))
+                options.append((Text(f"Optimal, {self._label(key)}"), key))
         return options
 
     def on_mount(self) -> None:
@@ -352,9 +354,9 @@ class ExplorerScreen(Screen[None]):
         note = self.query_one("#explorer-note", Static)
         note.set_class(error, "-error")
         if text or error:
-            note.update(text)
+            note.update(Text(text))
         else:
-            note.update(self._summary())
+            note.update(Text(self._summary()))
 
     def _summary(self) -> str:
         """The line above the views: where the table stands and the win chance of the mover."""
@@ -534,7 +536,7 @@ class ExplorerScreen(Screen[None]):
         self.refresh_bindings()
         if self.strategy is None:
             note.update(
-                "The comparison needs the optimal strategy of these rules. " + self._summary()
+                Text("The comparison needs the optimal strategy of these rules. " + self._summary())
             )
             self.query_one("#compare-table", TurnGrid).blank()
             return
@@ -543,7 +545,7 @@ class ExplorerScreen(Screen[None]):
         if target is not None:
             known = self._others.get(target.digest)
             if known is None:
-                note.update(f"Loading the strategy for {target.display_name}…")
+                note.update(Text(f"Loading the strategy for {target.display_name}…"))
                 self._load(target)
                 return
             if isinstance(known, str):
@@ -551,7 +553,7 @@ class ExplorerScreen(Screen[None]):
                     f"The optimal strategy for {target.display_name} is not computed yet: "
                     "press s to compute it once."
                 )
-                note.update(why)
+                note.update(Text(why))
                 self.query_one("#compare-table", TurnGrid).blank()
                 return
             other = known
@@ -605,14 +607,16 @@ class ExplorerScreen(Screen[None]):
         grid = self.query_one("#compare-table", TurnGrid)
         self.comparison = message.comparison
         if message.comparison is None:
-            note.update(message.note)
+            note.update(Text(message.note))
             grid.blank()
             return
         c = message.comparison
         value = "win chance (%)" if c.first.kind == "win" else "expected total"
         note.update(
-            f"A: {c.first.label} · B: {c.second.label} · cells: A's {value}, A's action "
-            f"and B's (R roll, B bank, · won) · {c.differences} reachable cells differ"
+            Text(
+                f"A: {c.first.label} · B: {c.second.label} · cells: A's {value}, A's action "
+                f"and B's (R roll, B bank, · won) · {c.differences} reachable cells differ"
+            )
         )
         grid.show_comparison(c)
 

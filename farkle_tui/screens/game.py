@@ -9,11 +9,11 @@ Everything drawn derives from that state (and the player's selection): the dice 
 :class:`DiceView` on every change, so the dice on screen are always the dice of the state,
 whatever the event loop did; a roll's animation is decoration that a new state cancels.
 
-The computer's turn is a chain of timer-paced steps (never a sleep), decided by the
-:class:`~optimal_farkle.tui.pacing.ComputerPacer` state machine: think in a thread worker,
-show what it keeps, apply. Space or Enter skips ahead; ``+``/``-`` change the pace. The game is
-saved atomically after every action, so quitting (or a crash) never loses a move. The screen
-dismisses with a :class:`GameExit` saying where the player goes next.
+The screen applies the player's keys and draws; the jobs that run beside the game are small
+units of :mod:`optimal_farkle.tui.play` that it owns: the computer's paced turns
+(:class:`ComputerTurns`), the hints (:class:`GameHints`) and the coach (:class:`GameCoach`).
+The game is saved atomically after every action, so quitting (or a crash) never loses a
+move. The screen dismisses with a :class:`GameExit` saying where the player goes next.
 """
 
 from __future__ import annotations
@@ -21,12 +21,10 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.css.query import NoMatches
-from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -43,16 +41,21 @@ from optimal_farkle.engine.game import (
     Roll,
     Rolled,
     SetAside,
-    apply,
 )
 from optimal_farkle.engine.record import GameSession
 
 from ..game_setup import HUMAN
-from ..pacing import ComputerPacer, Stage
+from ..play.coach import GROUP as COACH_GROUP
+from ..play.coach import GameCoach
+from ..play.computer import GROUP as COMPUTER_GROUP
+from ..play.computer import ComputerTurns, chance_words
+from ..play.hints import GROUP as HINTS_GROUP
+from ..play.hints import GameHints
+from ..play.narration import Narrator
 from ..services import ServicesAccessor
 from ..widgets.banner import Banner
 from ..widgets.coach_line import CoachLine
-from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot, indices_of
+from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot
 from ..widgets.header import TitleHeader
 from ..widgets.hints import Hints, HintsPanel, advice_title, compute_hints
 from ..widgets.log import MoveLog
@@ -60,17 +63,14 @@ from ..widgets.scoreboard import Scoreboard, compact_for
 from ..widgets.tray import Tray
 from ..widgets.words import (
     Line,
-    describe_event,
-    final_turn_line,
-    goal_words,
+    after_set_aside,
+    decide_words,
     names_and,
-    pct,
     pts,
-    select_words,
+    selection_words,
+    status_words,
 )
 from ..workers import ReportsWorkerErrors, failure_text
-from .coaching import GROUP as COACH_GROUP
-from .coaching import GameCoach
 from .confirm import ConfirmScreen
 from .game_over import GameOverChoice, GameOverScreen
 
@@ -79,8 +79,6 @@ if TYPE_CHECKING:
     from optimal_farkle.solver.players.computer import AIPlayer
     from optimal_farkle.solver.table.advice import TableAdvice
     from optimal_farkle.solver.table.exact import ExactTableStrategy
-
-TONE_ORDER = ("win", "bad", "hot", "good", "info")
 
 
 class GameExit(StrEnum):
@@ -99,8 +97,9 @@ class Leave(StrEnum):
     QUIT = "quit"
 
 
-#: How much of the header's title and subtitle (``title — subtitle``) shows whole at 80 columns.
-HEADER_TEXT = 62
+#: Columns of the header that its title and subtitle (``title — subtitle``) cannot use: 62
+#: of 80 show whole.
+HEADER_MARGIN = 18
 SUBTITLE_WIDTH = 36
 
 
@@ -109,7 +108,8 @@ def opponent_words(
 ) -> str:
     """The header's subtitle: who is playing whom (not always the optimal opponent).
 
-    At a table of three or more, names that would not fit ``width`` give way to a count.
+    Words that would not fit ``width`` give way to shorter ones: at a table of three or more,
+    a count for the names; for two, the opponent without its kind.
     """
     computers = [p for p in players if p.kind != HUMAN]
     humans = [p for p in players if p.kind == HUMAN]
@@ -120,9 +120,10 @@ def opponent_words(
     if len(players) == 2:
         kind = computers[0].kind
         title = titles.get(kind, kind)
-        if kind == "optimal":
-            return f"against {title} (provably optimal)"
-        return f"against {title} (computer)"
+        what = "provably optimal" if kind == "optimal" else "computer"
+        # A long rule set's name left "against Perfect (provably op…" at 80 columns.
+        pair = (f"against {title} ({what})", f"against {title}", f"vs {title}")
+        return next((words for words in pair if len(words) <= width), pair[-1])
     who = names_and([p.name for p in humans])
     them = names_and([p.name for p in computers])
     count = f"{len(computers)} computer{'s' if len(computers) > 1 else ''}"
@@ -130,11 +131,6 @@ def opponent_words(
     choices = (f"{who} against {them}", f"{who} against {count}", f"{people} against {count}")
     # The header would cut the names: count the computers, then the people too.
     return next((words for words in choices if len(words) <= width), choices[-1])
-
-
-def hot_seat(players: tuple[Player, ...]) -> bool:
-    """Whether two or more people share the keyboard (the game then says whose turn it is)."""
-    return sum(1 for p in players if p.kind == HUMAN) >= 2
 
 
 def selection_dice(roll: tuple[int, ...], selected: frozenset[int]) -> tuple[int, ...]:
@@ -163,29 +159,18 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("q", "quit_game", "Quit"),
     ]
-    #: Below this width the hints take the place of the move log; from it they sit beside it.
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    WORKER_WORDS = {"ai": "the computer's move", "hints": "the hints", "coach": "the coach"}
+    #: Below 110 columns the hints take the place of the move log; from it they sit beside it.
+    #: Below 62 the dice close up.
+    HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (62, "-narrow"), (110, "-wide")]
+    WORKER_WORDS = {
+        COMPUTER_GROUP: "the computer's move",
+        HINTS_GROUP: "the hints",
+        COACH_GROUP: "the coach",
+    }
 
     services = ServicesAccessor()
     state: reactive[GameState | None] = reactive(None, always_update=False)
     selected: reactive[frozenset[int]] = reactive(frozenset)
-
-    class AIDecided(Message):
-        """The computer chose ``action`` in ``state``; ``win`` is its win probability there."""
-
-        def __init__(self, state: GameState, action: Action, win: float | None) -> None:
-            super().__init__()
-            self.state = state
-            self.action = action
-            self.win = win
-
-    class HintsReady(Message):
-        """Hints for one state were computed off the UI thread."""
-
-        def __init__(self, hints: Hints) -> None:
-            super().__init__()
-            self.hints = hints
 
     def __init__(
         self,
@@ -205,16 +190,12 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             "" if strategy is not None or exact is not None else "No strategy loaded."
         )
         self.message = ""  # the text of the selection/feedback line (tests read it)
-        self.ai_moves: list[tuple[GameState, Action]] = []  # every computer decision, in order
-        self.ai_win: float | None = None
-        self.pacer = ComputerPacer()  # its hold is set from the services on mount
-        self._ai_timer: Timer | None = None
+        self.computer = ComputerTurns(self, ais, play=self._act, shown=self._computer_shown)
+        self.hints = GameHints(self, position=self._hints_position, compute=self._compute_hints)
         self._started = False  # set when _start has filled every widget
-        self._ai_said = ""  # the computer's latest decision, in words
         self._events: list[Any] = []  # the events that led to the state being drawn
         self._farkled: tuple[int, ...] = ()  # the farkle that ended the last turn, until a roll
-        self._banner_tone = ""
-        self._banner_turn = 0
+        self.narrator = Narrator(self, final_chance=self._final_turn_chance)
         self._finished = False
         self.unsaved = ""  # why the game is not being saved ("" while every action is saved)
         self.coach: GameCoach | None = None  # set up with the widgets in _start
@@ -246,6 +227,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
 
     def on_resize(self) -> None:
         self._fit_scoreboard()
+        if self._started and self.sub_title != self._saved_title():
+            self.sub_title = self._saved_title()  # what fits the new width
 
     def _fit_scoreboard(self) -> None:
         """Two players per scoreboard line when one line each would crowd the screen."""
@@ -272,7 +255,6 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         """Fill the log, the scoreboard and the first picture of the game."""
         state = self.session.state
         players = state.players
-        self.pacer.hold = self.services.farkle_hold
         if self.strategy is not None or self.exact is not None:
             self.advice = self.services.advice(state.rules, len(players), self.strategy, self.exact)
         board = self.query_one(Scoreboard)
@@ -280,34 +262,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         board.approximations = frozenset(
             i for i, ai in self.ais.items() if getattr(ai, "exact", True) is False
         )
-        log = self.query_one(MoveLog)
-        log.add(
-            Line(
-                f"{' vs '.join(p.name for p in players)} · {state.rules.display_name} · "
-                f"{goal_words(state.rules)}"
-            )
-        )
-        start_scores = self.session.record.start_scores
-        if start_scores is not None and any(start_scores):
-            log.add(
-                Line(
-                    "Head start: "
-                    + ", ".join(f"{p.name} {pts(s)}" for p, s in zip(players, start_scores) if s)
-                )
-            )
-        if self.session.record.events:
-            before = self.session.record.initial_state()
-            for event in self.session.record.events:
-                log.add(describe_event(event, players, before))
-            resumed = Line("Game resumed where it was saved.")
-            log.add(resumed)
-            self.query_one(Banner).say(resumed)  # the banner was empty on a resumed game
-            self._farkled = _last_farkle(self.session.record.events)
-        if self.unavailable and self.advice is None:
-            log.add(Line(f"Hints are off: {self.unavailable}"))
-        elif self.advice is not None and len(players) > 2:
-            strength = "provably optimal" if self.advice.exact else "not provably optimal"
-            log.add(Line(f"Hints and win chances: the {self.advice.label} ({strength})"))
+        self.narrator.opening(self.session, self.advice, self.unavailable)
+        self._farkled = _last_farkle(self.session.record.events)
         self.query_one(HintsPanel).label = (
             "" if self.advice is None or len(players) == 2 else advice_title(self.advice.exact)
         )
@@ -320,8 +276,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             self.strategy,
             self.unavailable,
         )
-        # The hints as the player last left them (a resumed game once came back without them).
-        self.set_class(self.services.settings.hints, "-hints")
+        self.computer.start(self.advice)
+        self.hints.restore()  # a resumed game once came back without them
         self._sync(state)
         self._started = True
         self.refresh_bindings()  # check_action now allows every key: the footer shows them
@@ -342,8 +298,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if self.state is not None and self.is_mounted:
             self._draw_dice(self.state)
             self._feedback()
-            if self._hints_shown() and self._human_to_move():
-                self._request_hints(self.state)
+            if self._human_to_move():
+                self.hints.refresh()
 
     def _sync(self, state: GameState) -> None:
         """Repaint everything from ``state`` and start whatever comes next (AI step, game over)."""
@@ -351,31 +307,14 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         self.query_one(Scoreboard).state = state
         self.query_one(Tray).set_aside = state.set_aside
         self._draw_dice(state, rolled=any(isinstance(e, Rolled) for e in events))
-        # The computer's win chance is that of the position it decided in: a new position
-        # shows none until it decides again (the status kept the chance before a roll under
-        # the new roll, beside the hints' figure for it).
-        self.ai_win = None
-        if state.current not in self.ais or state.is_over:
-            self._ai_said = ""
+        # Before the status: a new position shows no win chance until the computer decides
+        # again (the status kept the chance before a roll under the new roll).
+        self.computer.new_state(state, events)
         self._status(state)
         self._feedback()
-        if self._hints_shown():
-            self._request_hints(state)
+        self.hints.refresh()
         if state.is_over:
-            self._cancel_ai_timer()
-            self.pacer.new_state(state, computer=False, pace=0.0)
             self._game_over(state)
-            return
-        # A person's own farkle stays readable before the computer's turn replaces it.
-        hold = bool(self._farkled) and any(
-            isinstance(e, Farkled) and e.player not in self.ais for e in events
-        )
-        self._cancel_ai_timer()
-        delay = self.pacer.new_state(
-            state, computer=state.current in self.ais, pace=self.services.pace, hold=hold
-        )
-        if delay is not None:
-            self._start_ai_timer(delay)
 
     def dice_view(self, state: GameState) -> DiceView:
         """What the dice row must show for ``state``: the roll, the last farkle, or blanks."""
@@ -396,102 +335,38 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         )
 
     def _status(self, state: GameState) -> None:
-        """``Turn 6 ▶ Ann │ turn total 150 │ 3 dice showing``, plus whose win chance it is."""
-        if state.is_over:
-            _show(self.query_one("#status", Static), f"Turn {state.turn} │ game over")
-            return
-        parts = [f"Turn {state.turn} ▶ {state.player.name}", f"turn total {pts(state.turn_total)}"]
-        if state.phase is Phase.CHOOSE:
-            parts.append(f"{len(state.roll)} {'die' if len(state.roll) == 1 else 'dice'} showing")
-        else:
-            parts.append(f"{state.dice_left} {'die' if state.dice_left == 1 else 'dice'} to roll")
-        if state.final_turn():
-            best = max(s.score for i, s in enumerate(state.standings) if i != state.current)
-            need = best + 50 - state.standing.score - state.turn_total
-            parts.append(
-                f"final turn: {pts(need)} more to win" if need > 0 else "final turn: ahead"
-            )
-        elif state.in_final_round:
-            parts.append("final round")
-        if state.in_final_round and len(state.players) > 2:
-            after = [state.players[i].name for i in state.final_turns if i != state.current]
-            if after:
-                parts.append(f"then {names_and(after)}")
-        if state.current in self.ais and self.ai_win is not None:
-            parts.append(f"{state.player.name}'s win chance {self._chance(self.ai_win)}")
-        _show(self.query_one("#status", Static), " │ ".join(parts))
+        """The status line; with the computer's win chance on its turn, once it has decided."""
+        win = self.computer.win
+        chance = self._chance(win) if win is not None and state.current in self.ais else ""
+        _show(self.query_one("#status", Static), status_words(state, chance))
 
     def _chance(self, win: float) -> str:
         """A win chance as the status shows it: ``≈`` marks the approximation's estimate."""
-        estimate = self.advice is not None and not self.advice.exact
-        return f"≈{pct(win)}" if estimate else pct(win)
+        return chance_words(win, self.advice)
 
     def _feedback(self, error: str = "") -> None:
         """The selection line: live points of the selection, why it is illegal, or what to do."""
         state = self.state
         if state is None:
             return
+        text = ""
+        if not error:
+            text, error = self._prompt(state)
         line = self.query_one("#selection", Static)
         line.set_class(bool(error), "-error")
-        if error:
-            self.message = error
-            _show(line, f"✗ {error}")
-            return
-        text = ""
+        self.message = error or text
+        _show(line, f"✗ {error}" if error else text)
+
+    def _prompt(self, state: GameState) -> tuple[str, str]:
+        """What the selection line says unasked, or ("", why) for a refused selection."""
         if state.is_over:
-            text = "The game is over."
-        elif not self._human_to_move(state):
-            text = self._computer_text(state)
-        elif state.phase is Phase.CHOOSE:
-            text = self._selection_text(state, line)
-            if line.has_class("-error"):
-                self.message = text
-                _show(line, f"✗ {text}")
-                return
-        elif state.turn_total == 0:
-            text = f"Press r to roll {state.dice_left} dice."
-            if hot_seat(state.players):
-                text = f"{state.player.name}: press r to roll {state.dice_left} dice."
-        else:
-            refusal = state.bank_refusal()
-            bank = (
-                f"b banks {pts(state.turn_total)}"
-                if refusal is None
-                else f"bank unavailable: {refusal}"
-            )
-            text = f"r rolls {state.dice_left} {'die' if state.dice_left == 1 else 'dice'} · {bank}"
-        self.message = text
-        _show(line, text)
-
-    def _computer_text(self, state: GameState) -> str:
-        """The selection line on the computer's turn: its last decision, a failure, or the keys."""
-        name = state.player.name
-        if self.pacer.stage is Stage.FAILED:
-            return f"{name} could not choose a move: space tries again (the game is saved)."
-        if self._farkled and state.turn_total == 0 and state.phase is Phase.DECIDE:
-            return f"{name} plays next · space goes on"
-        # The computer's last decision stays readable until its next one.
-        return self._ai_said or f"{name} is playing · space skips ahead · +/- pace"
-
-    def _selection_text(self, state: GameState, line: Static) -> str:
-        dice = selection_dice(state.roll, self.selected)
-        n = len(state.roll)
-        if not dice:
-            return f"{select_words(n)} or the mouse, then r to roll on or b to bank."
-        try:
-            option = scorer(state.rules).validate(state.roll, dice)
-        except FarkleError as exc:
-            line.add_class("-error")
-            return str(exc)
-        total = state.turn_total + option.points
-        after = _after_set_aside(state, option)
-        if after is not None and not after.is_over and after.bank_refusal() is not None:
-            bank = f"bank needs {pts(state.rules.bank_minimum(state.standing.entered))}"
-        else:
-            bank = f"bank now = {pts(state.turn_total)} + {pts(option.points)} = {pts(total)}"
-        left = 6 if option.size == n else n - option.size
-        hot = " · hot dice!" if option.size == n else ""
-        return f"{option.describe()} · {bank} · r rolls {left}{hot}"
+            return "The game is over.", ""
+        if not self._human_to_move(state):
+            return self.computer.line(state, farkled=bool(self._farkled)), ""
+        if state.phase is Phase.CHOOSE:
+            text, refused = selection_words(state, selection_dice(state.roll, self.selected))
+            return ("", text) if refused else (text, "")
+        return decide_words(state), ""
 
     # -- the player's actions ------------------------------------------------------------------
     def _human_to_move(self, state: GameState | None = None) -> bool:
@@ -555,7 +430,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             option = self._chosen_option(state)
             if option is None:
                 return
-            after = _after_set_aside(state, option)
+            after = after_set_aside(state, option)
             if after is not None and not after.is_over:
                 refusal = after.bank_refusal()
                 if refusal is not None:
@@ -590,7 +465,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if not events:
             return
         self._save()
-        self._narrate(before, events)
+        self.narrator.events(before, self.session.state, events)
         for event in events:
             if isinstance(event, Rolled):
                 self._farkled = ()
@@ -632,7 +507,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if self.services.storage.kept_under_replays(self.session.record) is not None:
             return "saved under Replays, not Continue"
         state = self.session.state
-        room = HEADER_TEXT - len(f"{self.title} — ")
+        room = self.app.size.width - HEADER_MARGIN - len(f"{self.title} — ")
         return opponent_words(state.players, self.services.ai_titles(), room)
 
     def _show_saved(self) -> None:
@@ -648,38 +523,6 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             self.query_one(MoveLog).add(Line("The game is being saved again.", "good"))
         self._told_unsaved = self.unsaved
 
-    def _narrate(self, before: GameState, events: list[Any]) -> None:
-        """Log every event; announce the notable ones in the banner, for as long as they matter.
-
-        An announcement lasts until the turn changes, except hot dice, which last only until
-        the next action (the dice it freed are rolled by then).
-        """
-        log = self.query_one(MoveLog)
-        players = before.players
-        announce: list[Line] = []
-        for event in events:
-            line = describe_event(event, players, before)
-            log.add(line, turn=None)
-            if line.banner:
-                announce.append(line)
-        banner = self.query_one(Banner)
-        after = self.session.state
-        if after.final_turn() and after.turn_total == 0 and after.phase is Phase.DECIDE:
-            line = final_turn_line(after, self._final_turn_chance(after))
-            log.add(line, turn=None)
-            announce.append(line)
-        handed = after.turn != before.turn and not after.is_over and after.player.is_human
-        if handed and hot_seat(after.players):
-            announce.append(Line(f"{after.player.name} to play", "info", True))
-        if announce:
-            tone = min((line.tone for line in announce), key=TONE_ORDER.index)
-            banner.say(Line(" · ".join(line.text for line in announce), tone))
-            self._banner_turn = after.turn
-            self._banner_tone = tone
-        elif after.turn != self._banner_turn or self._banner_tone == "hot":
-            banner.say(Line(""))
-            self._banner_tone = ""
-
     def _final_turn_chance(self, state: GameState) -> float | None:
         """The final player's chance with the best play (the solved final-turn table).
 
@@ -694,115 +537,57 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
 
             target = final_target(state)
             return self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
-        if self.advice is None or state.final_turns != (state.current,):
+        if state.final_turns != (state.current,):
             return None
-        return self.advice.win_chances(state)[state.current]
+        from optimal_farkle.solver.table.advice import mover_chance
 
-    # -- the computer's turn ---------------------------------------------------------------------
-    def _start_ai_timer(self, delay: float) -> None:
-        self._ai_timer = self.set_timer(max(delay, 0.001), self._ai_step)
+        return mover_chance(self.advice, state)
 
-    def _cancel_ai_timer(self) -> None:
-        if self._ai_timer is not None:
-            self._ai_timer.stop()
-            self._ai_timer = None
+    # -- the computer's turn, the hints -----------------------------------------------------------
+    @property
+    def ai_moves(self) -> list[tuple[GameState, Action]]:
+        """Every decision of the computer players, in order."""
+        return self.computer.moves
 
-    def _ai_step(self) -> None:
-        """A pause is over: apply the shown set-aside, or start thinking."""
-        self._ai_timer = None
-        state = self.state
-        if state is None or state.is_over or state.current not in self.ais:
-            return
-        if self.app.screen is not self:
-            return  # a dialog is open: pause; on_screen_resume picks the game up again
-        action = self.pacer.due()
-        if action is not None:
-            self._act(state, [action])
-        else:
-            self._feedback()
-            self._think(state)
+    @property
+    def _ai_timer(self) -> Timer | None:
+        """The computer's pending pause (the screen-truth tests wait for it to run)."""
+        return self.computer.timer
 
-    @work(thread=True, exclusive=True, group="ai", exit_on_error=False)
-    def _think(self, state: GameState) -> None:
-        """Ask the AI for its move off the UI thread (a hard decision may take a moment)."""
-        ai = self.ais[state.current]
-        action = ai.act(state)
-        win = None
-        if self.advice is not None:
-            win = self.advice.win_chances(state)[state.current]
-        self.post_message(self.AIDecided(state, action, win))
-
-    def on_game_screen_aidecided(self, message: AIDecided) -> None:
-        state = self.state
-        if state is None or self.pacer.is_stale(message.state) or message.state != state:
-            return  # stale: the game moved on (e.g. resumed) while the AI was thinking
-        self.ai_moves.append((message.state, message.action))
-        self.ai_win = message.win
+    def _computer_shown(self, state: GameState, keeps: frozenset[int] | None) -> None:
+        """After a decision of the computer: its win chance, the dice it keeps, its words."""
         self._status(state)
-        name = state.player.name
-        action = message.action
-        chance = f" · win chance {self._chance(message.win)}" if message.win is not None else ""
-        if isinstance(action, SetAside):
-            option = scorer(state.rules).validate(state.roll, action.dice)
-            self._ai_said = f"{name} keeps {option.describe()}{chance}"
-            delay = self.pacer.decided(state, action, shows=True, pace=self.services.pace)
-            self.selected = indices_of(state.roll, option.dice)
-            self._feedback()
-            if delay is not None:
-                self._start_ai_timer(delay)
-            return
-        if isinstance(action, Bank):
-            self._ai_said = f"{name} banks {pts(state.turn_total)}{chance}"
-        else:
-            self._ai_said = f"{name} rolls {state.dice_left} {'die' if state.dice_left == 1 else 'dice'}{chance}"
-        self.pacer.decided(state, action, shows=False, pace=self.services.pace)
+        if keeps is not None:
+            self.selected = keeps
         self._feedback()
-        self._act(state, [action])
 
     def worker_failed(self, group: str, error: BaseException | None) -> None:
-        """The computer could not choose: say so, keep the game as saved, let a key retry.
+        """A worker failed (the notification is out): its unit says so where it belongs.
 
-        Failed hints say so in the panel; the game goes on without them.
+        The computer waits for a key to try again, keeping the game as saved; failed hints
+        or a failed judgement say so in their panel; the game goes on either way.
         """
-        if group == "ai":
-            self.pacer.failed()
-            self.query_one(MoveLog).add(Line(f"Error: {failure_text(error)}", "bad"))
-            self._feedback()
-        elif group == "hints":
-            self.query_one(HintsPanel).failed(failure_text(error))
+        reason = failure_text(error)
+        if group == COMPUTER_GROUP:
+            self.computer.failed(reason)
+        elif group == HINTS_GROUP:
+            self.hints.failed(reason)
         elif group == COACH_GROUP and self.coach is not None:
-            self.coach.failed(failure_text(error))
+            self.coach.failed(reason)
 
     def on_screen_resume(self) -> None:
-        if not self._started:
-            return  # _start begins the computer's play once the screen is set up
-        delay = self.pacer.resume(self.services.pace)
-        if delay is not None and self._ai_timer is None:
-            self._start_ai_timer(delay)
+        if self._started:  # else _start begins the computer's play once the screen is set up
+            self.computer.resume()
 
     def action_skip(self) -> None:
         """Skip ahead through the computer's turn: its remaining steps run without pauses."""
-        state = self.state
-        if state is None or state.current not in self.ais or state.is_over:
-            return
-        if self.pacer.skip():
-            self._cancel_ai_timer()
-            self._ai_step()
+        self.computer.skip()
 
     def action_faster(self) -> None:
-        pace = self.services.pace
-        self._set_pace(pace / 1.5 if pace > 0.05 else 0.0)
+        self.computer.faster()
 
     def action_slower(self) -> None:
-        self._set_pace(max(0.1, self.services.pace * 1.5))
-
-    def _set_pace(self, seconds: float) -> None:
-        self.services.set_pace(seconds)
-        self.notify(f"Computer pace: {self.services.pace:.2f} s per step", timeout=2)
-
-    # -- hints, help, quit -----------------------------------------------------------------------
-    def _hints_shown(self) -> bool:
-        return self.has_class("-hints")
+        self.computer.slower()
 
     def action_hints(self) -> None:
         """Show or hide the hints (they only read the state; they never change the game), and
@@ -811,39 +596,21 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         At 80 columns the hints take the move log's place, below the dice; wider, they sit
         beside it. Either way the scores, the dice and the selection line stay in view.
         """
-        self.toggle_class("-hints")
-        self.services.settings.hints = self._hints_shown()
-        self.services.storage.save_settings(self.services.settings)
-        if self._hints_shown() and self.state is not None:
-            self._request_hints(self.state)
+        self.hints.toggle()
 
-    def _request_hints(self, state: GameState) -> None:
-        """Recompute the hints for this state and selection, unless they are already showing."""
-        panel = self.query_one(HintsPanel)
-        selection = self._hint_selection(state)
-        if panel.hints is None or (panel.hints.state, panel.hints.selection) != (state, selection):
-            if panel.hints is not None and panel.hints.state != state:
-                panel.hints = None
-            self._compute_hints(state, selection)
-
-    def _hint_selection(self, state: GameState) -> tuple[int, ...]:
-        return selection_dice(state.roll, self.selected) if self._human_to_move(state) else ()
-
-    @work(thread=True, exclusive=True, group="hints", exit_on_error=False)
-    def _compute_hints(self, state: GameState, selection: tuple[int, ...]) -> None:
-        """The decision API off the UI thread; the result comes back as a message."""
-        self.post_message(
-            self.HintsReady(compute_hints(self.advice, state, selection, self.unavailable))
-        )
-
-    def on_game_screen_hints_ready(self, message: HintsReady) -> None:
+    def _hints_position(self) -> tuple[GameState, tuple[int, ...]] | None:
+        """The position the hints are about: the state, and the selection of a person to move."""
         state = self.state
-        if state is not None and (message.hints.state, message.hints.selection) == (
-            state,
-            self._hint_selection(state),
-        ):
-            self.query_one(HintsPanel).hints = message.hints
+        if state is None:
+            return None
+        selection = selection_dice(state.roll, self.selected) if self._human_to_move(state) else ()
+        return state, selection
 
+    def _compute_hints(self, state: GameState, selection: tuple[int, ...]) -> Hints:
+        """The hints of a position from this game's advice (run in the hints' worker)."""
+        return compute_hints(self.advice, state, selection, self.unavailable)
+
+    # -- cards, help, quit -----------------------------------------------------------------------
     def action_card(self) -> None:
         """The card of this game's rules: the numbers to memorise (it never changes the game)."""
         from .card import CardScreen
@@ -954,11 +721,3 @@ def _last_farkle(events: Any) -> tuple[int, ...]:
         if isinstance(event, Farkled):
             return event.dice
     return ()
-
-
-def _after_set_aside(state: GameState, option: ScoringOption) -> GameState | None:
-    """The state a set-aside would lead to (pure: nothing changes), or None if it is refused."""
-    try:
-        return apply(state, SetAside(option.dice))[0]
-    except FarkleError:
-        return None

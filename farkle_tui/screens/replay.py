@@ -367,6 +367,12 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
         decision = self.analysis.decision_at(i)
         if decision is None:
             before, action, _e, _a = self.steps[i]
+            if i in self.analysis.outside:  # a choice, but at a score the model does not hold
+                return Text(
+                    f"Not judged: {before.player.name} {_verb(action, before)}: "
+                    f"{self.analysis.outside[i]}.",
+                    style="italic",
+                )
             return Text(
                 f"Forced move: {before.player.name} {_verb(action, before)} "
                 "(no choice to judge). n/p jump between decisions.",

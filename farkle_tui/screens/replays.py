@@ -57,6 +57,8 @@ def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
             result = f"unfinished, best {pts(max(s.score for s in state.standings))}"
         return (when, _cut(names, PLAYERS_WIDTH), result, state.rules.display_name)
     names = " vs ".join(players[i].name for i in order)
+    if state.winner is not None:  # the winner's score first: "Root won 10,050 to 9,400"
+        order = [state.winner, *(i for i in order if i != state.winner)]
     scores = " to ".join(pts(state.standings[i].score) for i in order)
     if state.winner is not None:
         result = f"{players[state.winner].name} won {scores}"
@@ -75,8 +77,13 @@ def fit_rules(rows: list[tuple[str, str, str, str]], width: int) -> list[tuple[s
     return [(*row[:3], _cut(row[3], room)) for row in rows]
 
 
-def replays_summary(games: list[SavedGame]) -> str:
-    """``5 games: 4 finished, 1 unfinished (replaced by a new game). Enter opens one.``"""
+def replays_summary(games: list[SavedGame], error: str = "") -> str:
+    """``5 games: 4 finished, 1 unfinished (replaced by a new game). Enter opens one.``
+
+    ``error``: why the games folder could not be listed (:attr:`Storage.games_error`).
+    """
+    if error:
+        return f"The kept games cannot be shown: {error}"
     if not games:
         return "No games kept yet: finished games are kept here for replay."
     finished = sum(1 for g in games if g.state is not None and g.state.is_over)
@@ -113,7 +120,9 @@ class ReplaysScreen(Screen[None]):
         rows = fit_rules([replay_row(game) for game in self.games], self.app.size.width)
         for i, row in enumerate(rows):
             table.add_row(*(Text(cell) for cell in row), key=str(i))
-        self.query_one("#replays-info", Static).update(replays_summary(self.games))
+        self.query_one("#replays-info", Static).update(
+            replays_summary(self.games, self.services.storage.games_error)
+        )
         table.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

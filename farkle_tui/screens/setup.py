@@ -5,8 +5,8 @@ Each seat is a person at this keyboard (hot seat) or any computer player, with a
 Seats are played in the order listed, starting with the seat the Order choice names (or a
 random one), or shuffled into a random order; ``alt+up``/``alt+down`` move a seat.
 
-Every choice is remembered in the settings, all six seats included, so a smaller table
-keeps the seats it hides. Every field is checked as it is typed, by the engine's own rules
+Starting a game remembers every choice in the settings, all six seats included, so a smaller
+table keeps the seats it hides; a setup left with Esc changes nothing. Every field is checked as it is typed, by the engine's own rules
 (:func:`engine.text.name_problem`, :func:`engine.game.check_start_scores`): the reason shows
 inline and the game does not start until the choices make a legal game. Start sends the
 :class:`GameSetup` up to the app (the screen stays, so a cancelled solve comes back here).

@@ -27,7 +27,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from optimal_farkle.engine.record import GameRecord
+from optimal_farkle.engine.record import GameRecord, dice_follow_seed
 
 from ..drill_log import DrillLog
 from ..services import ServicesAccessor
@@ -81,11 +81,14 @@ def history_view(
     problem: str = "",
     unreadable: int = 0,
     approximate: int = 0,
+    undealt: int = 0,
 ) -> Group:
     """Tables of the history, as rich renderables; ``names`` turns player and rules ids into names.
 
     ``unreadable``: kept game files that could not be read (Replays lists them with the reason);
-    ``approximate``: games only an approximation could judge (left out of the trend).
+    ``approximate``: games only an approximation could judge (left out of the trend);
+    ``undealt``: games whose dice are not what their seed deals (not counted: a record edited
+    to win against Perfect counted as a win).
     """
     names = names or {}
     parts: list[Table | Text] = []
@@ -94,7 +97,8 @@ def history_view(
             f"{h.games} finished game{'s' if h.games != 1 else ''}"
             + (f", {h.unfinished} unfinished" if h.unfinished else "")
             + (f", {h.watched} computer-only (not counted)" if h.watched else "")
-            + (f", {unreadable} unreadable (listed under Replays)" if unreadable else ""),
+            + (f", {unreadable} unreadable (listed under Replays)" if unreadable else "")
+            + (f", {undealt} whose dice do not follow their seed (not counted)" if undealt else ""),
             style="bold",
         )
     )
@@ -198,6 +202,7 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
 
         self.records: list[GameRecord] = []
         self.unreadable = 0  # kept game files that could not be read
+        self.undealt = 0  # kept games whose dice are not what their seed deals
         self.history: History = History()
 
     def compose(self) -> ComposeResult:
@@ -211,8 +216,10 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
 
     def on_mount(self) -> None:
         games = self.services.storage.finished_games()
-        self.records = [g.record for g in games if g.record is not None]
-        self.unreadable = len(games) - len(self.records)
+        readable = [g.record for g in games if g.record is not None]
+        self.records = [r for r in readable if dice_follow_seed(r) is not False]
+        self.unreadable = len(games) - len(readable)
+        self.undealt = len(readable) - len(self.records)
         self.history = self._history({})
         self._update_view(analysed=0, pending=0)
         drills = DrillLog(self.services.storage)
@@ -244,6 +251,7 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
                 problem,
                 self.unreadable,
                 approximate,
+                self.undealt,
             )
         )
         trend = self.query_one(WinCurve)

@@ -76,17 +76,69 @@ def odds_words(win: Odds | None, plain: Odds | None) -> str:
     return text + "."
 
 
-def card_view(card: Card) -> Group:
-    """The whole card: the table, the rules of thumb, the go-for-it scores and the odds."""
+def worked_example(card: Card) -> str:
+    """`` E.g. 5 dice, turn total 1,150: worth +150.``: rule 1 once by hand (a new player read
+    "the leftmost number not above your turn total" and was lost); "" for a table too small."""
+    columns = card.table.columns()
+    for n in (5, 4, 3, 2, 1):
+        row = dict(card.table.rows[n - 1])
+        worths = [g for g in columns if g in row and g > 0]
+        if worths:
+            g = worths[min(2, len(worths) - 1)]
+            return f" E.g. {n} dice, turn total {pts(row[g])}: worth +{g:,}."
+    return ""
+
+
+def six_dice_words(card: Card) -> str:
+    """Rule 3's word on six dice: they never bank, so row 6's bank number (``16,400`` under
+    "bank", above "never bank with six dice") is only the worth of rolling on for rule 2."""
+    six = dict(card.table.rows[5]).get(0)
+    if six is None:
+        return " With six dice never bank."
+    return (
+        f" With six dice never bank: row 6's {pts(six)} only says that from there rolling on "
+        "is worth +0 (rule 2)."
+    )
+
+
+def rebuild_command(card: Card, rules_arg: str | None = None) -> str:
+    """The command that computes the card's go-for-it scores, as the player can type it.
+
+    ``--rules`` takes a preset's name or a file's path, never a file's ``name``: ``rules_arg``
+    is what the player gave (the command line knows it); without it, the preset's name when
+    the card's rules are a preset's, else a stand-in for the file.
+    """
+    import shlex
+
+    from optimal_farkle.engine import PRESETS, preset
+    from optimal_farkle.engine.text import printable, shorten
+
+    if rules_arg is None:
+        name = card.rules.name
+        is_preset = name in PRESETS and preset(name).digest == card.rules.digest
+        rules_arg = name if is_preset else "YOUR-RULES.toml"
+    return f"farkle card --rules {printable(shorten(shlex.quote(rules_arg)))} --rebuild"
+
+
+def card_view(card: Card, rules_arg: str | None = None) -> Group:
+    """The whole card: the table, the rules of thumb, the go-for-it scores and the odds
+    (``rules_arg``: what ``--rules`` was given, for the command that computes the scores)."""
     rules = card.rules
     table = card.table
+    reason = table.unlearnable()
+    if reason is not None:
+        return Group(
+            Text.assemble(("The card", "bold"), f" · {rules.display_name}"),
+            Text(f"No card for these rules: {reason}.", style="italic"),
+        )
     parts: list[Text | Table] = [
         Text.assemble(
             ("The card", "bold"), f" · {rules.display_name} · {table.numbers()} numbers to learn"
         ),
         Text(
-            "1. Worth of rolling on: in your dice row, the leftmost number not above your turn "
-            "total; its column is the worth (all above it: the last column)."
+            "1. What rolling on is worth: in the row of your dice, go from the left to the first "
+            "number your turn total reaches; its column is the worth (none reached: the last "
+            f"column).{worked_example(card)}"
         ),
         table_view(card),
         Text(
@@ -94,7 +146,7 @@ def card_view(card: Card) -> Group:
             "after which you bank, then the one that leaves more dice."
         ),
         Text(
-            "3. Bank in the bank column (worth +0); never bank with six dice."
+            f"3. Bank when your turn total reaches your row's bank column.{six_dice_words(card)}"
             + (f" The rules: bank at least {pts(table.minimum)}." if table.minimum > STEP else "")
         ),
     ]
@@ -102,7 +154,7 @@ def card_view(card: Card) -> Group:
         parts.append(
             Text(
                 "4. Go for it: the end-game scores are not computed for these rules yet "
-                f"(farkle card --rules {rules.name} --rebuild).",
+                f"({rebuild_command(card, rules_arg)}).",
                 style="italic",
             )
         )
@@ -136,4 +188,12 @@ def card_view(card: Card) -> Group:
     return Group(*parts)
 
 
-__all__ = ["card_view", "go_for_it_view", "odds_words", "table_view"]
+__all__ = [
+    "card_view",
+    "go_for_it_view",
+    "odds_words",
+    "rebuild_command",
+    "six_dice_words",
+    "table_view",
+    "worked_example",
+]

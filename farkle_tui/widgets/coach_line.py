@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.widgets import Static
 
-from .words import MARK_SIGNS, MARK_STYLES, points_lost
+from .words import MARK_STYLES, points_lost
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.analysis.coach import Judgement
@@ -45,19 +45,22 @@ class CoachTally:
         return out
 
     def words(self) -> str:
-        """``game −2.45 in 14 (1 ?, 2 ?!)``: the loss over the game's decisions, and the marks."""
+        """``this game: 2.45 points lost in 14 decisions (1 mistake, 2 inaccuracies)``: the win
+        chance given away over the game's decisions, and how many were marked."""
         if not self.decisions:
-            return "game: no decisions yet"
+            return "this game: no decisions yet"
         marks = [
-            f"{count} {MARK_SIGNS[name]}"
-            for count, name in (
-                (self.blunders, "blunder"),
-                (self.mistakes, "mistake"),
-                (self.inaccuracies, "inaccuracy"),
+            f"{count} {name if count == 1 else plural}"
+            for count, name, plural in (
+                (self.blunders, "blunder", "blunders"),
+                (self.mistakes, "mistake", "mistakes"),
+                (self.inaccuracies, "inaccuracy", "inaccuracies"),
             )
             if count
         ]
-        text = f"game {points_lost(self.loss)} in {self.decisions}"
+        lost = points_lost(self.loss).lstrip("−")
+        decisions = f"{self.decisions} decision{'s' if self.decisions != 1 else ''}"
+        text = f"this game: {lost} points lost in {decisions}"
         return text + (f" ({', '.join(marks)})" if marks else "")
 
 
@@ -68,35 +71,56 @@ def cost_words(loss: float) -> str:
     return "best" if loss <= BEST_EPSILON else points_lost(loss)
 
 
-def coach_text(judgement: Judgement, tally: CoachTally, name: str = "") -> Text:
-    """The two lines for one judged move (see the module doc); cut, never wrapped.
+#: What the coach's figures are, said once where the coach shows (the line is cut, never wrapped).
+COACH_LEGEND = (
+    "Coach on: after each of your moves, its cost, the better move and the card's move.\n"
+    "A cost is the win chance given away against the best move, in percentage points."
+)
 
-    ``Coach: keep 5 5 (100), roll · −1.31 ?! inaccuracy · game −1.31 in 1``, then the better
-    move and the card's (``better (the card too): keep 5 (50), roll``).
+
+def coach_text(judgement: Judgement, tally: CoachTally, name: str = "") -> Text:
+    """The two lines for one judged move, in plain words; cut, never wrapped.
+
+    ``Coach: keep 5 5 (100), roll: −1.31 win-chance points, an inaccuracy``, then the better
+    move, the card's, and the game so far
+    (``Better: keep 5 (50), roll, the card's move too · this game: 1.31 points lost in 1 decision``).
+    A forced move (nothing to choose) says so, rather than leaving the last verdict up as if
+    it were about this move.
     """
     mark = judgement.mark
     style = MARK_STYLES.get(mark, "")
-    who = f"{name}: " if name else ": "
+    who = f" {name}" if name else ""
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append("Coach", style="bold")
-    text.append(f"{who}{judgement.choice} · ")
-    text.append(cost_words(judgement.loss), style=f"bold {style}".strip())
-    if mark not in ("best", "good"):
-        text.append(f" {MARK_SIGNS[mark]} {mark}", style=style)
-    text.append(f" · {tally.words()}\n", style="dim")
-    card_is_best = judgement.card == judgement.best
+    text.append(f"Coach{who}: ", style="bold")
+    if not judgement.decisions:
+        text.append(f"{judgement.choice}, the only move: nothing to judge")
+        text.append(f"\n{tally.words()}", style="dim")
+        return text
+    text.append(f"{judgement.choice}: ")
     if mark == "best":
-        text.append("card: ", style="bold")
-        text.append("agrees" if judgement.card_agrees else judgement.card)
-    elif card_is_best:
-        text.append("better (the card too): ", style="bold")
-        text.append(judgement.best)
+        text.append("the best move", style=f"bold {style}".strip())
     else:
-        text.append("better: ", style="bold")
+        text.append(
+            f"{cost_words(judgement.loss)} win-chance points", style=f"bold {style}".strip()
+        )
+        if mark != "good":
+            text.append(f", {'an' if mark == 'inaccuracy' else 'a'} {mark}", style=style)
+    text.append("\n")
+    if mark == "best" and judgement.card_agrees:
+        text.append("The card agrees", style="bold")
+    elif mark == "best":
+        text.append("The card: ", style="bold")
+        text.append(judgement.card)
+    else:
+        text.append("Better: ", style="bold")
         text.append(judgement.best)
-        text.append(" · ")
-        text.append("card: ", style="bold")
-        text.append("agrees" if judgement.card_agrees else judgement.card)
+        if judgement.card == judgement.best:
+            text.append(", the card's move too")
+        else:
+            text.append(" · ")
+            text.append("the card: ", style="bold")
+            text.append("yours" if judgement.card_agrees else judgement.card)
+    text.append(f" · {tally.words()}", style="dim")
     return text
 
 
@@ -123,4 +147,4 @@ class CoachLine(Static):
         self.update(content)
 
 
-__all__ = ["CoachLine", "CoachTally", "coach_text", "cost_words"]
+__all__ = ["COACH_LEGEND", "CoachLine", "CoachTally", "coach_text", "cost_words"]

@@ -23,6 +23,7 @@ from textual.widgets import Static
 
 from optimal_farkle.engine import FarkleError, ScoringOption, scorer
 from optimal_farkle.engine.game import GameState, Phase, SetAside, apply
+from optimal_farkle.solver import OutsideModel
 
 from .words import dice_text, pct, points_lost, pts
 
@@ -72,6 +73,13 @@ def compute_hints(
         )
     if state.is_over:
         return Hints(state, selection, unavailable="The game is over.")
+    try:
+        return _compute(advice, state, selection)
+    except OutsideModel as exc:  # a score below the floor: no exact figure, and no other
+        return Hints(state, selection, unavailable=f"No hints here: {exc}.")
+
+
+def _compute(advice: TableAdvice, state: GameState, selection: tuple[int, ...]) -> Hints:
     chances = advice.win_chances(state)
     rival = getattr(advice, "rival", None)  # the approximation plays one opponent heads-up
     hints = Hints(
@@ -116,30 +124,68 @@ def _bank_roll(decision: Decision, refusal: str) -> Table:
     return table
 
 
+def _then_line(label: str, option: ScoringOption, decision: Decision, rival: str) -> Text:
+    """``Best: set aside 5 5 5 (500), then roll · roll 55.7%, bank 48.2%``: the whole move.
+
+    The answer a player needs next, so it comes first (at 80x24 the panel shows five lines).
+    """
+    best = label == "best"
+    text = Text(f"{'Best' if best else 'Your selection'}: ", style="bold green" if best else "bold")
+    text.append(f"set aside {dice_text(option.dice)} ({pts(option.points)}), then ")
+    text.append(decision.best, style="bold")
+    bank = "can't bank yet" if decision.bank is None else f"bank {pct(decision.bank)}"
+    figures = f"roll {pct(decision.roll)}, {bank}"
+    if decision.best == "bank" and decision.bank is not None:
+        figures = f"bank {pct(decision.bank)}, roll {pct(decision.roll)}"
+    text.append(f" · {'heads-up: ' if rival else ''}{figures}")
+    return text
+
+
 def render_hints(hints: Hints) -> Group | Text:
-    """The panel's content: win chance, bank vs roll, and the ranked set-asides with their cost."""
+    """The panel's content, the answer first: the whole best move (the set-aside, then bank or
+    roll) or bank vs roll, then the ranked set-asides with their cost.
+
+    Under the approximation (a table of three or more) the player's chance at the table is an
+    estimate, and every other figure is a two-player value against one opponent: each says so.
+    """
     state = hints.state
     if hints.unavailable:
         return Text(hints.unavailable, style="italic")
-    head = Text.assemble(
-        (state.player.name, "bold"), "'s win chance ", (pct(hints.win or 0.0), "bold")
-    )
-    if hints.rival:  # the figures below are the two-player values against that opponent
-        head.append(f" (estimate) · choices valued heads-up against {hints.rival}", style="dim")
+    name = state.player.name
+    head = Text.assemble((name, "bold"), "'s win chance ")
+    if hints.rival:
+        head.append("at this table ")
+        head.append(f"≈{pct(hints.win or 0.0)}", style="bold")
+        head.append(f" (estimate) · below: heads-up vs {hints.rival}", style="dim")
+    else:
+        head.append(pct(hints.win or 0.0), style="bold")
     parts: list[Text | Table] = [head]
     if hints.decision is not None:
+        against = f" (heads-up against {hints.rival})" if hints.rival else ""
         parts += [
-            Text(f"Turn total {pts(state.turn_total)}, {state.dice_left} dice to roll:"),
+            Text(f"Turn total {pts(state.turn_total)}, {state.dice_left} dice to roll{against}:"),
             _bank_roll(hints.decision, state.bank_refusal() or ""),
         ]
     if hints.options:
+        chosen = [entry[0] for entry in hints.then]
+        for label, option, decision, _refusal in hints.then:
+            parts.append(_then_line(label, option, decision, hints.rival))
+        if "best" not in chosen:  # the best set-aside ends the game
+            best = hints.options[0].option
+            parts.insert(
+                1,
+                Text.assemble(
+                    ("Best: ", "bold green"),
+                    f"set aside {dice_text(best.dice)} ({pts(best.points)}): it ends the game",
+                ),
+            )
         best_win = hints.options[0].win
         table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
         table.add_column("", width=1)
         table.add_column("Set aside", no_wrap=True)
         table.add_column("Turn", justify="right")
         table.add_column("Dice", justify="right")
-        table.add_column("Win", justify="right")
+        table.add_column("Heads-up" if hints.rival else "Win", justify="right")
         table.add_column("Cost", justify="right")
         for i, value in enumerate(hints.options):
             cost = best_win - value.win
@@ -156,16 +202,20 @@ def render_hints(hints: Hints) -> Group | Text:
             table,
             Text("Cost: win-chance points lost against the best.", style="dim"),
         ]
-        for label, option, decision, refusal in hints.then:
-            parts += [
-                Text(f"After {label} ({dice_text(option.dice)}):"),
-                _bank_roll(decision, refusal),
-            ]
+    if hints.rival:
+        parts.append(
+            Text(
+                f"Heads-up: {name}'s chance against {hints.rival} alone, as the approximation "
+                f"ranks the choices; not the chance at this table (≈{pct(hints.win or 0.0)}).",
+                style="dim",
+            )
+        )
     if len(state.players) > 2:
         seats = " · ".join(f"{p.name} {pct(c)}" for p, c in zip(state.players, hints.chances))
         strength = "provably optimal" if hints.exact else "not provably optimal"
+        estimate = " (estimates)" if hints.rival else ""
         parts += [
-            Text(f"Win chances: {seats}"),
+            Text(f"Win chances at this table{estimate}: {seats}"),
             Text(f"From the {hints.label} ({strength}).", style="dim"),
         ]
     return Group(*parts)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -79,7 +80,7 @@ class PositionForm(Horizontal):
     def __init__(
         self,
         rules: Rules,
-        choices: list[tuple[str, str]],
+        choices: list[tuple[Text, str]],
         chosen: str,
         position: Position,
         *,

@@ -24,6 +24,9 @@ from optimal_farkle.engine.game import GameState
 from .words import farkle_marks_words, goal_words, pts
 
 BAR_WIDTH = 20
+#: Columns a line gives its name before the bar gets any (below 80 columns the bar shrinks:
+#: at 60 it cut "Perfect (computer)"): the marker, the score, the marks and the gaps take 25.
+NAME_ROOM, OTHER_CELLS = 26, 25
 #: The notes of the compact layout, explained in the border.
 OFF_BOARD = "○"
 OWED = "⚑"
@@ -140,7 +143,8 @@ class Scoreboard(Widget):
             score = Text(
                 f"{pts(standing.score)} / {pts(rules.goal)}", style="bold" if to_move else ""
             )
-        bar = Text(score_bar(standing.score, rules.goal), style="green" if winner else "")
+        width = max(0, min(BAR_WIDTH, self.content_size.width - OTHER_CELLS - NAME_ROOM))
+        bar = Text(score_bar(standing.score, rules.goal, width), style="green" if winner else "")
         marks = Text(
             farkle_marks(standing.farkles, rules.penalty_farkles if rules.has_penalty else 0),
             style="red" if standing.farkles else "dim",

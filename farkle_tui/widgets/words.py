@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from optimal_farkle.engine import FarkleError, ScoringOption
 from optimal_farkle.engine.game import (
     Banked,
     Farkled,
@@ -18,12 +19,17 @@ from optimal_farkle.engine.game import (
     GameState,
     HotDice,
     Penalty,
+    Phase,
     Player,
     Rolled,
+    SetAside,
     SetAsideEvent,
+    apply,
 )
 from optimal_farkle.engine.rules import Endgame, Rules
 from optimal_farkle.engine.scoring import scorer
+
+from ..game_setup import HUMAN
 
 
 def pts(n: int) -> str:
@@ -103,6 +109,76 @@ def names_and(names: Sequence[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def hot_seat(players: Sequence[Player]) -> bool:
+    """Whether two or more people share the keyboard (the game then says whose turn it is)."""
+    return sum(1 for p in players if p.kind == HUMAN) >= 2
+
+
+def after_set_aside(state: GameState, option: ScoringOption) -> GameState | None:
+    """The state a set-aside would lead to (pure: nothing changes), or None if it is refused."""
+    try:
+        return apply(state, SetAside(option.dice))[0]
+    except FarkleError:
+        return None
+
+
+def status_words(state: GameState, chance: str = "") -> str:
+    """The game's status line: ``Turn 6 ▶ Ann │ turn total 150 │ 3 dice showing``, the final
+    turn or round and who plays after it, and ``chance``: the computer's win chance, in words."""
+    if state.is_over:
+        return f"Turn {state.turn} │ game over"
+    parts = [f"Turn {state.turn} ▶ {state.player.name}", f"turn total {pts(state.turn_total)}"]
+    if state.phase is Phase.CHOOSE:
+        parts.append(f"{len(state.roll)} {'die' if len(state.roll) == 1 else 'dice'} showing")
+    else:
+        parts.append(f"{state.dice_left} {'die' if state.dice_left == 1 else 'dice'} to roll")
+    if state.final_turn():
+        best = max(s.score for i, s in enumerate(state.standings) if i != state.current)
+        need = best + 50 - state.standing.score - state.turn_total
+        parts.append(f"final turn: {pts(need)} more to win" if need > 0 else "final turn: ahead")
+    elif state.in_final_round:
+        parts.append("final round")
+    if state.in_final_round and len(state.players) > 2:
+        after = [state.players[i].name for i in state.final_turns if i != state.current]
+        if after:
+            parts.append(f"then {names_and(after)}")
+    if chance:
+        parts.append(f"{state.player.name}'s win chance {chance}")
+    return " │ ".join(parts)
+
+
+def selection_words(state: GameState, dice: tuple[int, ...]) -> tuple[str, bool]:
+    """The selection line while dice show: what the selected ``dice`` (faces) score and what
+    banking or rolling on would give; True with the reason when the selection is refused."""
+    n = len(state.roll)
+    if not dice:
+        return f"{select_words(n)} or the mouse, then r to roll on or b to bank.", False
+    try:
+        option = scorer(state.rules).validate(state.roll, dice)
+    except FarkleError as exc:
+        return str(exc), True
+    total = state.turn_total + option.points
+    after = after_set_aside(state, option)
+    if after is not None and not after.is_over and after.bank_refusal() is not None:
+        bank = f"bank needs {pts(state.rules.bank_minimum(state.standing.entered))}"
+    else:
+        bank = f"bank now = {pts(state.turn_total)} + {pts(option.points)} = {pts(total)}"
+    left = 6 if option.size == n else n - option.size
+    hot = " · hot dice!" if option.size == n else ""
+    return f"{option.describe()} · {bank} · r rolls {left}{hot}", False
+
+
+def decide_words(state: GameState) -> str:
+    """The selection line when the person to move decides: roll, or bank (or why not)."""
+    if state.turn_total == 0:
+        if hot_seat(state.players):
+            return f"{state.player.name}: press r to roll {state.dice_left} dice."
+        return f"Press r to roll {state.dice_left} dice."
+    refusal = state.bank_refusal()
+    bank = f"b banks {pts(state.turn_total)}" if refusal is None else f"bank unavailable: {refusal}"
+    return f"r rolls {state.dice_left} {'die' if state.dice_left == 1 else 'dice'} · {bank}"
 
 
 @dataclass(frozen=True)

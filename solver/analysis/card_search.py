@@ -48,6 +48,7 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Rules
 
+from ..duel.estimate import Estimate, match_estimate
 from ..duel.model import Model, build_model
 from ..duel.passes import SolveCancelled
 from ..players.card import PAPER_GO_FOR_IT, Card, GoForIt, Odds, is_paper_rules
@@ -68,6 +69,13 @@ MASKS = 32
 SEARCH_TOLERANCE = 1e-11
 #: Candidates whose odds differ by less than this tie (the evaluation's accuracy).
 TIE = 1e-10
+#: One candidate's evaluation, per start state, on the reference machine: 5 to 10 s for the
+#: 562,500 start states of ``facebook`` (a farkle penalty), and about 0.3 s for the 40,000 of
+#: ``neller-busche`` without one (bench/card.py).
+EVAL_SECONDS_PER_START_STATE = 1.5e-5
+EVAL_SECONDS_PER_START_STATE_NO_PENALTY = 8e-6
+#: The rounds of line searches an estimate counts (the last one moves nothing).
+ESTIMATED_ROUNDS = 3
 
 
 @dataclass(frozen=True)
@@ -182,6 +190,27 @@ def candidates(rules: Rules, current: int | None, window: int | None) -> list[in
         return values
     center = current if current is not None else rules.goal - window
     return [v for v in values if v is None or abs(v - center) <= window]
+
+
+def search_estimate(model: Model, window: int | None = None) -> Estimate:
+    """The cost of :func:`build_card`'s search on ``model`` before it starts (module doc):
+    the optimal player's exits (about an exact match with it), then
+    ``ESTIMATED_ROUNDS x 10`` line searches of the candidates of :func:`candidates` each.
+    About 50 minutes for ``facebook`` with a window of 150, some hours without one."""
+    rules = model.rules
+    per_state = (
+        EVAL_SECONDS_PER_START_STATE
+        if rules.has_penalty
+        else EVAL_SECONDS_PER_START_STATE_NO_PENALTY
+    )
+    tries = len(candidates(rules, rules.goal // 2, window))
+    evaluations = 2 + ESTIMATED_ROUNDS * 2 * len(SEARCHED) * tries
+    exits = match_estimate(model, optimal=True)
+    return Estimate(
+        what=f"the go-for-it search of {rules.name} ({evaluations:,} exact evaluations)",
+        seconds=exits.seconds + evaluations * per_state * model.start_states,
+        bytes=exits.bytes,
+    )
 
 
 def search_go_for_it(
@@ -332,4 +361,12 @@ def build_card(
     )
 
 
-__all__ = ["Evaluator", "SearchResult", "build_card", "candidates", "grid", "search_go_for_it"]
+__all__ = [
+    "Evaluator",
+    "SearchResult",
+    "build_card",
+    "candidates",
+    "grid",
+    "search_estimate",
+    "search_go_for_it",
+]

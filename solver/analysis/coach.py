@@ -23,7 +23,7 @@ from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, Set
 from ..duel.strategy import Strategy
 from ..players.computer import OptimalPlayer
 from ..players.levels import LevelPlayer
-from .game import DecisionAnalysis, Step, analyse_step, mark_of
+from .game import DecisionAnalysis, Step, analyse_held, mark_of
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def judge(
     """Judge the move ``actions`` made in ``before`` (see the module doc)."""
     decisions = []
     for state, action in _states(before, actions):
-        analysis = analyse_step(strategy, Step(0, state, action, (), state))
+        analysis = analyse_held(strategy, Step(0, state, action, (), state))
         if analysis is not None:
             decisions.append(analysis)
     return Judgement(

@@ -214,8 +214,9 @@ class TurnDistribution:
             out.append((low, high, float(self.probability[mask].sum())))
         return out
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``farkle distribution --json`` object (without the command's own keys)."""
+    def to_json(self, band: int = BAND) -> dict[str, Any]:
+        """The ``farkle distribution --json`` object (without the command's own keys); its
+        ``bands`` are ``band`` points wide."""
         return {
             "mean": self.mean,
             "farkle_probability": self.farkle_probability,
@@ -226,7 +227,9 @@ class TurnDistribution:
             "points": [int(p) for p in self.points],
             "probability": [float(p) for p in self.probability],
             "quantiles": {f"{q:g}": self.quantile(q) for q in QUANTILES},
-            "bands": [{"from": low, "to": high, "probability": p} for low, high, p in self.bands()],
+            "bands": [
+                {"from": low, "to": high, "probability": p} for low, high, p in self.bands(band)
+            ],
         }
 
 

@@ -16,6 +16,11 @@ screen and ``farkle replay`` says it.
 Forced moves (the first roll of a turn, a roll when banking is not allowed, a roll with a
 single way to score) are not decisions and are not counted, so accuracy is not inflated.
 
+A decision at a position the model does not hold (a banked score below the floor the
+strategy was solved for: :class:`solver.core.floor.OutsideModel`) has no exact figure: it is not
+judged, and the analysis counts it and says why (:attr:`GameAnalysis.outside`); the win curve
+leaves out the turns that start there.
+
 Marks come from :data:`THRESHOLDS`, defined once: a loss of at least 0.5 percentage points
 of win probability is an inaccuracy, 2 a mistake, 5 a blunder.
 
@@ -38,6 +43,7 @@ from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, Set
 from optimal_farkle.engine.record import GameRecord, replay_steps
 
 from ..core.errors import SolverInputError
+from ..core.floor import OutsideModel
 from ..duel.model import unsupported
 from ..duel.strategy import Strategy
 from ..table.advice import TableAdvice, TwoPlayerAdvice, table_advice
@@ -193,6 +199,8 @@ class GameAnalysis:
     label: str = "exact two-player optimum"
     #: Whether that strategy is provably optimal (False: an approximation).
     exact: bool = True
+    #: The decisions not judged, by step: outside the model (a score below its floor), why.
+    outside: dict[int, str] = field(default_factory=dict)
 
     def decision_at(self, step: int) -> DecisionAnalysis | None:
         """The decision taken at ``step`` (None for a forced move)."""
@@ -212,6 +220,11 @@ class GameAnalysis:
             "winner": self.winner,
             "strategy": self.label,
             "exact": self.exact,
+            "outside_model": (
+                {"decisions": len(self.outside), "reason": next(iter(self.outside.values()))}
+                if self.outside
+                else None
+            ),
             "decisions": [d.to_json() for d in self.decisions],
             "summary": [s.to_json() for s in self.summary],
             "win_curve": [p.to_json() for p in self.win_curve],
@@ -271,15 +284,18 @@ def advice_for(
 
 
 def analyse_step(strategy: Strategy | TableAdvice, step: Step) -> DecisionAnalysis | None:
-    """The analysis of one action, or None when it was forced (no real choice)."""
+    """The analysis of one action, or None when it was forced (no real choice).
+
+    :class:`solver.core.floor.OutsideModel` for a decision the model does not hold.
+    """
     advice = TwoPlayerAdvice(strategy) if isinstance(strategy, Strategy) else strategy
     state, action = step.before, step.action
     if state.is_over:
         return None
     if state.phase is Phase.CHOOSE:
-        ranked = advice.rank_options(state)
-        if len(ranked) < 2:
+        if len(state.options()) < 2:
             return None
+        ranked = advice.rank_options(state)
         chosen = tuple(sorted(action.dice)) if isinstance(action, SetAside) else ()
         made = next(ov for ov in ranked if ov.option.dice == chosen)
         best = ranked[0]
@@ -308,6 +324,15 @@ def analyse_step(strategy: Strategy | TableAdvice, step: Step) -> DecisionAnalys
         loss=loss,
         mark=mark_of(loss),
     )
+
+
+def analyse_held(strategy: Strategy | TableAdvice, step: Step) -> DecisionAnalysis | None:
+    """:func:`analyse_step`, with None outside the model too: the live coach judges the moves
+    the model holds and says nothing of the others, as of a forced move."""
+    try:
+        return analyse_step(strategy, step)
+    except OutsideModel:
+        return None
 
 
 def summarise(
@@ -346,12 +371,15 @@ def win_curve(
     for index, state in states:
         starts_turn = state.phase is Phase.DECIDE and state.turn_total == 0 and not state.set_aside
         if state.is_over or (starts_turn and state.turn != seen_turn):
+            seen_turn = state.turn
             if state.is_over:
                 mine = 1.0 if state.winner == first else 0.0
             else:
-                mine = advice.win_chances(state)[first]
+                try:
+                    mine = advice.win_chances(state)[first]
+                except OutsideModel:
+                    continue  # no exact figure there: the curve leaves the turn out
             points.append(CurvePoint(state.turn, index, mine))
-            seen_turn = state.turn
     return tuple(points)
 
 
@@ -368,7 +396,17 @@ def analyse(
     """
     advice = advice_for(record, strategy, exact)
     steps = replay_record(record)
-    decisions = tuple(d for d in (analyse_step(advice, s) for s in steps) if d is not None)
+    judged: list[DecisionAnalysis] = []
+    outside: dict[int, str] = {}
+    for step in steps:
+        try:
+            decision = analyse_step(advice, step)
+        except OutsideModel as exc:
+            outside[step.index] = str(exc)
+            continue
+        if decision is not None:
+            judged.append(decision)
+    decisions = tuple(judged)
     final = steps[-1].after if steps else record.initial_state()
     return GameAnalysis(
         record=record,
@@ -379,6 +417,7 @@ def analyse(
         winner=final.winner,
         label=advice.label,
         exact=advice.exact,
+        outside=outside,
     )
 
 

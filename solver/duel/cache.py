@@ -13,7 +13,10 @@ of them simply misses the old file. A file that fails any check (magic, header, 
 digest, shape, length, checksum) is reported and rebuilt, never trusted. Writes go to a
 temporary file that is renamed into place (:func:`engine.files.atomic_write`), and builders
 of the same file take a lock, so two processes never leave a half-written cache and the
-second reuses the first's work.
+second reuses the first's work. A write never follows a symbolic link out of the cache
+folder: a link in a cache file's place (or its lock's) is replaced, not written through, so a
+stray ``x.w0 -> /elsewhere`` cannot make a solve create folders or files elsewhere. (A link
+is still read: what it names is checked like any cache file before it is trusted.)
 
 A cache that cannot be used (a folder that cannot be created or written, a file in the way,
 a cache file that is a folder or a FIFO) never stops a solve: the strategy is solved and
@@ -145,7 +148,9 @@ def write_framed(path: Path, magic: bytes, header: dict[str, object], payload: b
     }
     head = json.dumps(header, sort_keys=True).encode()
     try:
-        atomic_write(path, magic + struct.pack("<I", len(head)) + head + payload)
+        atomic_write(
+            path, magic + struct.pack("<I", len(head)) + head + payload, follow_links=False
+        )
     except FileProblem as exc:
         raise CacheError(f"cannot write {path}: {exc}") from None
 
@@ -333,7 +338,11 @@ def _build_lock(
     Without a usable cache folder (``usable`` False, or the lock file cannot be made) there
     is nothing to protect: the solve goes on without the lock.
     """
-    lock = filelock.FileLock(str(path.with_name(path.name + ".lock"))) if usable else None
+    lock_path = path.with_name(path.name + ".lock")
+    if usable and os.path.islink(lock_path):  # locking opens (and truncates) what it names
+        with contextlib.suppress(OSError):
+            os.unlink(lock_path)
+    lock = filelock.FileLock(str(lock_path)) if usable else None
 
     def waiting() -> None:
         if progress is not None:

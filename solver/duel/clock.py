@@ -33,8 +33,18 @@ class Clock:
     fifth of it is done (its shares follow its blocks' costs, :meth:`Runner._time_shares`;
     not in the layered first pass of rules without a penalty, which runs unevenly), and the
     passes still to come are predicted from the convergence once the first ones are done.
-    The share shown is ``elapsed / (elapsed + speed x predicted seconds left)`` and never
-    goes back.
+
+    The share shown moves on at every report by the share of the time then left that has
+    passed since the one before: with ``left`` the predicted seconds left now (``speed x``
+    the full passes left ``x`` the unit) and ``dt`` the seconds since the last report::
+
+        shown' = shown + (1 - shown) x dt / (dt + left)
+
+    While the predictions hold this is ``elapsed / (elapsed + left)`` exactly; when a
+    prediction grows (the machine turns out slower, a pass more costly) the bar slows down
+    instead of standing still while the work goes on until that share catches up (as
+    ``max(shown, elapsed / (elapsed + left))`` would). It never goes back, and stops short of
+    1 until the end.
     """
 
     def __init__(self, progress: Progress | None, model: Model) -> None:
@@ -47,6 +57,7 @@ class Clock:
         self.done_seconds = 0.0
         self.ahead: list[float] = []  # full passes of each piece still to come, current first
         self.shown = 0.0
+        self.reported = self.started  # when the share shown was last moved
         self.began = self.started
 
     def compiled(self, seconds: float) -> None:
@@ -111,14 +122,16 @@ class Clock:
         seconds in, corrects it as it runs rather than when it ends.
         """
         now = time.perf_counter()
-        elapsed = now - self.started
         current = self.ahead[0] if self.ahead else 0.0
         speed = self.speed
         if even and within >= PACE_FROM and current > 0:
             speed = self._pace(now, within)
         left = (sum(self.ahead) - within * current) * self.unit
         left = max(left, 0.0) * speed
-        fraction = elapsed / (elapsed + left) if elapsed + left > 0 else 0.0
-        self.shown = max(self.shown, min(0.99, fraction))
+        passed = now - self.reported
+        if passed > 0:
+            step = (1.0 - self.shown) * passed / (passed + left)
+            self.shown = min(0.99, self.shown + step)
+            self.reported = now
         if self.progress is not None:
             self.progress(self.shown, stage)

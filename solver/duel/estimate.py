@@ -102,6 +102,10 @@ BASE_BYTES = 150 * 1024 * 1024
 
 #: Work estimated to take longer than this is refused (or, in the app, asked about).
 LIMIT_SECONDS = 15 * 60.0
+#: The share of the machine's memory work may be estimated to need, ``--allow-long`` or not:
+#: the rest is the margin for the system, the other programs and the estimate's own error
+#: (a solve estimated at 23.0 GB must not start on a 23.5 GB machine).
+USABLE_MEMORY = 0.8
 
 
 @dataclass(frozen=True)
@@ -124,19 +128,21 @@ class Estimate:
         ``memory``: the bytes the machine has (default :func:`machine_memory`).
         """
         memory = machine_memory() if memory is None else memory
-        if memory is not None and self.bytes > memory:
+        if self.too_big(memory):
             return (
                 f"{self.what} would need {size(self.bytes)} of memory (and about "
-                f"{duration(self.seconds)}); this machine has {size(memory)}"
+                f"{duration(self.seconds)}); this machine has {size(memory or 0)}, and work "
+                f"may use at most {USABLE_MEMORY:.0%} of it"
             )
         if self.seconds > limit_seconds:
             return f"{self.what} would take {self.words()}: more than the {duration(limit_seconds)} limit"
         return None
 
     def too_big(self, memory: int | None = None) -> bool:
-        """True when the machine does not have the memory (then no one should ask to go on)."""
+        """True when the work needs more than :data:`USABLE_MEMORY` of the machine's memory
+        (then no one should ask to go on)."""
         memory = machine_memory() if memory is None else memory
-        return memory is not None and self.bytes > memory
+        return memory is not None and self.bytes > USABLE_MEMORY * memory
 
 
 def full_pass_seconds(model: Model) -> float:

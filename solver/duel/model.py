@@ -164,7 +164,8 @@ class Model:
 
     # -- converting game quantities --------------------------------------------------------------
     def index(self, b: int, d: int) -> tuple[int, int]:
-        """Score indices of banked scores in points, clamped to the floor."""
+        """Score indices of banked scores in points, clamped to the floor (a position's
+        scores are checked first: :func:`solver.core.floor.check_in_model`)."""
         return (max(0, (b - self.floor) // STEP), max(0, (d - self.floor) // STEP))
 
     def farkle_count(self, f: int) -> int:

@@ -569,6 +569,8 @@ class Runner:
         layered = layers > 0 and sch.mirrored
         step = 1 if layered else CALL_GROUPS
         done = self.work_done if layered else self._time_shares(margins)
+        if on_progress is not None:  # the pass has begun: the time since the last one counts
+            on_progress(0.0)
         for j in range(0, groups, step):
             end = min(j + step, groups)
             if layered:

@@ -30,6 +30,7 @@ from optimal_farkle.engine import STEP, Endgame, Rules
 from ..core.choices import Choice
 from ..core.endgame import WON
 from ..core.errors import SolverInputError
+from ..core.floor import check_in_model
 from ..core.rolls import FlatOptions, grouped_tables, next_dice
 from . import prebuilt
 from .jitcache import DECISION_WAIT, compile_lock
@@ -129,7 +130,7 @@ class TurnValues:
         return None if np.isnan(v) else v
 
     def action(self, t: int, n: int) -> Choice:
-        """``"bank"`` or ``"roll"``: the optimal choice, as the kernel made it (ties bank)."""
+        """The optimal choice, as the kernel made it (ties bank)."""
         ti = self._row(t)
         if t < self.top:
             return Choice.BANK if self.banks[ti, n - 1] else Choice.ROLL
@@ -205,7 +206,11 @@ class Strategy:
 
     # -- start states ------------------------------------------------------------------------------
     def key(self, start: StartState) -> tuple[int, int, int, int, int, int, int]:
-        """The model's indices of a start state: ``(b, d, f, e, u, o, r)``, as ``w0`` is."""
+        """The model's indices of a start state: ``(b, d, f, e, u, o, r)``, as ``w0`` is.
+
+        :class:`solver.core.floor.OutsideModel` for a score below the floor: the model does not
+        hold it, and reading it as the floor would give another position's figures.
+        """
         m = self.model
         goal = self.rules.goal
         if start.score >= goal or start.opponent >= goal:
@@ -213,6 +218,7 @@ class Strategy:
                 f"scores {start.score} and {start.opponent}: a start of turn has both below the "
                 f"goal of {goal}"
             )
+        check_in_model(m.floor, start.score, start.opponent)
         ib, id_ = m.index(start.score, start.opponent)
         return (
             ib,
@@ -237,9 +243,8 @@ class Strategy:
     ) -> float:
         """``W0``: the win probability of the player about to start a turn.
 
-        Scores below the floor are treated as the floor (the model's bound; see the article's
-        section on the banked score lower bound for why this barely matters above it). Under
-        first-to-goal a score at the goal has won (1) or lost (0).
+        A score below the floor is outside the model (:class:`solver.core.floor.OutsideModel`).
+        Under first-to-goal a score at the goal has won (1) or lost (0).
         """
         goal = self.rules.goal
         if self.rules.endgame is Endgame.FIRST_TO_GOAL and (b >= goal or d >= goal):
@@ -272,10 +277,8 @@ class Strategy:
         opponent_entered: bool = True,
         starter: bool = True,
     ) -> TurnValues:
-        """All in-turn values for a start state (scores in points, both below the goal).
-
-        Scores below the floor are treated as the floor.
-        """
+        """All in-turn values for a start state (scores in points, both below the goal and
+        neither below the floor: :class:`solver.core.floor.OutsideModel`)."""
         return self.turn_of(StartState(b, d, f, e, entered, opponent_entered, starter))
 
     def turn_of(self, start: StartState) -> TurnValues:

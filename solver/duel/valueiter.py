@@ -36,11 +36,9 @@ tenfold, because each pass carries the stale value behind one more three-farkle 
    all chose), and the first two passes take them unchecked, at about a quarter of the cost
    of a full pass each. Their values are never final (:meth:`Runner.sweep`). The guesses
    are nearly all right: under ``facebook`` the pass after moved values by 3.8e-3 at most
-   where they were not, against 3.4e-2 moved by the second speculative pass. (Before, a
-   first pass computed everything to guess from this game's values: its guesses were
-   better, 2.2e-3, but it cost as much as three speculative passes, and solves took 0.4 to
-   1 s longer under ``facebook``, 1.3 to 2.8 s under ``zilch``. A solve from ``initial``
-   values still starts so.)
+   where they were not, against 3.4e-2 moved by the second speculative pass. (A solve from
+   ``initial`` values starts instead with a pass that computes everything and guesses from
+   this game's values: better guesses, at the cost of about three speculative passes.)
 3. **Certifying passes** (below), then **Anderson mixing** of the last few once the first
    ones have left the warm start, until one more full pass changes no value by more than
    the tolerance (1e-12); that last pass's largest change is the reported residual. The
@@ -163,6 +161,15 @@ def default_threads() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def busy(threads: int) -> bool:
+    """Whether the machine runs more than ``threads`` jobs at a time already (the load
+    average of the last minute; never where the OS does not say)."""
+    try:
+        return os.getloadavg()[0] > threads
+    except (AttributeError, OSError):  # pragma: no cover - not on Unix
+        return False
+
+
 def _passes_left(tolerance: float, history: list[float]) -> int | None:
     """Passes still to come once the first ones have settled the choices (the last change is
     below :data:`SETTLED`), from the changes so far (the rate of the last two, never faster
@@ -283,9 +290,11 @@ def value_iteration(
                 passes = pass_costs(model, layered=layered_cost(schedule.single_share, speedup))
 
         warm_start = initial is None and model.nf > 1
-        if compiling or not warm_start:
+        early = compiling or not warm_start or busy(threads)
+        if early:
             # Sampled at once after a compile: a warm start would otherwise run on the
-            # compile's pace, which a compile on one core foretells poorly.
+            # compile's pace, which a compile on one core foretells poorly; and on a machine
+            # busier than its cores, where the reference machine's pace foretells nothing.
             sample()
         if initial is not None:
             clock.plan(passes)
@@ -305,15 +314,19 @@ def value_iteration(
                         layers=WARM_TOLERANCE,
                     )
                 )
-                # Without a compile, sampled only now, before the guesses (which it would
-                # skip by): in a process's first seconds the machine is often slower (with
+                # Without a compile (on a machine not busier than its cores), sampled only
+                # now, before the guesses (which it would skip by): in a process's first
+                # seconds the machine is often slower (with
                 # the kernels prebuilt, a facebook sample came out 17% slow, and the
                 # estimate 40% long), and the plans' first writes would slow it too. The
                 # warm start then runs on the model's estimate.
                 if not compiling:
                     runner.wait_for_plans()
+                if not early:
                     sample()
+                    clock.report(0.0, stage)  # seconds of work: the bar moves on
                 runner.take_guesses(warm_runner)  # in place of a guessing pass
+                clock.report(0.0, stage)
                 clock.between()
             finally:
                 warm_runner.close()

@@ -263,7 +263,7 @@ def write_card(card: Card, cache_dir: Path | str | None = None) -> Path:
     text = json.dumps(card_file_json(card), indent=2, allow_nan=False) + "\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, text.encode("utf-8"))
+        atomic_write(path, text.encode("utf-8"), follow_links=False)  # never out of the cache
     except (OSError, FileProblem) as exc:
         raise CardError(f"{path}: the card cannot be kept: {exc}") from None
     return path

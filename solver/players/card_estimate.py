@@ -59,8 +59,22 @@ from ..core.rolls import grouped_tables, next_dice
 
 #: Gain grids tried in turn: the coarsest that reproduces the expected-score strategy wins.
 GRIDS = (50, 25, 10, 5, 1)
+#: The most columns (summed over the rows) a full table may have: dropping columns tries each
+#: against all the others, so its work grows with their square. The presets have 36 to 42 on
+#: the 50-point grid; rules whose roll gains run to thousands of points (a single 1 worth
+#: 100,000) would have tens of thousands, and hours of dropping for no card a person can learn.
+MAX_COLUMNS = 2_000
+
+
+class TableTooLarge(ValueError):
+    """The rules' estimate table is too large to derive (and to learn): the message says why."""
+
+
 #: Exact values this close are a tie (the tie rule decides).
 TIE = 1e-9
+#: The most numbers a card asks a person to learn: the presets need 18 to 20. A larger table
+#: is no card (at goal 15,000 the finest grid keeps 1,686 numbers and still misses choices).
+MOST_NUMBERS = 40
 #: ``(points, dice used)`` of one set-aside of a keep list.
 Pair = tuple[int, int]
 
@@ -118,6 +132,24 @@ class EstimateTable:
     def numbers(self) -> int:
         """How many numbers the table asks a person to memorise (one per cell)."""
         return sum(len(row) for row in self.rows)
+
+    def unlearnable(self) -> str | None:
+        """Why no one could learn this table from a card (it has more than
+        :data:`MOST_NUMBERS` numbers), in words; None when a card can show it."""
+        count = self.numbers()
+        if count <= MOST_NUMBERS:
+            return None
+        if self.mismatches:
+            return (
+                "no table of worths a person could learn plays as the max-score strategy "
+                f"under these rules: even on a {self.step}-point grid it takes {count:,} "
+                f"numbers and still differs in {self.mismatches:,} of {self.decisions:,} "
+                f"decisions (a card holds at most {MOST_NUMBERS})"
+            )
+        return (
+            f"the smallest table that plays as the max-score strategy under these rules takes "
+            f"{count:,} numbers, more than the {MOST_NUMBERS} a card asks anyone to learn"
+        )
 
     def bank_threshold(self, n: int) -> int | None:
         """The total from which the table banks with ``n`` dice (None: never, as with six)."""
@@ -321,15 +353,26 @@ def estimate_table(rules: Rules) -> EstimateTable:
     exp = expected_strategy(rules)
     d = _decisions(rules)
     minimum = rules.bank_minimum()
-    rows: dict[int, dict[int, int]] = {}
-    bad = 0
-    step = GRIDS[-1]
+    found: tuple[int, dict[int, dict[int, int]], int] | None = None  # step, rows, mismatches
     for step in GRIDS:
         rows = _full_rows(exp, step, d.height)
+        columns = sum(len(row) for row in rows.values())
+        if columns > MAX_COLUMNS:
+            if found is not None:
+                break  # the coarser grid's table, its mismatches counted, is the card's
+            raise TableTooLarge(
+                f"no card for {rules.name}: rolling on is worth up to "
+                f"{max(max(row) for row in rows.values()):,} points, so its table would start "
+                f"from {columns:,} numbers on the {step}-point grid (at most {MAX_COLUMNS:,} "
+                "can be derived), far more than anyone could learn"
+            )
         bad = _mismatches(rows, d, minimum)
+        found = (step, rows, bad)
         if bad == 0:
-            rows = _smallest(rows, d, minimum)
+            found = (step, _smallest(rows, d, minimum), 0)
             break
+    assert found is not None  # the first grid is always tried
+    step, rows, bad = found
     return EstimateTable(
         step=step,
         rows=tuple(tuple(sorted(rows[n].items())) for n in DICE),
@@ -345,4 +388,13 @@ def check_table(table: EstimateTable, rules: Rules) -> int:
     return _mismatches(rows, _decisions(rules), rules.bank_minimum())
 
 
-__all__ = ["EstimateTable", "check_table", "estimate_table", "reachable", "turn_limit"]
+__all__ = [
+    "MAX_COLUMNS",
+    "MOST_NUMBERS",
+    "EstimateTable",
+    "TableTooLarge",
+    "check_table",
+    "estimate_table",
+    "reachable",
+    "turn_limit",
+]

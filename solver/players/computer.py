@@ -22,6 +22,7 @@ is the two-player optimum, which is what the approximation reduces to.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from optimal_farkle.engine import Rules
@@ -29,6 +30,7 @@ from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, Set
 
 from ..core.choices import Choice
 from ..core.errors import SolverInputError
+from ..core.floor import OutsideModel, used_floor
 from ..duel.decisions import decide, decide_turn, rank_options, rank_turn
 from ..duel.strategy import Strategy
 
@@ -96,10 +98,20 @@ class OptimalPlayer:
                 self.description = APPROX_DESCRIPTION
 
     def act(self, state: GameState) -> Action:
+        """The optimal action; outside the model (a score below the floor) the action of the
+        nearest position it holds, every such score raised to the floor (:func:`at_floor`):
+        the game goes on, though that choice is no longer provably optimal."""
         if len(state.players) != self.players:
             raise SolverInputError(
                 f"this player was made for {self.players} seats, the game has {len(state.players)}"
             )
+        try:
+            return self._act(state)
+        except OutsideModel:
+            floor = self.strategy.floor if self.strategy is not None else used_floor(self.rules)
+            return self._act(at_floor(state, floor))
+
+    def _act(self, state: GameState) -> Action:
         if self.players == 2 and self.strategy is not None:
             if state.phase is Phase.CHOOSE:
                 return SetAside(rank_options(self.strategy, state)[0].option.dice)
@@ -121,6 +133,14 @@ class OptimalPlayer:
         if state.turn_total == 0:
             return Roll()
         return Bank() if self.advice.decide(state).best == Choice.BANK else Roll()
+
+
+def at_floor(state: GameState, floor: int) -> GameState:
+    """``state`` with every banked score below ``floor`` raised to it: the nearest position
+    the model holds (the dice, the turn and every flag unchanged, so the same actions are
+    legal in both)."""
+    standings = tuple(replace(s, score=max(s.score, floor)) for s in state.standings)
+    return replace(state, standings=standings)
 
 
 def _registry() -> dict[str, Any]:

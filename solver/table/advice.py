@@ -31,6 +31,7 @@ from optimal_farkle.engine import Rules
 from optimal_farkle.engine.game import GameState
 
 from ..core.errors import SolverInputError
+from ..core.floor import OutsideModel
 from ..duel.decisions import Decision, OptionValue, decide, rank_options, win_probability
 
 if TYPE_CHECKING:
@@ -80,6 +81,18 @@ class TwoPlayerAdvice:
         out = [1.0 - mover, 1.0 - mover]
         out[state.current] = mover
         return tuple(out)
+
+
+def mover_chance(advice: TableAdvice | None, state: GameState) -> float | None:
+    """The win chance of the player to move, or None: no advice, or a position outside the
+    model (a score below its floor: :class:`solver.core.floor.OutsideModel`), where no figure
+    is exact."""
+    if advice is None:
+        return None
+    try:
+        return advice.win_chances(state)[state.current]
+    except OutsideModel:
+        return None
 
 
 def check_players(players: int) -> None:
@@ -163,6 +176,7 @@ __all__ = [
     "exact_table_cached",
     "exact_table_supported",
     "load_exact_table",
+    "mover_chance",
     "solve_exact_table",
     "table_advice",
 ]

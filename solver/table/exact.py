@@ -41,10 +41,13 @@ lane-check as measured at a load near 10 (the figures of ``bench/table3.py``;
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -63,7 +66,7 @@ from optimal_farkle.engine.text import quote
 from ..core.choices import Choice
 from ..core.endgame import needs_final_turn
 from ..core.errors import SolverError, SolverInputError
-from ..core.floor import DEFAULT_FLOOR
+from ..core.floor import DEFAULT_FLOOR, check_in_model
 from ..duel.cache import (
     MAX_HEADER,
     CacheError,
@@ -83,7 +86,7 @@ from ..duel.decisions import (
     final_target,
     rank_turn,
 )
-from ..duel.estimate import BASE_BYTES, Estimate, machine_memory
+from ..duel.estimate import BASE_BYTES, USABLE_MEMORY, Estimate, machine_memory
 from ..duel.passes import SolveCancelled
 from .finalround import FinalRound, final_round
 from .kernel import (
@@ -96,8 +99,20 @@ from .kernel import (
     table_tables,
 )
 from .model import TableModel, build_table_model
-from .solve import MixedStates, Progress, TableSolveResult, reachable_states, solve_table
+from .resume import SolveJournal
+from .solve import (
+    TOLERANCE,
+    MixedStates,
+    Progress,
+    RunnerFactory,
+    TableSolveResult,
+    reachable_states,
+    solve_table,
+)
 from .turn import LastFinalTurn, TableTurn, TurnTooShort, lead_final_turn
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 EXACT_LABEL = "exact 3-player optimum"
 #: The table sizes the exact strategy is offered for (2 players use the two-player solve).
@@ -183,10 +198,10 @@ def exact_table_supported(rules: Rules, players: int) -> str | None:
         return reason
     estimate = table_estimate(rules, players)
     memory = machine_memory()
-    if memory is not None and estimate.bytes > memory:
+    if memory is not None and estimate.too_big(memory):
         return (
             f"too large for this machine: {estimate.what} needs {_gb(estimate.bytes)} of memory "
-            f"(this machine has {_gb(memory)})"
+            f"(this machine has {_gb(memory)}, and work may use at most {USABLE_MEMORY:.0%} of it)"
         )
     if estimate.seconds > LIMIT_SECONDS:
         return f"too long for this machine: {estimate.what} would take {estimate.words()}"
@@ -261,6 +276,7 @@ class ExactTableStrategy:
         if any(s.score >= self.rules.goal for s in standings):
             raise SolverInputError("a start of turn has every score below the goal")
         r = (state.current - state.first) % n if m.ns > 1 else 0
+        check_in_model(m.floor, *(s.score for s in standings))
         return (
             tuple(m.score_index(s.score) for s in standings)
             + tuple(m.farkle_count(s.farkles) for s in standings)
@@ -676,11 +692,17 @@ def solve_exact_table(
     threads: int | None = None,
     floor: int = DEFAULT_FLOOR,
     force: bool = False,
+    cluster: str | Cluster | None = None,
 ) -> ExactTableStrategy:
     """Load the exact table solve from the cache, or solve and cache it.
 
     ValueError when :func:`exact_table_supported` refuses (unless ``force``: the tests and
     the bench solve small goals of any rules); :class:`SolveCancelled` when ``cancel`` is set.
+    A solve checkpoints every layer beside the cache file (:func:`solve_journal`): killed,
+    the next call resumes it. ``cluster`` runs the blocks on Ray (a name for
+    :func:`solver.table.cluster.connect`, or a connected cluster), after reporting its plan;
+    the values are the same bit for bit. :class:`solver.table.cluster.ClusterError` when the
+    cluster cannot be used.
     """
     reason = exact_table_supported(rules, players)
     if reason is not None and not (force and players in (2, 3)):
@@ -697,7 +719,16 @@ def solve_exact_table(
         if cached is not None:
             return cached
         model = build_table_model(rules, players, floor)
-        result = solve_table(model, progress=progress, cancel=cancel, threads=threads)
+        journal = solve_journal(path, model) if problem is None else None
+        with _on_cluster(cluster, model, report) as runners:
+            result = solve_table(
+                model,
+                progress=progress,
+                cancel=cancel,
+                threads=threads,
+                journal=journal,
+                runners=runners,
+            )
         strategy = ExactTableStrategy(model, result.w, result.mixed, result)
         if problem is None:
             try:
@@ -705,7 +736,43 @@ def solve_exact_table(
             except TableCacheError as exc:
                 if report is not None:
                     report(f"the table strategy cannot be cached ({exc}); it is kept in memory")
+            else:
+                if journal is not None:
+                    journal.clear()
         return strategy
+
+
+@contextlib.contextmanager
+def _on_cluster(
+    cluster: str | Cluster | None, model: TableModel, report: Reporter | None
+) -> Iterator[RunnerFactory | None]:
+    """The runners of ``cluster`` (None: in this process), its plan reported first."""
+    if cluster is None:
+        yield None
+        return
+    from .cluster import cluster_plan, connect
+
+    connected = connect(cluster) if isinstance(cluster, str) else cluster
+    try:
+        if report is not None:
+            seconds = table_estimate(model.rules, model.players, model.floor).seconds
+            plan = cluster_plan(model, connected.workers, seconds)
+            report(f"the plan on {connected.name}: {plan.words()}")
+        yield connected.runners()
+    finally:
+        if isinstance(cluster, str):
+            connected.close()
+
+
+def solve_journal(path: Path, model: TableModel) -> SolveJournal:
+    """The checkpoints of the solve cached at ``path``: a folder beside it.
+
+    Its key names everything the values depend on (the cache file's name already holds the
+    rules' digest, the players, the floor and the solver version), so a checkpoint of any
+    other solve is never replayed.
+    """
+    key = f"{path.name}|shape={list(model.shape)}|tolerance={TOLERANCE!r}"
+    return SolveJournal(path.with_name(path.name + ".resume"), key, model.start_states, model.comps)
 
 
 __all__ = [

@@ -462,16 +462,21 @@ def exact_setup(
     top = min(max(top, min_top), rows - p[P_EXTRA])
     last = min(top + p[P_EXTRA], rows)
     bank_rows(tt, w, woff, lanes, nl, s.info, s.bank, last)
-    for lane in range(nl):
-        for t in range(top, last):
-            for dice in range(1, 7):
-                cell = (t * 6 + dice - 1) * nl + lane
-                s.prob[cell] = 0.0
-                if p[P_RISKLESS] > 0 and tt.riskless[dice]:
-                    riskless_fill(tt, lanes, lane, t, dice, s.vals, cell)
-                else:
-                    for c in range(comps):
-                        s.vals[c, cell] = s.bank[c, t, lane]
+    # Row by row with the lanes innermost: contiguous stores (lane-outer, every store was a
+    # cache line of its own, and this fill cost as much as a third of a block).
+    riskless = p[P_RISKLESS] > 0
+    for t in range(top, last):
+        for dice in range(1, 7):
+            base = (t * 6 + dice - 1) * nl
+            if riskless and tt.riskless[dice]:
+                for lane in range(nl):
+                    riskless_fill(tt, lanes, lane, t, dice, s.vals, base + lane)
+            else:
+                for c in range(comps):
+                    for lane in range(nl):
+                        s.vals[c, base + lane] = s.bank[c, t, lane]
+            for lane in range(nl):
+                s.prob[base + lane] = 0.0
     return int(top)
 
 

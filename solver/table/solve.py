@@ -59,6 +59,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -66,11 +67,13 @@ from optimal_farkle.engine import STEP
 
 from ..core.errors import SolveFailedError
 from ..core.layout import LANES
+from ..duel.cache import CacheError
 from ..duel.passes import SolveCancelled
 from ..duel.valueiter import default_threads
 from .kernel import TableTables, solver_for, steps_next, table_scratch, table_tables
 from .mixing import Equilibrium, Policy, add_policy, mixed_equilibrium
 from .model import TableModel
+from .resume import LayerProgress, MixEntry, Snapshot, SolveJournal
 
 Progress = Callable[[float, str], None]
 TOLERANCE = 1e-12
@@ -220,6 +223,27 @@ def full(model: TableModel, values: np.ndarray) -> np.ndarray:
 
 
 # -- running blocks --------------------------------------------------------------------------------
+class BlockRunner(Protocol):
+    """Runs the blocks of a batch: in this process (:class:`_Blocks`) or on a cluster
+    (:mod:`solver.table.cluster`). Every runner gives the same values bit for bit."""
+
+    def solve(
+        self, w_flat: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The turns of ``rows`` from ``w_flat``: ``(values (k, C), P (k,))``."""
+        ...
+
+    def wrote(self, idx: np.ndarray) -> None:
+        """The states ``idx`` of ``W`` were written since the last :meth:`solve`."""
+        ...
+
+    def close(self) -> None: ...
+
+
+#: Makes the runner of a model's blocks: ``(model, tables, threads, track)``.
+RunnerFactory = Callable[[TableModel, TableTables, int, bool], BlockRunner]
+
+
 class _Blocks:
     """Thread pool, scratch and the compiled solver for sweeping batches of one model."""
 
@@ -232,6 +256,9 @@ class _Blocks:
         self.steps_next = steps_next(tables)
         self.scratch = [table_scratch(tables, LANES) for _ in range(self.threads)]
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
+
+    def wrote(self, idx: np.ndarray) -> None:
+        """Nothing to do: the blocks read ``W`` itself."""
 
     def close(self) -> None:
         if self.pool is not None:
@@ -315,39 +342,106 @@ def solve_table(
     cancel: threading.Event | None = None,
     tolerance: float = TOLERANCE,
     threads: int | None = None,
+    journal: SolveJournal | None = None,
+    runners: RunnerFactory | None = None,
 ) -> TableSolveResult:
-    """Solve ``W`` of ``model`` exactly (see the module docstring)."""
+    """Solve ``W`` of ``model`` exactly (see the module docstring).
+
+    ``journal``: checkpoints after every layer, and where a killed solve resumes from
+    (:mod:`solver.table.resume`); ``runners``: where the blocks run (default: ``threads``
+    threads of this process; :mod:`solver.table.cluster` for a cluster).
+    """
     threads = default_threads() if threads is None else threads
-    started = time.perf_counter()
+    make: RunnerFactory = runners if runners is not None else _Blocks
     if progress is not None:
         progress(0.0, "preparing the solver (compiled once for this machine)")
     compile_table_kernels(model)
     if model.penalty_count == 0:
-        w, sweeps, residual, mixed = _solve_layers(
-            model, tolerance, threads, progress, cancel, 0.0, 1.0
+        w, done = _solve_layers(
+            model, tolerance, threads, progress, cancel, (0.0, 1.0), make, journal, "exact"
         )
         return TableSolveResult(
             w=w,
-            sweeps=sweeps,
+            sweeps=done.solved / reachable_states(model),
             passes=1,
-            residual=residual,
-            seconds=time.perf_counter() - started,
-            history=(residual,),
-            mixed=mixed,
+            residual=done.residual,
+            seconds=done.seconds,
+            history=(done.residual,),
+            mixed=_mixed_states(done.mixed),
         )
     plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
-    warm, warm_sweeps, _, _ = _solve_layers(plain, 1e-9, threads, progress, cancel, 0.0, 0.2)
-    w = _broadcast_counts(model, warm)
-    history, sweeps = _penalty_passes(model, w, tolerance, threads, progress, cancel)
+    snapshot = journal.snapshot() if journal is not None else None
+    if snapshot is None:
+        warm, done = _solve_layers(
+            plain, 1e-9, threads, progress, cancel, (0.0, 0.2), make, journal, "warm"
+        )
+        snapshot = Snapshot(
+            w=_broadcast_counts(model, warm),
+            passes=0,
+            history=(),
+            warm_sweeps=done.solved / reachable_states(model),
+            seconds=done.seconds,
+        )
+        journal = _save(journal, snapshot)
+    history, seconds = _penalty_passes(
+        model, snapshot, tolerance, threads, progress, cancel, make, journal
+    )
     return TableSolveResult(
-        w=w,
-        sweeps=sweeps + warm_sweeps * reachable_states(plain) / reachable_states(model),
+        w=snapshot.w,
+        sweeps=len(history) + snapshot.warm_sweeps,
         passes=len(history),
         residual=history[-1],
-        seconds=time.perf_counter() - started,
+        seconds=seconds,
         history=tuple(history),
         mixed=MixedStates.empty(),
     )
+
+
+def _mixed_states(mixed: list[MixEntry]) -> MixedStates:
+    if not mixed:
+        return MixedStates.empty()
+    mixed = sorted(mixed)
+    return MixedStates(
+        flat=np.array([m[0] for m in mixed], dtype=np.int64),
+        weight=np.array([m[1] for m in mixed]),
+        low=np.array([m[2] for m in mixed]),
+        high=np.array([m[3] for m in mixed]),
+    )
+
+
+def _save(journal: SolveJournal | None, snapshot: Snapshot) -> SolveJournal | None:
+    """Write a snapshot; the journal, or None when it cannot be written (no more checkpoints)."""
+    if journal is None:
+        return None
+    try:
+        journal.write_snapshot(snapshot)
+    except CacheError:
+        return None
+    return journal
+
+
+def _record(
+    journal: SolveJournal | None,
+    phase: str,
+    passes: int,
+    layer: int,
+    values: np.ndarray,
+    figures: LayerProgress,
+    mixed: list[MixEntry],
+) -> SolveJournal | None:
+    """Checkpoint a layer; the journal, or None when it cannot be written (no more checkpoints)."""
+    if journal is None:
+        return None
+    try:
+        journal.record_layer(phase, passes, layer, values, figures, mixed)
+    except CacheError:
+        return None
+    return journal
+
+
+def layer_flat(model: TableModel, layer: int) -> np.ndarray:
+    """The flat indices of a layer's states in block order (a checkpoint's record order)."""
+    return flat_of(model, batch_states(model, layer))
 
 
 def _broadcast_counts(model: TableModel, plain: np.ndarray) -> np.ndarray:
@@ -371,36 +465,47 @@ def _solve_layers(
     threads: int,
     progress: Progress | None,
     cancel: threading.Event | None,
-    lo: float,
-    hi: float,
-) -> tuple[np.ndarray, float, float, MixedStates]:
-    """The rules without a penalty, layer by layer from the top.
+    span: tuple[float, float],
+    make: RunnerFactory,
+    journal: SolveJournal | None,
+    phase: str,
+) -> tuple[np.ndarray, LayerProgress]:
+    """The rules without a penalty, layer by layer from the top (resumed from ``journal``).
 
-    Returns ``(W flat, sweeps, residual, mixed states)``.
+    Returns ``W`` (flat) and the figures: turn solves, residual, seconds, mixing states.
     """
     tables = table_tables(model)
     comps, n = model.comps, model.players
     w = np.full(model.start_states * comps, 1.0 / n)
     wv = w.reshape(-1, comps)
-    runner = _Blocks(model, tables, threads, track=True)
-    solved = 0
-    residual = 0.0
     top_layer = n * (model.nb - 1)
+
+    def rows_of(layer: int) -> np.ndarray:
+        return layer_flat(model, layer)
+
+    done = (
+        journal.replay(phase, 0, w, rows_of, top_layer) if journal is not None else LayerProgress()
+    )
+    first = top_layer if done.next_layer is None else done.next_layer
+    earlier = done.seconds
+    started = time.perf_counter()
     total_work = float(reachable_states(model))
-    done_work = 0.0
-    mixed: list[tuple[int, float, float, float]] = []
+    done_work = float(sum(len(rows_of(layer)) for layer in range(first + 1, top_layer + 1)))
     stage = "exact layers: the rotation of farkles in closed form"
+    runner = make(model, tables, threads, True)
     try:
-        for layer in range(top_layer, -1, -1):
+        for layer in range(first, -1, -1):
             rows = batch_states(model, layer)
             if not len(rows):
                 continue
+            mixed_before = len(done.mixed)
             idx = flat_of(model, rows)
             order = np.argsort(idx)
             sorted_idx = idx[order]
             rot_rows = rotated(model, rows)
             rot_pos = order[np.searchsorted(sorted_idx, flat_of(model, rot_rows))]
             wv[idx] = _guess(model, wv, rows)
+            runner.wrote(idx)
             todo = np.arange(len(rows))
             seen: dict[int, list[Policy]] = {}
             for iteration in range(NEWTON_ITERATIONS):
@@ -409,50 +514,44 @@ def _solve_layers(
                 before = wv[idx[todo]].copy()
                 x = np.roll(full(model, wv[idx[rot_pos[todo]]]), 1, axis=1)  # Rot
                 values, farkle = runner.solve(w, rows[todo])
-                solved += len(todo)
+                done.solved += len(todo)
                 change = np.abs(values - before).max(axis=1)
                 if iteration > 0:
                     cycle_change = _cycle_max(change, todo, rot_pos, n)
-                    done = cycle_change <= tolerance
-                    wv[idx[todo[done]]] = values[done]
-                    if done.any():
-                        residual = max(residual, float(change[done].max()))
-                    keep = ~done
+                    finished = cycle_change <= tolerance
+                    wv[idx[todo[finished]]] = values[finished]
+                    if finished.any():
+                        done.residual = max(done.residual, float(change[finished].max()))
+                    keep = ~finished
                     todo, values, farkle, x = todo[keep], values[keep], farkle[keep], x[keep]
                     if not len(todo):
+                        runner.wrote(idx)
                         break
                 a = full(model, values) - farkle[:, None] * x
                 if iteration >= RECORD_FROM:
                     for q, pos in enumerate(todo.tolist()):
                         add_policy(seen.setdefault(pos, []), a[q], float(farkle[q]))
                 wv[idx[todo]] = _closed_form(model, a, farkle, todo, rot_pos)[:, :comps]
+                runner.wrote(idx)
             if len(todo):
                 change, count = _mix_cycles(
-                    model, runner, w, rows, idx, rot_pos, todo, seen, tolerance, mixed
+                    model, runner, w, rows, idx, rot_pos, todo, seen, tolerance, done.mixed
                 )
-                solved += count
-                residual = max(residual, change)
+                done.solved += count
+                done.residual = max(done.residual, change)
             done_work += len(rows)
-            _report(progress, lo, hi, done_work / total_work, stage)
+            done.seconds = earlier + time.perf_counter() - started
+            journal = _record(journal, phase, 0, layer, wv[idx], done, done.mixed[mixed_before:])
+            _report(progress, *span, done_work / total_work, stage)
     finally:
         runner.close()
-    mixed.sort()
-    table = (
-        MixedStates(
-            flat=np.array([m[0] for m in mixed], dtype=np.int64),
-            weight=np.array([m[1] for m in mixed]),
-            low=np.array([m[2] for m in mixed]),
-            high=np.array([m[3] for m in mixed]),
-        )
-        if mixed
-        else MixedStates.empty()
-    )
-    return w, solved / total_work, residual, table
+    done.seconds = earlier + time.perf_counter() - started
+    return w, done
 
 
 def _mix_cycles(
     model: TableModel,
-    runner: _Blocks,
+    runner: BlockRunner,
     w: np.ndarray,
     rows: np.ndarray,
     idx: np.ndarray,
@@ -488,6 +587,7 @@ def _mix_cycles(
             found = mixed_equilibrium(cycle, candidates) if all(candidates) else None
             if found is not None:
                 wv[idx[where]] = found.values[:, :comps]
+                runner.wrote(idx[where])
             values, farkle = runner.solve(w, rows[where])
             solves += len(where)
             x = np.roll(full(model, wv[idx[rot_pos[where]]]), 1, axis=1)
@@ -515,7 +615,7 @@ def _mix_cycles(
 
 def _mixing_entry(
     model: TableModel,
-    runner: _Blocks,
+    runner: BlockRunner,
     w: np.ndarray,
     rows: np.ndarray,
     idx: np.ndarray,
@@ -595,47 +695,74 @@ def _closed_form(
 
 def _penalty_passes(
     model: TableModel,
-    w: np.ndarray,
+    start: Snapshot,
     tolerance: float,
     threads: int,
     progress: Progress | None,
     cancel: threading.Event | None,
+    make: RunnerFactory,
+    journal: SolveJournal | None,
 ) -> tuple[list[float], float]:
-    """Gauss-Seidel passes of the rules with a penalty, in place: ``(history, sweeps)``."""
+    """Gauss-Seidel passes of the rules with a penalty, in place in ``start.w``.
+
+    Starts at pass ``start.passes`` (resumed from ``journal``'s records of that pass) and
+    returns the largest change of every pass and the seconds of the whole solve.
+    """
     tables = table_tables(model)
     comps, n = model.comps, model.players
+    w = start.w
     wv = w.reshape(-1, comps)
-    runner = _Blocks(model, tables, threads, track=False)
-    batches = [
-        (layer, c)
-        for layer in range(n * (model.nb - 1), -1, -1)
-        for c in range(n * (model.nf - 1), -1, -1)
-    ]
-    history: list[float] = []
-    cached: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+    top_layer = n * (model.nb - 1)
+    counts = range(n * (model.nf - 1), -1, -1)
+    history = list(start.history)
+    earlier = start.seconds
+    started = time.perf_counter()
+    batches: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+    def batches_of(layer: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """A layer's batches (one per combined farkle count, highest first): rows, indices."""
+        if layer not in batches:
+            rows = [batch_states(model, layer, c) for c in counts]
+            batches[layer] = [(r, flat_of(model, r)) for r in rows if len(r)]
+        return batches[layer]
+
+    def rows_of(layer: int) -> np.ndarray:
+        found = batches_of(layer)
+        return np.concatenate([i for _, i in found]) if found else np.zeros(0, dtype=np.int64)
+
+    runner = make(model, tables, threads, False)
     try:
         while True:
-            largest = 0.0
-            for k, (layer, c) in enumerate(batches):
-                if cancel is not None and cancel.is_set():
-                    raise SolveCancelled()
-                if (layer, c) not in cached:
-                    rows = batch_states(model, layer, c)
-                    cached[(layer, c)] = (rows, flat_of(model, rows))
-                rows, idx = cached[(layer, c)]
-                if not len(rows):
-                    continue
-                values, _ = runner.solve(w, rows)
-                largest = max(largest, float(np.abs(values - wv[idx]).max()))
-                wv[idx] = values
-                if k % 64 == 0:
-                    _report(
-                        progress,
-                        0.2,
-                        1.0,
-                        _pass_share(history, tolerance) + k / len(batches) / 12,
-                        f"exact passes: pass {len(history) + 1}",
-                    )
+            passes = len(history)
+            done = (
+                journal.replay("pass", passes, w, rows_of, top_layer)
+                if journal is not None
+                else LayerProgress()
+            )
+            first = top_layer if done.next_layer is None else done.next_layer
+            largest = done.residual
+            if done.next_layer is not None:
+                earlier = done.seconds - (time.perf_counter() - started)
+            for layer in range(first, -1, -1):
+                found = batches_of(layer)
+                for rows, idx in found:
+                    if cancel is not None and cancel.is_set():
+                        raise SolveCancelled()
+                    values, _ = runner.solve(w, rows)
+                    largest = max(largest, float(np.abs(values - wv[idx]).max()))
+                    wv[idx] = values
+                    runner.wrote(idx)
+                if found:
+                    done.residual = largest
+                    done.seconds = earlier + time.perf_counter() - started
+                    journal = _record(journal, "pass", passes, layer, wv[rows_of(layer)], done, [])
+                _report(
+                    progress,
+                    0.2,
+                    1.0,
+                    _pass_share(history, tolerance) + (top_layer - layer) / (top_layer + 1) / 12,
+                    f"exact passes: pass {passes + 1}",
+                )
             history.append(largest)
             if largest <= tolerance:
                 break
@@ -643,9 +770,18 @@ def _penalty_passes(
                 raise SolveFailedError(
                     f"the passes did not converge in {MAX_PASSES} (last {largest:.3g})"
                 )
+            journal = _save(
+                journal,
+                replace(
+                    start,
+                    passes=len(history),
+                    history=tuple(history),
+                    seconds=earlier + time.perf_counter() - started,
+                ),
+            )
     finally:
         runner.close()
-    return history, float(len(history))
+    return history, earlier + time.perf_counter() - started
 
 
 def _pass_share(history: list[float], tolerance: float) -> float:

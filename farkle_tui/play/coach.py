@@ -26,7 +26,7 @@ from optimal_farkle.engine.record import GameRecord, GameSession
 
 from ..game_setup import HUMAN
 from ..services import Services
-from ..widgets.coach_line import CoachLine, CoachTally, coach_text
+from ..widgets.coach_line import COACH_LEGEND, CoachLine, CoachTally, coach_text
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.analysis.coach import Judgement
@@ -70,9 +70,14 @@ class GameCoach:
         self._card: LevelPlayer | None = None
         #: Steps of the record the tallies cover, and each seat's tally over them.
         self._counted: tuple[int, dict[int, CoachTally]] = (0, {})
-        self.line.display = self.on
+        self.line.display = self._shown()
         if self.on:
             self.line.say(self._idle_text())
+
+    def _shown(self) -> bool:
+        """The coach's lines show while it is on and can judge this game (a table of three
+        said "two players only" on a line of its own for the whole game)."""
+        return self.on and self._unable() is None
 
     @property
     def on(self) -> bool:
@@ -82,7 +87,7 @@ class GameCoach:
         """Turn the coach on or off, remember the choice, and say so."""
         self.services.settings.coach = not self.on
         self.services.storage.save_settings(self.services.settings)
-        self.line.display = self.on
+        self.line.display = self._shown()
         if self.on:
             self.line.say(self._idle_text())
         unable = self._unable()
@@ -111,10 +116,7 @@ class GameCoach:
         unable = self._unable()
         if unable is not None:
             return Text(f"Coach: {unable}.")
-        return Text.assemble(
-            ("Coach ", "bold"),
-            "on: each move's cost, the better move and the card's move show here.",
-        )
+        return Text(COACH_LEGEND, no_wrap=True, overflow="ellipsis")
 
     def after_move(self, before: GameState, actions: Sequence[Action]) -> None:
         """A person made a move: judge it off the UI thread when the coach is on."""
@@ -147,11 +149,11 @@ class GameCoach:
         """Worker: judge the move, and the game's decisions not yet counted; hand both back.
 
         The tallies grow from ``base`` (steps already counted, tallies then): the steps after
-        it are analysed with the replay's :func:`analyse_step`, so the running total is the
+        it are analysed with the replay's :func:`analyse_held`, so the running total is the
         replay analysis's own, whenever the coach was turned on.
         """
         from optimal_farkle.solver.analysis.coach import judge
-        from optimal_farkle.solver.analysis.game import analyse_step, replay_record
+        from optimal_farkle.solver.analysis.game import analyse_held, replay_record
         from optimal_farkle.solver.players.levels import CardPlayer
 
         strategy = self.strategy
@@ -162,7 +164,7 @@ class GameCoach:
         counted, tallies = base[0], dict(base[1])
         steps = replay_record(record)
         for step in steps[counted:]:
-            analysis = analyse_step(strategy, step)
+            analysis = analyse_held(strategy, step)
             if analysis is not None:
                 tallies[analysis.player] = tallies.get(analysis.player, CoachTally()).add(
                     [analysis]
@@ -180,8 +182,6 @@ class GameCoach:
             return
         self._counted = counted
         self.verdicts.append(verdict)
-        if not verdict.judgement.decisions:
-            return  # a forced move (the first roll of a turn): nothing to say
         humans = [p for p in self.session.state.players if p.kind == HUMAN]
         state = self.session.state
         name = "" if len(humans) < 2 else f" {state.players[verdict.judgement.player].name}"
