@@ -12,7 +12,8 @@ import secrets
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
-DICE_PER_TURN = 6
+#: The most dice one roll throws (a turn starts with :attr:`Rules.dice`, 5 or 6, of them).
+MAX_DICE = 6
 
 
 @runtime_checkable
@@ -29,8 +30,8 @@ class ScriptExhaustedError(LookupError):
 
 
 def _check_count(n: int) -> None:
-    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= DICE_PER_TURN:
-        raise ValueError(f"a roll has 1 to {DICE_PER_TURN} dice, not {n!r}")
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_DICE:
+        raise ValueError(f"a roll has 1 to {MAX_DICE} dice, not {n!r}")
 
 
 class SeededDice:

@@ -159,7 +159,8 @@ class Farkled(EventBase):
 
 @dataclass(frozen=True)
 class Penalty(EventBase):
-    """Too many farkles in a row cost ``points`` banked points; the score is now ``score``."""
+    """Too many farkles in a row cost ``points`` banked points (all of them when the penalty
+    costs everything); the score is now ``score``."""
 
     kind: ClassVar[str] = "penalty"
     player: int

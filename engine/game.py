@@ -9,10 +9,11 @@ A turn, for the player to move:
 * phase ``DECIDE`` with turn total ``t`` and ``dice_left`` dice: :class:`Roll` them, or
   :class:`Bank` ``t`` when :meth:`GameState.can_bank` (never at ``t = 0``);
 * a roll that scores nothing farkles: the turn total is lost, the consecutive-farkle count
-  rises, and at ``rules.penalty_farkles`` it costs ``rules.penalty_points`` and resets; the
-  turn passes;
+  rises, and at ``rules.penalty_farkles`` it costs ``rules.penalty_points`` (or the whole
+  score: :meth:`Rules.after_penalty`) and resets; the turn passes;
 * otherwise phase ``CHOOSE``: :class:`SetAside` one legal option of the roll
-  (:meth:`engine.scoring.Scorer.validate`); using every die is hot dice (six dice again).
+  (:meth:`engine.scoring.Scorer.validate`); using every die is hot dice (all
+  ``rules.dice`` dice again).
 
 The endgames (:class:`engine.rules.Endgame`): under ``first-to-goal`` the engine banks for
 the player as soon as a legal bank reaches the goal and the game ends; under ``final-turn``
@@ -34,7 +35,6 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TypeAlias
 
-from .dice import DICE_PER_TURN
 from .errors import FarkleError, GameOverError, IllegalActionError, IllegalSelectionError
 from .events import (
     EVENT_TYPES,
@@ -148,7 +148,7 @@ class GameState:
     current: int  # index of the player to move
     phase: Phase
     turn_total: int
-    dice_left: int  # dice the next roll throws (6 at the start of a turn and after hot dice)
+    dice_left: int  # dice the next roll throws (rules.dice at a turn's start and after hot dice)
     roll: tuple[int, ...]  # dice showing (phase CHOOSE), else ()
     set_aside: tuple[ScoringOption, ...]  # this turn's set-asides, in order
     turn: int  # 1-based number of the turn in progress (counts every player's turns)
@@ -296,7 +296,7 @@ def new_game(
         current=first,
         phase=Phase.DECIDE,
         turn_total=0,
-        dice_left=DICE_PER_TURN,
+        dice_left=rules.dice,
         roll=(),
         set_aside=(),
         turn=1,
@@ -401,9 +401,10 @@ def _roll(state: GameState, action: Roll) -> tuple[GameState, tuple[Event, ...]]
     events: list[Event] = [rolled, Farkled(me, dice, state.turn_total, count)]
     score = standing.score
     if rules.has_penalty and count >= rules.penalty_farkles:
-        score -= rules.penalty_points
+        left = rules.after_penalty(score)
         count = 0
-        events.append(Penalty(me, rules.penalty_points, score))
+        events.append(Penalty(me, score - left, left))
+        score = left
     standings = _with(state.standings, me, replace(standing, score=score, farkles=count))
     after, end_events = _end_turn(replace(state, standings=standings))
     return after, tuple(events) + end_events
@@ -421,7 +422,7 @@ def _set_aside(state: GameState, action: SetAside) -> tuple[GameState, tuple[Eve
     me = state.current
     total = state.turn_total + option.points
     hot = option.size == len(state.roll)
-    left = DICE_PER_TURN if hot else len(state.roll) - option.size
+    left = state.rules.dice if hot else len(state.roll) - option.size
     after = replace(
         state,
         phase=Phase.DECIDE,
@@ -505,7 +506,7 @@ def _end_turn(state: GameState, starting: bool = False) -> tuple[GameState, tupl
             current=nxt,
             phase=Phase.DECIDE,
             turn_total=0,
-            dice_left=DICE_PER_TURN,
+            dice_left=state.rules.dice,
             roll=(),
             set_aside=(),
             turn=state.turn + 1,
@@ -522,7 +523,7 @@ def _game_over(
         state,
         phase=Phase.OVER,
         turn_total=0,
-        dice_left=DICE_PER_TURN,
+        dice_left=state.rules.dice,
         roll=(),
         set_aside=(),
         final_turns=(),

@@ -22,6 +22,9 @@ Schema (every table and key is required unless marked optional)::
     two_triplets = 0                  # 0: scored as two separate sets
     four_and_pair = 0                 # 0: not a combination of its own
     six_dice_nothing = 0              # 0: a six-dice roll that scores nothing farkles
+    full_house = 0                    # optional (0): three of a kind and a pair of another face
+    straight_1_5 = 0                  # optional (0): the five-dice straight 1-2-3-4-5
+    straight_2_6 = 0                  # optional (0): the five-dice straight 2-3-4-5-6
 
     [turn]
     min_bank = 300                    # smallest turn total that may be banked
@@ -29,11 +32,18 @@ Schema (every table and key is required unless marked optional)::
     [penalty]
     farkles = 3                       # consecutive farkled turns that cost points (0: none)
     points = 500
+    costs = "points"                  # optional ("points"): points | everything (score to 0;
+                                      # then 'points' is 0)
 
     [game]
     goal = 10000
     entry_minimum = 0                 # smallest first bank that gets a player on the board
     endgame = "first-to-goal"         # first-to-goal | final-turn | equal-turns
+    dice = 6                          # optional (6): dice a turn starts with, 5 or 6
+
+Keys marked optional were added after the first schema: a file without them keeps its
+meaning, and a rule set whose optional keys are all at their defaults keeps its digest (so
+its strategy cache and shipped card stay valid).
 """
 
 from __future__ import annotations
@@ -49,6 +59,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from .dice import MAX_DICE
 from .errors import RulesError
 from .files import FileMissing, FileProblem, occupied, parse_toml, read_text
 from .text import MAX_ECHO, number, quote, shorten, text_problem
@@ -56,7 +67,7 @@ from .text import MAX_ECHO, number, quote, shorten, text_problem
 #: Every score in every rule set moves in steps of this many points.
 STEP = 50
 FACES = (1, 2, 3, 4, 5, 6)
-PRESETS = ("facebook", "neller-busche", "patch", "zilch")
+PRESETS = ("facebook", "neller-busche", "patch", "zilch", "greed")
 DEFAULT_PRESET = "facebook"
 #: The largest goal (and points value) a rule set may have.
 MAX_GOAL = 100_000
@@ -65,6 +76,8 @@ MAX_RULES_BYTES = 64 * 1024
 #: The longest title and description a rule set may have (they are shown, not parsed).
 MAX_TITLE = 80
 MAX_DESCRIPTION = 2000
+#: The dice a turn may start with (:attr:`Rules.dice`); rolls never have more than six.
+DICE_COUNTS = (5, 6)
 
 
 class ExtraDice(StrEnum):
@@ -74,6 +87,13 @@ class ExtraDice(StrEnum):
     DOUBLE = "double"  # doubles the set: four 4s = 800, five 4s = 1600
     TABLE = "table"  # a fixed value per size, whatever the face: four of a kind = 1000
     NONE = "none"  # no bigger sets: four 1s are three 1s plus a single 1
+
+
+class PenaltyCost(StrEnum):
+    """What the farkle penalty takes from the banked score."""
+
+    POINTS = "points"  # a fixed number of points (the score can go below zero)
+    EVERYTHING = "everything"  # the whole banked score: it goes back to 0
 
 
 class Endgame(StrEnum):
@@ -109,6 +129,11 @@ class Rules:
     goal: int
     entry_minimum: int
     endgame: Endgame
+    dice: int = MAX_DICE  # dice a turn starts with (and hot dice gives back)
+    full_house: int = 0  # three of a kind and a pair of another face (0: not a combination)
+    straight_1_5: int = 0  # the five-dice straight 1-2-3-4-5 (0: not a combination)
+    straight_2_6: int = 0  # the five-dice straight 2-3-4-5-6 (0: not a combination)
+    penalty_cost: PenaltyCost = PenaltyCost.POINTS
     title: str = ""
     description: str = field(default="", compare=False)
 
@@ -123,7 +148,22 @@ class Rules:
 
     @property
     def has_penalty(self) -> bool:
-        return self.penalty_farkles > 0 and self.penalty_points > 0
+        return self.penalty_farkles > 0 and (self.penalty_points > 0 or self.loses_everything)
+
+    @property
+    def loses_everything(self) -> bool:
+        """The farkle penalty takes the whole banked score (scores then never go below 0)."""
+        return self.penalty_cost is PenaltyCost.EVERYTHING
+
+    def after_penalty(self, score: int) -> int:
+        """The banked score after the farkle penalty: the one definition of what it costs.
+
+        ``score - points``, or 0 when it costs everything (a score below 0, from a handicap,
+        stays where it is: the penalty never adds points).
+        """
+        if self.loses_everything:
+            return min(score, 0)
+        return score - self.penalty_points
 
     def bank_minimum(self, entered: bool = True) -> int:
         """The smallest turn total a player may bank (always at least one step)."""
@@ -159,6 +199,9 @@ class Rules:
             "two_triplets": self.two_triplets,
             "four_and_pair": self.four_and_pair,
             "six_dice_nothing": self.six_dice_nothing,
+            "full_house": self.full_house,
+            "straight_1_5": self.straight_1_5,
+            "straight_2_6": self.straight_2_6,
         }
         if self.extra_dice is ExtraDice.TABLE:
             scoring["of_a_kind"] = {str(k): v for k, v in zip((4, 5, 6), self.of_a_kind)}
@@ -168,11 +211,16 @@ class Rules:
             "description": self.description,
             "scoring": scoring,
             "turn": {"min_bank": self.min_bank},
-            "penalty": {"farkles": self.penalty_farkles, "points": self.penalty_points},
+            "penalty": {
+                "farkles": self.penalty_farkles,
+                "points": self.penalty_points,
+                "costs": self.penalty_cost.value,
+            },
             "game": {
                 "goal": self.goal,
                 "entry_minimum": self.entry_minimum,
                 "endgame": self.endgame.value,
+                "dice": self.dice,
             },
         }
 
@@ -180,18 +228,57 @@ class Rules:
     def digest(self) -> str:
         """A hash of everything that changes the game (not the name or the prose).
 
+        Optional keys at their defaults are left out, so adding an option to the schema keeps
+        the digest (and with it the caches) of every rule set that does not use it.
         Computed once per value (the rules are immutable): the decision API compares digests
         on every call, and a score map makes tens of thousands of calls.
         """
         data = asdict(self)
         for key in ("name", "title", "description"):
             data.pop(key)
+        for key, default in OPTIONAL_DEFAULTS.items():
+            if data[key] == default:
+                data.pop(key)
         text = json.dumps(data, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def to_toml(self) -> str:
+        """The rules as the text of a rules file (:func:`load_rules_text` reads it back equal)."""
+        data = self.to_toml_dict()
+        lines = [f"{key} = {_toml_value(data[key])}" for key in ("name", "title", "description")]
+        for table in ("scoring", "turn", "penalty", "game"):
+            lines += ["", f"[{table}]"]
+            lines += [f"{key} = {_toml_value(value)}" for key, value in data[table].items()]
+        return "\n".join(lines) + "\n"
 
     def with_goal(self, goal: int) -> Rules:
         """The same rules with another goal (small goals make fast tests and solves)."""
         return replace(self, goal=goal, name=f"{self.name}-{goal}"[:40])
+
+
+#: The optional fields (schema keys added later) and their defaults: what :attr:`Rules.digest`
+#: leaves out when a rule set does not change them.
+OPTIONAL_DEFAULTS: dict[str, object] = {
+    "dice": MAX_DICE,
+    "full_house": 0,
+    "straight_1_5": 0,
+    "straight_2_6": 0,
+    "penalty_cost": PenaltyCost.POINTS,
+}
+
+
+def _toml_value(value: object) -> str:
+    """One value of the rules schema in TOML: a string, a whole number, a bool, or a table of
+    whole numbers keyed by digits (JSON's string escapes are TOML's)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"no TOML for {value!r}")
 
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
@@ -207,6 +294,9 @@ _SCORING_KEYS = {
     "two_triplets",
     "four_and_pair",
     "six_dice_nothing",
+    "full_house",
+    "straight_1_5",
+    "straight_2_6",
 }
 
 
@@ -233,8 +323,8 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
     scoring, turn, penalty, game = (tables[t] for t in ("scoring", "turn", "penalty", "game"))
     _no_unknown(scoring, _SCORING_KEYS, "scoring", source)
     _no_unknown(turn, {"min_bank"}, "turn", source)
-    _no_unknown(penalty, {"farkles", "points"}, "penalty", source)
-    _no_unknown(game, {"goal", "entry_minimum", "endgame"}, "game", source)
+    _no_unknown(penalty, {"farkles", "points", "costs"}, "penalty", source)
+    _no_unknown(game, {"goal", "entry_minimum", "endgame", "dice"}, "game", source)
 
     extra = _choice(scoring, "extra_dice", ExtraDice, "scoring", source)
     if extra is ExtraDice.TABLE:
@@ -266,12 +356,22 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         "two_triplets": _points(scoring, "two_triplets", "scoring", source),
         "four_and_pair": _points(scoring, "four_and_pair", "scoring", source),
         "six_dice_nothing": _points(scoring, "six_dice_nothing", "scoring", source),
+        **{
+            key: _points(scoring, key, "scoring", source) if key in scoring else 0
+            for key in ("full_house", "straight_1_5", "straight_2_6")
+        },
+        "penalty_cost": _choice(penalty, "costs", PenaltyCost, "penalty", source)
+        if "costs" in penalty
+        else PenaltyCost.POINTS,
         "min_bank": _points(turn, "min_bank", "turn", source),
         "penalty_farkles": _int(penalty, "farkles", "penalty", source, lo=0, hi=10),
         "penalty_points": _points(penalty, "points", "penalty", source),
         "goal": _points(game, "goal", "game", source, lo=STEP, hi=MAX_GOAL),
         "entry_minimum": _points(game, "entry_minimum", "game", source),
         "endgame": _choice(game, "endgame", Endgame, "game", source),
+        "dice": _int(game, "dice", "game", source, lo=DICE_COUNTS[0], hi=DICE_COUNTS[-1])
+        if "dice" in game
+        else MAX_DICE,
     }
     # Contradictions name the file, not the rules' own name, so check before constructing.
     problem = _contradiction(SimpleNamespace(**fields))
@@ -282,7 +382,8 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
 
 def _contradiction(rules: Any) -> str | None:
     """A contradiction between keys that each look fine alone, in words; None if consistent."""
-    if not any(rules.singles) and not any(rules.three_of_a_kind) and not rules.straight:
+    several_faces = (rules.straight, rules.full_house, rules.straight_1_5, rules.straight_2_6)
+    if not any(rules.singles) and not any(rules.three_of_a_kind) and not any(several_faces):
         return "[scoring] nothing scores: give 'singles' or 'three_of_a_kind'"
     if rules.four_and_pair_is_three_pairs and not rules.three_pairs:
         return "[scoring] 'four_and_pair_is_three_pairs' needs a nonzero 'three_pairs'"
@@ -291,8 +392,28 @@ def _contradiction(rules: Any) -> str | None:
             "[scoring] 'four_and_pair' and 'four_and_pair_is_three_pairs' contradict: "
             "four of a kind plus a pair can have only one value"
         )
-    if (rules.penalty_farkles == 0) != (rules.penalty_points == 0):
+    if rules.penalty_cost is PenaltyCost.EVERYTHING:
+        if rules.penalty_farkles == 0 or rules.penalty_points:
+            return (
+                "[penalty] costs = \"everything\" needs 'farkles' above 0 and 'points' = 0 "
+                "(the whole score is lost)"
+            )
+    elif (rules.penalty_farkles == 0) != (rules.penalty_points == 0):
         return "[penalty] 'farkles' and 'points' must both be 0 (no penalty) or both positive"
+    if rules.dice < MAX_DICE:
+        six_only = {
+            "three_pairs": rules.three_pairs,
+            "straight": rules.straight,
+            "two_triplets": rules.two_triplets,
+            "four_and_pair": rules.four_and_pair,
+            "six_dice_nothing": rules.six_dice_nothing,
+        }
+        used = [key for key, value in six_only.items() if value]
+        if used:
+            return (
+                f"[scoring] {quote(used[0])} is a six-dice combination, but [game] 'dice' is "
+                f"{rules.dice}: set it to 0"
+            )
     if rules.min_bank >= rules.goal:
         return f"[turn] 'min_bank' ({rules.min_bank}) must be below the goal"
     if rules.entry_minimum >= rules.goal:

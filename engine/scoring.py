@@ -7,6 +7,8 @@ solver's roll tables (:mod:`optimal_farkle.solver.core.rolls`) are built from :m
 A *keep* is a multiset of dice from one roll that splits completely into disjoint scoring
 combinations; it scores the best such split. Which split is best does not depend on the
 rest of the roll, so keeps are scored once per rule set and memoised by their face counts.
+Combinations of one face (singles, sets) and of several faces (a full house, the five-dice
+straights) may be mixed in a keep; the six-dice combinations need the whole keep.
 The one roll-level rule is the six-dice "nothing" score (Zilch): six dice with no scoring
 keep at all are set aside together for a fixed value.
 """
@@ -17,7 +19,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 from .errors import IllegalSelectionError
 from .rules import FACES, Rules
@@ -49,6 +51,9 @@ class ComboKind(StrEnum):
     TWO_TRIPLETS = "two triplets"
     FOUR_AND_PAIR = "four of a kind and a pair"
     NOTHING = "six dice that score nothing"
+    FULL_HOUSE = "full house"
+    STRAIGHT_1_5 = "straight 1-5"
+    STRAIGHT_2_6 = "straight 2-6"
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,10 @@ class Scorer:
                     best = (combo.points, (combo,))
         face_index = next(i for i, k in enumerate(counts) if k)
         face = face_index + 1
-        candidates: list[Combination] = []
+        # Every die belongs to a combination, so one holding the lowest face starts the split.
+        candidates: list[Combination] = [
+            combo for combo in self._several_faces if combo.dice[0] == face
+        ]
         if rules.singles[face_index]:
             candidates.append(Combination(ComboKind.SINGLE, (face,), rules.singles[face_index]))
         for size in range(3, counts[face_index] + 1):
@@ -136,11 +144,29 @@ class Scorer:
                 candidates.append(Combination(ComboKind.SET, (face,) * size, value))
         for combo in candidates:
             rest = list(counts)
-            rest[face_index] -= len(combo.dice)
+            for die in combo.dice:
+                rest[die - 1] -= 1
+            if min(rest) < 0:
+                continue
             sub = self.keep(tuple(rest))  # type: ignore[arg-type]
             if sub is not None and (best is None or combo.points + sub[0] > best[0]):
                 best = (combo.points + sub[0], (combo,) + sub[1])
         return best
+
+    @cached_property
+    def _several_faces(self) -> tuple[Combination, ...]:
+        """The combinations of several faces that a keep may mix with others (five dice each)."""
+        rules = self.rules
+        combos: list[Combination] = []
+        if rules.full_house:
+            for three, two in itertools.permutations(FACES, 2):
+                dice = tuple(sorted((three,) * 3 + (two,) * 2))
+                combos.append(Combination(ComboKind.FULL_HOUSE, dice, rules.full_house))
+        if rules.straight_1_5:
+            combos.append(Combination(ComboKind.STRAIGHT_1_5, (1, 2, 3, 4, 5), rules.straight_1_5))
+        if rules.straight_2_6:
+            combos.append(Combination(ComboKind.STRAIGHT_2_6, (2, 3, 4, 5, 6), rules.straight_2_6))
+        return tuple(combos)
 
     def _six_dice_combos(self, counts: Counts) -> list[Combination]:
         rules = self.rules

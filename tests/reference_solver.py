@@ -12,11 +12,13 @@ state ``(t, n, b, d, f, e)``::
     bank = 1 - W(0, 6, d, b + t, e, 0)
     roll = F_n (1 - W(0, 6, d, b', e, f'))
            + 1/6^n  sum_{r scoring roll of n dice}  max_{c legal set-aside of r}  W(t + C_T(c), h(n - C_N(c)), b, d, f, e)
-    b' = max(L, b - Y_f),  Y_f = penalty if f == K - 1 else 0,  f' = (f + 1) mod K
-    h(0) = 6, h(x) = x
+    b' = max(L, P(b)) if f == K - 1 else b,  f' = (f + 1) mod K
+    h(0) = D, h(x) = x
 
-with ``min_bank = rules.bank_minimum()``, ``K = rules.penalty_farkles`` (``K = 1`` and no
-penalty for rules without one, so ``f = e = 0`` throughout) and ``L`` the floor on banked
+with ``D = rules.dice`` (a turn starts with ``W(0, D, ...)``; ``n`` here is always the real
+number of dice, never the solver's column), ``min_bank = rules.bank_minimum()``, ``K = rules.penalty_farkles`` (``K = 1`` and no
+penalty for rules without one, so ``f = e = 0`` throughout), ``P`` the engine's score after
+the penalty (:meth:`Rules.after_penalty`: ``b - points``, or 0) and ``L`` the floor on banked
 scores. The sum runs over *every* distinct roll of :func:`optimal_farkle.solver.core.rolls.roll_table`, weighted
 by the number of ordered rolls it stands for, and the max over *every* option that
 :meth:`engine.scoring.Scorer.options` lists for it: no grouping of rolls and no reduction of
@@ -55,12 +57,10 @@ from optimal_farkle.engine import STEP, Endgame, Rules, scorer
 from optimal_farkle.engine.scoring import dice_of
 from optimal_farkle.solver.core.rolls import roll_table
 
-DICE = range(1, 7)
 
-
-def hot(n: int) -> int:
-    """The article's ``h``: all dice used means six fresh dice."""
-    return 6 if n == 0 else n
+def hot(rules: Rules, n: int) -> int:
+    """The article's ``h``: all dice used means a full set of fresh dice (``rules.dice``)."""
+    return rules.dice if n == 0 else n
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ class _Scorer:
     its own run of them. (Rolls with one option skip the max.)
     """
 
-    def __init__(self, th: Throw) -> None:
+    def __init__(self, th: Throw, dice: int) -> None:
         single_ways: list[int] = []
         single_off: list[int] = []
         self.multi_ways: list[int] = []
@@ -125,7 +125,7 @@ class _Scorer:
             offs = []
             for points, used in roll.options:
                 assert points > 0 and points % STEP == 0, (roll, points)
-                offs.append((points // STEP) * 6 + hot(th.n - used) - 1)
+                offs.append((points // STEP) * 6 + (dice if used == th.n else th.n - used) - 1)
             reach = max(reach, *offs)
             if len(offs) == 1:
                 single_ways.append(roll.ways)
@@ -191,16 +191,18 @@ class ReferenceSolver:
         self.goal = rules.goal
         self.floor = floor  # the article's L
         self.K = rules.penalty_farkles if rules.has_penalty else 1
-        self.penalty = rules.penalty_points if rules.has_penalty else 0
+        self.penalty = rules.has_penalty
         self.E = 2 if rules.bank_minimum(entered=False) != rules.bank_minimum(entered=True) else 1
         self.S = 2 if rules.endgame is Endgame.EQUAL_TURNS else 1
         self.scores = list(range(floor, self.goal, STEP))  # banked scores of start states
         self.nb = len(self.scores)
-        throws = {n: throw(rules, n) for n in DICE}
-        self.F = {n: throws[n].farkle_probability for n in DICE}
-        self.scorers = {n: _Scorer(throws[n]) for n in DICE}
+        self.D = rules.dice
+        self.dice = range(1, self.D + 1)
+        throws = {n: throw(rules, n) for n in self.dice}
+        self.F = {n: throws[n].farkle_probability for n in self.dice}
+        self.scorers = {n: _Scorer(throws[n], self.D) for n in self.dice}
         self.reach = max(s.reach for s in self.scorers.values())
-        self.inv = {n: 1.0 / 6**n for n in DICE}
+        self.inv = {n: 1.0 / 6**n for n in self.dice}
         self.q = self._final_turn_table()
 
     # -- the final turn ----------------------------------------------------------------------
@@ -218,18 +220,18 @@ class ReferenceSolver:
                     values = q[kk] if 0 <= kk < k else [1.0] * 7
                     flat.extend(values[1:7])
                 row = [0.0] * 7
-                for n in DICE:
+                for n in self.dice:
                     # The scorer reads row ti * 6 + offset: need k - pts maps to flat row pts.
                     row[n] = self.inv[n] * self.scorers[n].sum(flat)
             q.append(row)
-            if k > 0 and row[6] < 1e-20 and max(row[1:]) < 1e-20:
+            if k > 0 and row[self.D] < 1e-20 and max(row[1:]) < 1e-20:
                 return q
             k += 1
 
     def final(self, need: int, entered: bool) -> float:
         """``R``: the final player's chance of banking at least ``need`` points (and their minimum)."""
         k = max(need, self.rules.bank_minimum(entered)) // STEP
-        return self.q[k][6] if k < len(self.q) else 0.0
+        return self.q[k][self.D] if k < len(self.q) else 0.0
 
     # -- indexing ----------------------------------------------------------------------------
     def index(self, b: int, d: int, f: int, e: int, u: int = 1, o: int = 1, r: int = 1) -> int:
@@ -261,7 +263,7 @@ class ReferenceSolver:
         while True:
             t = ti * STEP
             lose = 1.0 - self.bank_value([], b, d, 0, o, r, t) if b + t >= self.goal else 1.0
-            reach_t = self.q[min(ti, len(self.q) - 1)][6]
+            reach_t = self.q[min(ti, len(self.q) - 1)][self.D]
             if reach_t * lose < 1e-16:
                 return ti
             ti += 1
@@ -279,27 +281,29 @@ class ReferenceSolver:
         values = [0.0] * ((top + 1) * 6 + self.reach)
         for row in range(top * 6, len(values)):
             values[row] = self.bank_value(w0, b, d, e, o, r, (row // 6) * STEP)
-        # Farkle: b' = max(L, b - Y_f), f' = (f + 1) mod K; the opponent moves next.
-        y = self.penalty if f == self.K - 1 else 0
-        farkle = 1.0 - w0[self.index(d, max(self.floor, b - y), e, (f + 1) % self.K, o, u, 1 - r)]
+        # Farkle: b' = max(L, P(b)) on the K-th in a row, f' = (f + 1) mod K; the opponent next.
+        after = (
+            max(self.floor, self.rules.after_penalty(b)) if f == self.K - 1 and self.penalty else b
+        )
+        farkle = 1.0 - w0[self.index(d, after, e, (f + 1) % self.K, o, u, 1 - r)]
         for ti in range(top - 1, -1, -1):
             t = ti * STEP
             bank = self.bank_value(w0, b, d, e, o, r, t) if t >= minimum and t > 0 else None
             base = ti * 6
             row = values[base : base + self.reach + 1]
-            for n in DICE:
+            for n in self.dice:
                 roll = self.F[n] * farkle + self.inv[n] * self.scorers[n].sum(row)
                 values[base + n - 1] = roll if bank is None else max(bank, roll)
         return values, top
 
     def start_value(self, w0: list[float], *state: int) -> float:
-        return self.turn(w0, *state)[0][6 - 1]
+        return self.turn(w0, *state)[0][self.D - 1]
 
     def in_turn(
         self, w0: np.ndarray, b: int, d: int, f: int, e: int, u: int = 1, o: int = 1, r: int = 1
     ) -> dict[tuple[int, int], float]:
         values, top = self.turn(w0.reshape(-1).tolist(), b, d, f, e, u, o, r)
-        return {(ti * STEP, n): values[ti * 6 + n - 1] for ti in range(top) for n in DICE}
+        return {(ti * STEP, n): values[ti * 6 + n - 1] for ti in range(top) for n in self.dice}
 
     # -- the iteration -----------------------------------------------------------------------
     def order(self) -> list[tuple[int, int, int, int, int, int, int]]:

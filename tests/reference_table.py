@@ -43,9 +43,10 @@ from functools import cache, lru_cache
 from operator import itemgetter
 
 import numpy as np
-from reference_solver import DICE, ReferenceSolver, hot, throw
+from reference_solver import ReferenceSolver, hot, throw
 
 from optimal_farkle.engine import STEP, Endgame, Rules
+from optimal_farkle.solver import used_floor
 
 Vec = tuple[float, ...]
 
@@ -71,16 +72,16 @@ class TableReference:
         self.rules = rules
         self.n = players
         self.two = ReferenceSolver(rules, floor)  # rolls, R and the layout of scores
-        self.floor = floor if rules.has_penalty else 0
+        self.floor = used_floor(rules, floor)
         self.goal = rules.goal
         self.K = rules.penalty_farkles if rules.has_penalty else 1
-        self.penalty = rules.penalty_points if rules.has_penalty else 0
         self.E = 2 if rules.bank_minimum(entered=False) != rules.bank_minimum(entered=True) else 1
         self.S = players if rules.endgame is Endgame.EQUAL_TURNS else 1
         self.scores = list(range(self.floor, self.goal, STEP))
         self.nb = len(self.scores)
-        self.throws = {n: throw(rules, n) for n in DICE}
-        farkles = [self.throws[n].farkle_probability for n in DICE]
+        self.dice = range(1, rules.dice + 1)  # real dice counts; hot dice give rules.dice
+        self.throws = {n: throw(rules, n) for n in self.dice}
+        farkles = [self.throws[n].farkle_probability for n in self.dice]
         if min(farkles) <= 0.0:
             raise ValueError("the reference does not model a dice count that never farkles")
         self.p_min = min(farkles)
@@ -148,7 +149,7 @@ class TableReference:
         while self.reach(top + delta + STEP, e2) > self.p_min:
             top += STEP
         values = self._rows(top, bank, fail, 1, threshold)
-        return values[(0, 6)]
+        return values[(0, self.rules.dice)]
 
     def final_round(self, s: int, b: tuple[int, ...], u: tuple[int, ...], r: int) -> Vec:
         """What the leader's bank of ``s`` is worth to every seat (turn order from the leader)."""
@@ -179,7 +180,10 @@ class TableReference:
         return tuple(
             (
                 roll.ways / 6**n,
-                tuple((points // STEP) * 6 + hot(n - used) - 1 for points, used in roll.options),
+                tuple(
+                    (points // STEP) * 6 + hot(self.rules, n - used) - 1
+                    for points, used in roll.options
+                ),
             )
             for roll in th.rolls
         )
@@ -208,7 +212,7 @@ class TableReference:
         """
         size = len(farkle)
         f_own = farkle[own] if decide_farkle is None else decide_farkle
-        reach = max(max(max(o) for _, o in self._offsets(n)) for n in DICE) // 6 + 1
+        reach = max(max(max(o) for _, o in self._offsets(n)) for n in self.dice) // 6 + 1
         span = (reach + 1) * 6
         rows = top // STEP
         total = (rows + reach + 1) * 6
@@ -216,7 +220,7 @@ class TableReference:
         dec = [0.0] * total
         for ti in range(rows, rows + reach + 1):
             b = bank(ti * STEP)  # type: ignore[operator]
-            for n in DICE:
+            for n in self.dice:
                 r = ti * 6 + n - 1
                 for k in range(size):
                     vals[k][r] = b[k]
@@ -226,7 +230,7 @@ class TableReference:
             can_bank = t >= bank_from and t > 0
             b = bank(t) if can_bank else None  # type: ignore[operator]
             base = ti * 6
-            for n in DICE:
+            for n in self.dice:
                 pf = self.throws[n].farkle_probability
                 acc = [pf * x for x in farkle]
                 acc_d = pf * f_own
@@ -252,7 +256,7 @@ class TableReference:
         return {
             (ti * STEP, n): tuple(vals[k][ti * 6 + n - 1] for k in range(size))
             for ti in range(rows)
-            for n in DICE
+            for n in self.dice
         }
 
     def turn(self, w: list[Vec], state: tuple, shift: float = 0.0) -> dict[tuple[int, int], Vec]:  # type: ignore[type-arg]
@@ -260,7 +264,7 @@ class TableReference:
         b, f, u, r = state
         # The farkle: the penalty (count reset) or one more in a row.
         if self.K > 1 and f[0] == self.K - 1:
-            b0, f0 = max(self.floor, b[0] - self.penalty), 0
+            b0, f0 = max(self.floor, self.rules.after_penalty(b[0])), 0
         else:
             b0, f0 = b[0], (f[0] + 1 if self.K > 1 else 0)
         nxt_r = (r + 1) % self.S if self.S > 1 else 0
@@ -282,7 +286,7 @@ class TableReference:
         return self._rows(top, bank, farkle, 0, minimum, farkle[0] + shift if shift else None)
 
     def start_value(self, w: list[Vec], state: tuple, shift: float = 0.0) -> Vec:  # type: ignore[type-arg]
-        return self.turn(w, state, shift)[(0, 6)]
+        return self.turn(w, state, shift)[(0, self.rules.dice)]
 
     def solve(
         self,

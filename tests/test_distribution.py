@@ -31,8 +31,7 @@ from optimal_farkle.solver.analysis.distribution import (
 from optimal_farkle.solver.analysis.explore import turn_top
 from optimal_farkle.solver.core.expected import expected_strategy
 from optimal_farkle.solver.core.positions import Position, start_state
-from optimal_farkle.solver.core.rolls import next_dice as hot
-from optimal_farkle.solver.core.rolls import roll_tables
+from optimal_farkle.solver.core.rolls import column, roll_tables
 from optimal_farkle.solver.duel.cache import solve_strategy, supports
 from optimal_farkle.solver.duel.decisions import turn_of, win_probability
 from optimal_farkle.solver.duel.strategy import Strategy
@@ -169,9 +168,15 @@ def literal_expectation(strategy: Strategy, state: GameState) -> tuple[float, fl
     score = scorer(rules)
     tables = roll_tables(rules)
 
+    def at(n: int) -> int:  # the solver's column of n real dice
+        return column(rules, n)
+
+    def after(n: int, used: int) -> int:  # real dice to throw next (hot dice: all of them)
+        return n - used or rules.dice
+
     @functools.cache
     def value(t: int, n: int) -> tuple[float, float]:
-        if t >= stop or (t > 0 and turn.action(t, n) == "bank"):
+        if t >= stop or (t > 0 and turn.action(t, at(n)) == "bank"):
             return float(t), 0.0
         points = farkles = 0.0
         table = tables[n]
@@ -182,16 +187,16 @@ def literal_expectation(strategy: Strategy, state: GameState) -> tuple[float, fl
             if not options:
                 farkles += p
                 continue
-            best = max(options, key=lambda o: turn.win(t + o.points, hot(n - o.size)))
-            e, q = value(t + best.points, hot(n - best.size))
+            best = max(options, key=lambda o: turn.win(t + o.points, at(after(n, o.size))))
+            e, q = value(t + best.points, after(n, best.size))
             points += p * e
             farkles += p * q
         return points, farkles
 
     for t in range(stop - 50, -1, -50):  # top down keeps the recursion shallow
-        for n in range(1, 7):
+        for n in range(1, rules.dice + 1):
             value(t, n)
-    return value(0, 6)
+    return value(0, rules.dice)
 
 
 #: How far past the exact cut the literal recursion follows a leader who may roll on.

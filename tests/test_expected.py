@@ -26,8 +26,7 @@ from optimal_farkle.solver.core.expected import (
     safe_cap,
     solve_expected,
 )
-from optimal_farkle.solver.core.rolls import next_dice as hot
-from optimal_farkle.solver.core.rolls import roll_tables
+from optimal_farkle.solver.core.rolls import column, roll_tables
 from optimal_farkle.tui.cli import main
 
 TOL = 1e-9
@@ -35,13 +34,20 @@ TOL = 1e-9
 
 # -- helpers ------------------------------------------------------------------------------------
 def brute_force(rules: Rules, cap: int, penalty: float = 0.0) -> dict[tuple[int, int], float]:
-    """V(t, n) for t < cap by plain memoised recursion over every roll and every option.
+    """V(t, n) for t < cap and n = 1..rules.dice real dice, by plain memoised recursion over
+    every roll and every option.
 
     Independent of the solver: rolls from roll_tables (unreduced), options from the Scorer,
-    and the hot-dice gain above the cap by plain fixed-point iteration, not a linear solve.
+    the hot-dice gain above the cap by plain fixed-point iteration, not a linear solve, and
+    real dice counts (hot dice give ``rules.dice``), not the solver's columns.
     """
     score = scorer(rules)
-    tables = roll_tables(rules)
+    dice = rules.dice
+
+    def hot(left: int) -> int:
+        return dice if left == 0 else left
+
+    tables = {n: t for n, t in roll_tables(rules).items() if n <= dice}
     rolls: dict[int, list[tuple[tuple[int, ...], int]]] = {}
     for n, table in tables.items():
         rolls[n] = [
@@ -49,10 +55,10 @@ def brute_force(rules: Rules, cap: int, penalty: float = 0.0) -> dict[tuple[int,
             for i, w in enumerate(table.weights)
         ]
     risky = {n: table.farkle_rolls > 0 for n, table in tables.items()}
-    gain = dict.fromkeys(range(1, 7), 0.0)
+    gain = dict.fromkeys(range(1, dice + 1), 0.0)
     for _ in range(5000):
         new = dict(gain)
-        for n in range(1, 7):
+        for n in range(1, dice + 1):
             if risky[n]:
                 continue
             total = 0.0
@@ -80,9 +86,14 @@ def brute_force(rules: Rules, cap: int, penalty: float = 0.0) -> dict[tuple[int,
 
     out = {}
     for t in range(cap - 50, -1, -50):  # top down keeps the recursion shallow
-        for n in range(1, 7):
+        for n in range(1, dice + 1):
             out[(t, n)] = value(t, n)
     return out
+
+
+def solver_values(s: ExpectedStrategy, keys: object) -> dict[tuple[int, int], float]:
+    """The solver's V at the brute force's ``(t, real dice)`` keys (it indexes by column)."""
+    return {(t, n): s.value(t, column(s.rules, n)) for t, n in keys}  # type: ignore[attr-defined]
 
 
 def simulate(strategy: ExpectedStrategy, turns: int, seed: int) -> tuple[list[int], int]:
@@ -91,9 +102,9 @@ def simulate(strategy: ExpectedStrategy, turns: int, seed: int) -> tuple[list[in
     score = scorer(strategy.rules)
     banked, farkles = [], 0
     for _ in range(turns):
-        t, n = 0, 6
+        t, n = 0, strategy.rules.dice
         while True:
-            if t > 0 and strategy.action(t, n) == "bank":
+            if t > 0 and strategy.action(t, column(strategy.rules, n)) == "bank":
                 banked.append(t)
                 break
             roll = tuple(rng.randint(1, 6) for _ in range(n))
@@ -102,7 +113,8 @@ def simulate(strategy: ExpectedStrategy, turns: int, seed: int) -> tuple[list[in
                 farkles += 1
                 break
             option = strategy.best_option(roll, t, n)
-            t, n = t + option.points, hot(n - option.size)
+            left = n - option.size
+            t, n = t + option.points, left or strategy.rules.dice
     return banked, farkles
 
 
@@ -227,7 +239,8 @@ def test_brute_force_agrees_at_the_safe_cap(name: str) -> None:
     rules = preset(name)
     s = expected_strategy(rules)
     reference = brute_force(rules, s.cap)
-    worst = max(abs(v - s.value(t, n)) for (t, n), v in reference.items())
+    ours = solver_values(s, reference)
+    worst = max(abs(v - ours[key]) for key, v in reference.items())
     assert worst < TOL
 
 
@@ -236,8 +249,29 @@ def test_brute_force_agrees_at_a_moderate_cap_with_a_penalty(name: str) -> None:
     rules = preset(name)
     s = solve_expected(rules, 500, cap=2000)
     reference = brute_force(rules, 2000, penalty=500)
-    worst = max(abs(v - s.value(t, n)) for (t, n), v in reference.items())
+    ours = solver_values(s, reference)
+    worst = max(abs(v - ours[key]) for key, v in reference.items())
     assert worst < TOL
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_brute_force_bank_thresholds_are_the_solvers_exactly(name: str) -> None:
+    """Every dice count's bank threshold, from the brute force's values (bank where ``t``
+    is worth at least rolling on), is the solver's."""
+    rules = preset(name)
+    s = expected_strategy(rules)
+    cap = max(s.cap, 3000)
+    reference = brute_force(rules, cap)
+    minimum = rules.bank_minimum()
+    for n in range(1, rules.dice + 1):
+        banks = [t >= minimum and reference[(t, n)] <= t + 1e-9 for t in range(0, cap, 50)]
+        rolls_from = max((i for i, b in enumerate(banks) if not b), default=-1)
+        threshold = s.bank_threshold(column(rules, n))
+        expected = None if rolls_from == len(banks) - 1 else (rolls_from + 1) * 50
+        if expected is None:
+            assert threshold is None or threshold >= cap, (n, threshold)
+        else:
+            assert threshold == expected, (n, threshold, expected)
 
 
 @pytest.mark.parametrize("name", ["facebook", "zilch"])
@@ -438,3 +472,15 @@ def test_cli_subprocess_prints_one_json_object() -> None:
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["rules"] == "zilch" and len(data["table"]) == 18
+
+
+def test_a_five_dice_table_is_labelled_by_the_dice_thrown(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Greed's table: columns 5..1 (the full set of five fresh dice is "5 dice", the solver's
+    column 5, never reached with five dice, is not shown), thresholds likewise."""
+    assert main(["expected", "--rules", "greed", "--max-turn", "100"]) == 0
+    out = capsys.readouterr().out
+    header = next(line for line in out.splitlines() if line.strip().startswith("t "))
+    assert header.split()[1:] == ["5", "dice", "4", "dice", "3", "dice", "2", "dice", "1", "dice"]
+    assert "banks from (dice: total) 5: 2,800, 4: 950" in " ".join(out.split())

@@ -186,6 +186,21 @@ def test_hot_dice_gives_six_dice_again() -> None:
     assert events[-1] == HotDice(0) and state.turn_total == 2650
 
 
+def test_five_dice_rules_start_and_refill_with_five() -> None:
+    """Greed: a turn throws five dice, hot dice gives five again, the next turn five."""
+    greed = preset("greed")
+    state = new_game(greed, TWO)
+    assert state.dice_left == 5
+    refuse(state, Roll((1, 1, 1, 5, 5, 2)), IllegalActionError, "throws 5 dice, but 6 were given")
+    state, events = play(state, Roll((1, 1, 1, 5, 2)), SetAside((1, 1, 1, 5)), Roll((5,)))
+    state, events = play(state, SetAside((5,)))
+    assert events == [SetAsideEvent(0, (5,), 50, 1100, 5), HotDice(0)]
+    assert state.dice_left == 5
+    state, events = play(state, Roll((2, 3, 4, 6, 2)))
+    assert events[-1] == Farkled(0, (2, 3, 4, 6, 2), 1100, 1)
+    assert (state.current, state.dice_left, state.scores) == (1, 5, (0, 0))
+
+
 def test_minimum_bank_and_refusal_words() -> None:
     start = new_game(FACEBOOK, TWO)
     assert start.bank_refusal() == "Roll first: a turn starts with a roll."
@@ -534,7 +549,7 @@ def check_step(
     assert delta == expected, "scores change only by banks and penalties"
     assert after.turn_total >= 0
     assert after.turn_total == sum(o.points for o in after.set_aside)
-    assert 1 <= after.dice_left <= 6
+    assert 1 <= after.dice_left <= after.rules.dice
     assert (after.phase is Phase.CHOOSE) == bool(after.roll)
     if after.phase is Phase.CHOOSE:
         assert len(after.roll) == before.dice_left and after.options()

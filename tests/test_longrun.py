@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -11,6 +12,7 @@ import pytest
 
 from optimal_farkle.engine import PRESETS, preset
 from optimal_farkle.engine.dice import SeededDice
+from optimal_farkle.engine.rules import PenaltyCost
 from optimal_farkle.solver.analysis.longrun import (
     best_fixed_penalty,
     evaluate,
@@ -34,7 +36,7 @@ def best_fixed(name: str) -> tuple[float, float]:
 
 
 def test_presets_cover_both_cases() -> None:
-    assert PENALISED == ["facebook", "zilch"] and UNPENALISED == ["neller-busche", "patch"]
+    assert PENALISED == ["facebook", "zilch"] and UNPENALISED == ["neller-busche", "patch", "greed"]
 
 
 @pytest.mark.parametrize("name", UNPENALISED)
@@ -174,3 +176,12 @@ def test_cli_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture
     assert exc.value.code == 2
     captured = capsys.readouterr()
     assert captured.out == "" and message in captured.err
+
+
+def test_a_penalty_of_the_whole_score_is_refused_with_the_reason() -> None:
+    """Its cost depends on the banked score, which the long-run model does not track."""
+    rules = dataclasses.replace(
+        preset("facebook"), penalty_points=0, penalty_cost=PenaltyCost.EVERYTHING, name="house"
+    )
+    with pytest.raises(ValueError, match="depends on the score"):
+        long_run(rules)

@@ -4,6 +4,7 @@ with a RulesError that names the key and the problem."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,7 @@ def test_presets_match_the_reference() -> None:
         "neller-busche",
         "patch",
         "zilch",
+        "greed",
     }
     assert (fb.extra_dice, fb.three_pairs, fb.straight, fb.min_bank) == (
         ExtraDice.ADD,
@@ -81,6 +83,54 @@ def test_presets_match_the_reference() -> None:
         True,
     )
     assert (zilch.six_dice_nothing, zilch.endgame, zilch.min_bank) == (500, Endgame.FINAL_TURN, 300)
+    assert all(preset(n).dice == 6 for n in ("facebook", "neller-busche", "patch", "zilch"))
+
+
+def test_greed_is_the_ruby_koans_game() -> None:
+    """GREED_RULES.txt: five dice, no other combinations, 300 in a turn to get in, final round
+    at 3,000."""
+    greed = preset("greed")
+    assert (greed.dice, greed.extra_dice, greed.singles, greed.three_of_a_kind) == (
+        5,
+        ExtraDice.NONE,
+        (100, 0, 0, 0, 50, 0),
+        (1000, 200, 300, 400, 500, 600),
+    )
+    assert (greed.three_pairs, greed.straight, greed.six_dice_nothing) == (0, 0, 0)
+    assert (greed.goal, greed.entry_minimum, greed.endgame) == (3000, 300, Endgame.FINAL_TURN)
+
+
+def test_the_digest_of_rules_without_the_optional_keys_is_unchanged() -> None:
+    """Keys added to the schema later leave the digest (and the caches and shipped cards keyed
+    by it) of every rule set that does not use them as it was: these are the digests of the
+    presets from before the first optional key."""
+    assert {n: preset(n).digest for n in ("facebook", "neller-busche", "patch", "zilch")} == {
+        "facebook": "809f014a5d5a7739",
+        "neller-busche": "4b1394e7503b2911",
+        "patch": "a4aea1c7a26b1353",
+        "zilch": "cc29011e06a95b6c",
+    }
+    assert (
+        dataclasses.replace(preset("neller-busche"), dice=5).digest
+        != preset("neller-busche").digest
+    )
+
+
+def test_the_dice_count_is_five_or_six() -> None:
+    five = VALID.replace('endgame = "first-to-goal"', 'endgame = "first-to-goal"\ndice = 5')
+    for key in ("three_pairs = 750", "straight = 1500"):
+        five = five.replace(key, key.split(" = ")[0] + " = 0")
+    assert load_rules_text(five, "five.toml").dice == 5
+    assert load_rules_text(VALID, "six.toml").dice == 6  # the key is optional
+    for bad, message in (
+        ("dice = 4", "[game] 'dice' must be between 5 and 6, got 4"),
+        ("dice = 7", "[game] 'dice' must be between 5 and 6, got 7"),
+        ('dice = "5"', "[game] 'dice' must be a whole number"),
+    ):
+        with pytest.raises(RulesError, match=re.escape(message)):
+            load_rules_text(five.replace("dice = 5", bad), "five.toml")
+    with pytest.raises(RulesError, match=re.escape("'straight' is a six-dice combination")):
+        load_rules_text(five.replace("straight = 0", "straight = 1500"), "five.toml")
 
 
 def test_set_values() -> None:

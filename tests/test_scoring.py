@@ -130,6 +130,41 @@ def test_counts_and_dice() -> None:
         counts_of([True])
 
 
+# -- Greed: the Ruby Koans' scoring project ------------------------------------------------
+# about_scoring_project.rb: the score of a roll of up to five dice is what all its scoring dice
+# make together; here the best set-aside of the roll (0 when it farkles, [] included).
+KOANS = [
+    ((), 0),
+    ((5,), 50),
+    ((1,), 100),
+    ((1, 5, 5, 1), 300),
+    ((2, 3, 4, 6), 0),
+    ((1, 1, 1), 1000),
+    ((2, 2, 2), 200),
+    ((3, 3, 3), 300),
+    ((4, 4, 4), 400),
+    ((5, 5, 5), 500),
+    ((6, 6, 6), 600),
+    ((2, 5, 2, 2, 3), 250),
+    ((5, 5, 5, 5), 550),
+    ((1, 1, 1, 1), 1100),
+    ((1, 1, 1, 1, 1), 1200),
+    ((1, 1, 1, 5, 1), 1150),
+]
+
+
+@pytest.mark.parametrize(("dice", "points"), KOANS)
+def test_the_ruby_koans_greed_scores(dice: tuple[int, ...], points: int) -> None:
+    assert best("greed", dice) == points
+
+
+def test_greed_sets_aside_all_scoring_dice_as_one_option() -> None:
+    score = scorer(preset("greed"))
+    option = score.validate((2, 5, 2, 2, 3), (2, 2, 5, 2))
+    assert (option.points, option.describe()) == (250, "three 2s + 5 = 250")
+    assert score.options((1, 1, 1, 5, 1))[0].describe() == "1 + three 1s + 5 = 1150"
+
+
 # -- properties ----------------------------------------------------------------------------
 rolls = st.integers(1, 6).flatmap(lambda n: st.lists(st.integers(1, 6), min_size=n, max_size=n))
 names = st.sampled_from(PRESETS)

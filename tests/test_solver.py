@@ -167,6 +167,22 @@ def test_cache_keyed_by_rules_and_floor(tmp_path: Path) -> None:
     assert load_strategy(other, FLOOR, tmp_path) is None
 
 
+def test_the_cache_is_shared_by_the_same_rules_under_another_name(tmp_path: Path) -> None:
+    """The rules identity is their content: a file of the same rules under another name (and
+    title) finds the strategy solved for the first, and a cache an earlier version named after
+    the rules is still found."""
+    rules = preset("facebook").with_goal(500)
+    renamed = replace(rules, name="house", title="Our house rules")
+    solved = solve_strategy(rules, FLOOR, tmp_path)
+    assert cache_path(renamed, FLOOR, tmp_path) == cache_path(rules, FLOOR, tmp_path)
+    found = load_strategy(renamed, FLOOR, tmp_path)
+    assert found is not None and np.array_equal(found.w0, solved.w0)
+    path = cache_path(rules, FLOOR, tmp_path)
+    path.rename(path.with_name(f"{rules.name}-{path.name}"))  # the old layout
+    found = load_strategy(renamed, FLOOR, tmp_path)
+    assert found is not None and np.array_equal(found.w0, solved.w0)
+
+
 def test_cancelled_solve_writes_nothing(tmp_path: Path) -> None:
     rules = preset("facebook").with_goal(1500)
     cancel = threading.Event()

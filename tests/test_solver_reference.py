@@ -29,7 +29,9 @@ from reference_solver import ReferenceSolver, cached_reference
 
 from optimal_farkle import engine
 from optimal_farkle.engine import Rules
+from optimal_farkle.solver.duel.decisions import decide, rank_options
 from optimal_farkle.solver.duel.model import build_model, unsupported
+from optimal_farkle.solver.duel.strategy import Strategy
 from optimal_farkle.solver.duel.valueiter import TOLERANCE, value_iteration
 
 AGREE = 1e-12
@@ -53,6 +55,13 @@ def zilch_first_to_goal(goal: int) -> Rules:
     )
 
 
+def five_dice(goal: int, **changes: object) -> Rules:
+    """Greed's five dice and scoring at a small goal, first to the goal, no entry minimum."""
+    rules = engine.preset("greed")
+    fields: dict[str, object] = {"endgame": engine.Endgame.FIRST_TO_GOAL, "entry_minimum": 0}
+    return dataclasses.replace(rules, goal=goal, name=f"five-{goal}", **{**fields, **changes})  # type: ignore[arg-type]
+
+
 def kernel_w0(rules: Rules, floor: int) -> tuple[np.ndarray, int]:
     """The kernel's converged ``W0`` and the floor it actually used."""
     model = build_model(rules, floor=floor)
@@ -69,12 +78,17 @@ def largest_difference(kernel: np.ndarray, reference: np.ndarray) -> float:
 COLD = {
     "facebook-400-floor-100": (facebook(400), -100),
     "neller-busche-500": (neller_busche(500), -500),  # no penalty: the model's floor is 0
+    "five-dice-400": (five_dice(400), 0),  # a turn starts with five dice; hot dice give five
 }
 # From the kernel's answer: the reference's own passes (to 1e-14) must stay within 1e-12 of it.
 # (A cold start would show nothing more than the cases above and costs 3-10 times as much.)
 SEEDED = {
     "zilch-ftg-500-floor0": (zilch_first_to_goal(500), 0),
     "neller-busche-1000": (neller_busche(1000), -500),
+    "five-dice-penalty-400-floor-100": (
+        five_dice(400, min_bank=100, penalty_farkles=2, penalty_points=100),
+        -100,
+    ),
 }
 
 
@@ -144,6 +158,7 @@ ENDGAMES = {
     "zilch-equal-entry": (variant("zilch", 500, endgame=EQUAL, entry_minimum=400), 0),
     "neller-busche-equal": (variant("neller-busche", 500, endgame=EQUAL), 0),
     "facebook-entry-first-to-goal": (variant("facebook", 500, entry_minimum=400), 0),
+    "greed-400": (variant("greed", 400), 0),  # five dice, entry minimum 300, final turn
 }
 SAMPLE = 40
 
@@ -203,3 +218,24 @@ def test_the_reference_reads_every_option_of_every_roll() -> None:
 @pytest.mark.parametrize("name", engine.PRESETS)
 def test_every_preset_is_supported(name: str) -> None:
     assert unsupported(engine.preset(name)) is None
+
+
+def test_the_decision_api_reads_five_dice_states_at_the_reference_values() -> None:
+    """The game counts real dice (five fresh ones after hot dice); the kernel's column 6 is a
+    full set. The decision API's values of a five-dice game's states are the literal
+    reference's, which counts real dice throughout."""
+    rules, floor = COLD["five-dice-400"]
+    model = build_model(rules, floor)
+    strategy = Strategy(model, value_iteration(model).w0)
+    reference = cached_reference(rules, model.floor).in_turn(0, 0)
+    state = engine.new_game(rules, (engine.Player("A"), engine.Player("B")))
+    for roll in ((5, 2, 3, 4, 6), (5, 2, 3, 4), (5, 2, 3)):
+        state, _ = engine.apply(state, engine.Roll(roll))
+        state, _ = engine.apply(state, engine.SetAside((5,)))
+    assert (state.turn_total, state.dice_left) == (150, 2)
+    assert abs(decide(strategy, state).win - reference[(150, 2)]) <= AGREE
+    state, _ = engine.apply(state, engine.Roll((5, 5)))
+    ranked = {(o.turn_total, o.dice_left): o.win for o in rank_options(strategy, state)}
+    assert set(ranked) == {(250, 5), (200, 1)}  # both 5s: hot dice, five fresh dice
+    for key, win in ranked.items():
+        assert abs(win - reference[key]) <= AGREE, key

@@ -37,3 +37,19 @@ def test_help_page_shows_the_rule_numbers(name: str) -> None:
     if rules.entry_minimum:
         assert pts(rules.entry_minimum) in text
     assert any("final turn" in line or "wins at once" in line for line in turn_rules(rules))
+
+
+def test_five_dice_rules_say_five_dice() -> None:
+    """Greed's help counts five dice, and lists no set bigger than the dice a turn has."""
+    rules = preset("greed")
+    lines = turn_rules(rules)
+    assert lines[0].startswith("Roll five dice.")
+    assert lines[1] == "Use all five dice (hot dice) and you roll all five again."
+    console = Console(width=100, file=io.StringIO(), record=True)
+    console.print(rules_renderable(rules))
+    text = console.export_text()
+    assert "six of a kind" not in text and "Six-dice" not in text
+    assert (
+        turn_rules(preset("facebook"))[1]
+        == "Use all six dice (hot dice) and you roll all six again."
+    )

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 from tui_support import RULES, wait_for
 
 from optimal_farkle.engine.dice import ScriptedDice
@@ -28,6 +29,7 @@ from optimal_farkle.tui.game_setup import HUMAN, GameSetup
 from optimal_farkle.tui.screens.game import GameScreen
 from optimal_farkle.tui.screens.game_over import GameOverScreen
 from optimal_farkle.tui.screens.replay import ReplayScreen
+from optimal_farkle.tui.screens.rules_editor import RulesEditorScreen
 from optimal_farkle.tui.screens.setup import SetupScreen
 from optimal_farkle.tui.screens.start import StartScreen
 from optimal_farkle.tui.storage import Settings, Storage
@@ -78,6 +80,23 @@ def test_setup_screen(snap_compare: Any) -> None:
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, StartScreen))
         await pilot.press("n")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, SetupScreen))
+
+    assert snap_compare(app(), run_before=before)
+
+
+def test_rules_editor_screen(snap_compare: Any) -> None:
+    """The editor started from the setup's rules, one value refused (its reason on the status
+    line, the help keeping the last good rules)."""
+
+    async def before(pilot: Pilot[Any]) -> None:
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, StartScreen))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, SetupScreen))
+        await pilot.press("ctrl+e")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, RulesEditorScreen))
+        pilot.app.screen.query_one("#opt-name", Input).value = "house"
+        pilot.app.screen.query_one("#opt-game-goal", Input).value = "1025"
+        await pilot.pause()
 
     assert snap_compare(app(), run_before=before)
 

@@ -179,6 +179,8 @@ def print_table(strategy: ExpectedStrategy, max_turn: int) -> None:
     from rich.table import Table
     from rich.text import Text
 
+    from optimal_farkle.solver.core.rolls import dice_columns
+
     out = console()
     title = f"Max expected score: {strategy.rules.display_name}"
     if strategy.entry is not None:
@@ -197,11 +199,12 @@ def print_table(strategy: ExpectedStrategy, max_turn: int) -> None:
         collapse_padding=True,
     )
     table.add_column("t", justify="right", no_wrap=True)
-    for n in range(6, 0, -1):
-        table.add_column(f"{n} dice", justify="right", no_wrap=True)
+    columns = dice_columns(strategy.rules.dice)
+    for dice, _ in columns:
+        table.add_column(f"{dice} dice", justify="right", no_wrap=True)
     for t in range(0, max_turn + STEP, STEP):
         cells: list[Text | str] = [f"{t:,}"]
-        for n in range(6, 0, -1):
+        for _, n in columns:
             bank = strategy.action(t, n) == "bank"
             marker = "B" if bank else "R"
             text = f"{strategy.final(t, n):,.1f}\n{strategy.roll_gain(t, n):+,.1f} {marker}"
@@ -209,7 +212,7 @@ def print_table(strategy: ExpectedStrategy, max_turn: int) -> None:
         table.add_row(*cells)
     out.print(table)
     thresholds = ", ".join(
-        f"{n}: {_threshold_text(t)}" for n, t in strategy.bank_thresholds().items()
+        f"{dice}: {_threshold_text(strategy.bank_threshold(n))}" for dice, n in columns
     )
     out.print(
         f"Expected points per turn {strategy.expected:,.4f}; the turn ends in a farkle with "

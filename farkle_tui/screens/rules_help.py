@@ -45,7 +45,7 @@ def scoring_rows(rules: Rules) -> list[tuple[str, tuple[int, ...], int]]:
     for face in FACES:
         if rules.singles[face - 1]:
             rows.append((f"a single {face}", (face,), rules.singles[face - 1]))
-    for size in range(3, 7):
+    for size in range(3, rules.dice + 1):
         for face in FACES:
             value = rules.set_value(face, size)
             if value:
@@ -68,22 +68,35 @@ def scoring_rows(rules: Rules) -> list[tuple[str, tuple[int, ...], int]]:
         rows.append(("four of a kind and a pair", (2, 2, 2, 2, 3, 3), rules.four_and_pair))
     if rules.six_dice_nothing:
         rows.append(("six dice that score nothing", (2, 2, 3, 4, 6, 6), rules.six_dice_nothing))
+    if rules.full_house:
+        rows.append(("a full house: three of a kind and a pair", (2, 2, 2, 3, 3), rules.full_house))
+    if rules.straight_1_5:
+        rows.append(("a straight 1-5", (1, 2, 3, 4, 5), rules.straight_1_5))
+    if rules.straight_2_6:
+        rows.append(("a straight 2-6", (2, 3, 4, 5, 6), rules.straight_2_6))
     return rows
 
 
 def turn_rules(rules: Rules) -> list[str]:
     """The non-scoring rules in sentences: banking, entry, penalty, goal, endgame."""
+    dice = NUMBER_WORDS[rules.dice]
     lines = [
-        "Roll six dice. Set aside at least one scoring combination from each roll, then roll "
+        f"Roll {dice} dice. Set aside at least one scoring combination from each roll, then roll "
         "the rest or bank the turn total. A roll that scores nothing is a farkle: the turn total is lost.",
-        "Use all six dice (hot dice) and you roll all six again.",
+        f"Use all {dice} dice (hot dice) and you roll all {dice} again.",
         f"Banking needs a turn total of at least {pts(rules.bank_minimum())}.",
     ]
     if rules.entry_minimum:
         lines.append(
             f"Your first bank must be at least {pts(rules.entry_minimum)} to get on the board."
         )
-    if rules.has_penalty:
+    if rules.loses_everything:
+        lines.append(
+            f"{NUMBER_WORDS.get(rules.penalty_farkles, str(rules.penalty_farkles)).capitalize()} "
+            "farkled turns in a row lose every banked point: the score goes back to 0 (then the "
+            "count starts again; banking also resets it)."
+        )
+    elif rules.has_penalty:
         lines.append(
             f"{NUMBER_WORDS.get(rules.penalty_farkles, str(rules.penalty_farkles)).capitalize()} "
             f"farkled turns in a row cost {pts(rules.penalty_points)} banked points (then the count "
@@ -117,19 +130,24 @@ def rules_renderable(rules: Rules) -> Group:
         grid.add_column(f"{face}s", justify="right")
     singles = [pts(v) if v else "–" for v in rules.singles]
     grid.add_row("single", *singles)
-    for size in range(3, 7):
+    for size in range(3, rules.dice + 1):
         if size > 3 and rules.extra_dice is ExtraDice.NONE:
             continue
         grid.add_row(
             f"{NUMBER_WORDS[size]} of a kind",
             *[pts(rules.set_value(f, size)) or "–" for f in FACES],
         )
-    special = Table(show_edge=False, box=None, padding=(0, 1), show_header=False)
-    special.add_column()
-    special.add_column(justify="right")
+    special, five = (
+        Table(show_edge=False, box=None, padding=(0, 1), show_header=False) for _ in range(2)
+    )
+    for table in (special, five):
+        table.add_column()
+        table.add_column(justify="right")
     for name, dice, value in scoring_rows(rules):
-        if len(dice) == 6 and len(set(dice)) > 1:  # the six-dice combinations, not sets
-            special.add_row(f"{name} (e.g. {' '.join(map(str, dice))})", pts(value))
+        if len(set(dice)) > 1:  # the combinations of several faces, not sets
+            (special if len(dice) == 6 else five).add_row(
+                f"{name} (e.g. {' '.join(map(str, dice))})", pts(value)
+            )
     extra = {
         ExtraDice.ADD: "Each die beyond three of a kind adds the three-of-a-kind value again.",
         ExtraDice.DOUBLE: "Each die beyond three of a kind doubles the set.",
@@ -142,6 +160,12 @@ def rules_renderable(rules: Rules) -> Group:
         grid,
         Text(extra, style="dim"),
     ]
+    if five.row_count:
+        parts += [
+            Text(""),
+            Text("Five-dice combinations (with any other dice)", style="bold"),
+            five,
+        ]
     if special.row_count:
         parts += [Text(""), Text("Six-dice combinations", style="bold"), special]
     parts += [Text(""), Text("How a turn goes", style="bold")]

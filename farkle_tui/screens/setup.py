@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from pathlib import Path
 
 from textual import events
 from textual.app import ComposeResult
@@ -35,7 +36,7 @@ from ..services import ServicesAccessor
 from ..storage import NAME_FIELD, SeatChoice, default_player_name
 from ..widgets.header import TitleHeader
 from ..widgets.typeahead_select import TypeAheadSelect
-from ..widgets.words import goal_words, names_and, pts
+from ..widgets.words import goal_words, names_and, penalty_cost_words, pts
 
 FILE = "__file__"
 GIVEN = "__given__"
@@ -49,7 +50,7 @@ def rules_summary(rules: Rules) -> str:
     if rules.entry_minimum:
         parts.append(f"enter with {pts(rules.entry_minimum)}")
     parts.append(
-        f"{rules.penalty_farkles} farkles cost {pts(rules.penalty_points)}"
+        f"{rules.penalty_farkles} farkles cost {penalty_cost_words(rules, short=True)}"
         if rules.has_penalty
         else "no farkle penalty"
     )
@@ -95,6 +96,7 @@ class SetupScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back"),
         Binding("ctrl+s", "start", "Start"),
         Binding("f1", "rules", "Rules"),
+        Binding("ctrl+e", "edit_rules", "Edit rules"),
         Binding("alt+up", "move_seat(-1)", "Seat up", key_display="alt+↑"),
         Binding("alt+down", "move_seat(1)", "Seat down", key_display="alt+↓"),
     ]
@@ -494,6 +496,25 @@ class SetupScreen(Screen[None]):
         from .rules_help import RulesHelpScreen
 
         self.app.push_screen(RulesHelpScreen(rules, choose=False))
+
+    def action_edit_rules(self) -> None:
+        """Open the rules editor on the rules the form describes (the default ones if it
+        describes none); a saved rule set becomes the form's rules file."""
+        try:
+            rules = self.chosen_rules()
+        except FarkleError:
+            rules = self.services.default_rules()
+        from .rules_editor import RulesEditorScreen
+
+        self.app.push_screen(RulesEditorScreen(rules), self._edited)
+
+    def _edited(self, path: Path | None) -> None:
+        if path is None:
+            return
+        self.query_one("#rules", Select).value = FILE
+        self.query_one("#rules-file", Input).value = str(path)
+        self._refresh_rules()
+        self.notify(f"Saved the rules as {path}: Start plays them.")
 
     # -- start ---------------------------------------------------------------------------------
     def on_button_pressed(self, event: Button.Pressed) -> None:

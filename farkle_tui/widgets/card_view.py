@@ -35,9 +35,9 @@ def table_view(card: Card) -> Table:
     grid.add_column("dice", justify="right", style="bold")
     for g in columns:
         grid.add_column("bank" if g == 0 else f"+{g:,}", justify="right")
-    for n in range(6, 0, -1):
+    for dice, n in table.dice_rows():
         row = dict(table.rows[n - 1])
-        grid.add_row(str(n), *(pts(row[g]) if g in row else "" for g in columns))
+        grid.add_row(str(dice), *(pts(row[g]) if g in row else "" for g in columns))
     return grid
 
 
@@ -91,7 +91,10 @@ def worked_example(card: Card) -> str:
 
 def six_dice_words(card: Card) -> str:
     """Rule 3's word on six dice: they never bank, so row 6's bank number (``16,400`` under
-    "bank", above "never bank with six dice") is only the worth of rolling on for rule 2."""
+    "bank", above "never bank with six dice") is only the worth of rolling on for rule 2.
+    Nothing under five-dice rules, whose full set of fresh dice banks like any row."""
+    if card.rules.dice < 6:
+        return ""
     six = dict(card.table.rows[5]).get(0)
     if six is None:
         return " With six dice never bank."

@@ -21,7 +21,7 @@ from textual.widget import Widget
 
 from optimal_farkle.engine.game import GameState
 
-from .words import farkle_marks_words, goal_words, pts
+from .words import farkle_marks_words, goal_words, penalty_cost_words, pts
 
 BAR_WIDTH = 20
 #: Columns a line gives its name before the bar gets any (below 80 columns the bar shrinks:
@@ -100,7 +100,7 @@ class Scoreboard(Widget):
             self.border_subtitle = farkle_marks_words(rules)
             return
         notes = [
-            f"✗ farkles in a row ({rules.penalty_farkles} cost {pts(rules.penalty_points)})"
+            f"✗ farkles in a row ({rules.penalty_farkles} cost {penalty_cost_words(rules, short=True)})"
             if rules.has_penalty
             else "✗ farkles in a row"
         ]

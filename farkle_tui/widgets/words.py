@@ -27,7 +27,7 @@ from optimal_farkle.engine.game import (
     apply,
 )
 from optimal_farkle.engine.rules import Endgame, Rules
-from optimal_farkle.engine.scoring import scorer
+from optimal_farkle.engine.scoring import NUMBER_WORDS, scorer
 
 from ..game_setup import HUMAN
 
@@ -95,12 +95,17 @@ def goal_words(rules: Rules) -> str:
     return f"first to {pts(rules.goal)} wins"
 
 
+def penalty_cost_words(rules: Rules, short: bool = False) -> str:
+    """What the farkle penalty costs: ``500 points`` or ``every point`` (short: ``500``, ``all``)."""
+    if rules.loses_everything:
+        return "all" if short else "every point"
+    return pts(rules.penalty_points) if short else f"{pts(rules.penalty_points)} points"
+
+
 def farkle_marks_words(rules: Rules) -> str:
     """What the ✗ marks beside the scores mean under ``rules``."""
     if rules.has_penalty:
-        return (
-            f"✗ farkles in a row: {rules.penalty_farkles} cost {pts(rules.penalty_points)} points"
-        )
+        return f"✗ farkles in a row: {rules.penalty_farkles} cost {penalty_cost_words(rules)}"
     return "✗ farkles in a row (no penalty)"
 
 
@@ -109,6 +114,40 @@ def names_and(names: Sequence[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+#: How wide the header's subtitle may be when nothing says otherwise.
+SUBTITLE_WIDTH = 36
+
+
+def opponent_words(
+    players: tuple[Player, ...], titles: dict[str, str], width: int = SUBTITLE_WIDTH
+) -> str:
+    """The header's subtitle: who is playing whom (not always the optimal opponent).
+
+    Words that would not fit ``width`` give way to shorter ones: at a table of three or more,
+    a count for the names; for two, the opponent without its kind.
+    """
+    computers = [p for p in players if p.kind != HUMAN]
+    humans = [p for p in players if p.kind == HUMAN]
+    if not computers:
+        return "hot seat: " + names_and([p.name for p in players])
+    if not humans:
+        return "watching " + names_and([p.name for p in players])
+    if len(players) == 2:
+        kind = computers[0].kind
+        title = titles.get(kind, kind)
+        what = "provably optimal" if kind == "optimal" else "computer"
+        # A long rule set's name left "against Perfect (provably op…" at 80 columns.
+        pair = (f"against {title} ({what})", f"against {title}", f"vs {title}")
+        return next((words for words in pair if len(words) <= width), pair[-1])
+    who = names_and([p.name for p in humans])
+    them = names_and([p.name for p in computers])
+    count = f"{len(computers)} computer{'s' if len(computers) > 1 else ''}"
+    people = f"{len(humans)} {'people' if len(humans) > 1 else 'person'}"
+    choices = (f"{who} against {them}", f"{who} against {count}", f"{people} against {count}")
+    # The header would cut the names: count the computers, then the people too.
+    return next((words for words in choices if len(words) <= width), choices[-1])
 
 
 def hot_seat(players: Sequence[Player]) -> bool:
@@ -165,7 +204,7 @@ def selection_words(state: GameState, dice: tuple[int, ...]) -> tuple[str, bool]
         bank = f"bank needs {pts(state.rules.bank_minimum(state.standing.entered))}"
     else:
         bank = f"bank now = {pts(state.turn_total)} + {pts(option.points)} = {pts(total)}"
-    left = 6 if option.size == n else n - option.size
+    left = state.rules.dice if option.size == n else n - option.size
     hot = " · hot dice!" if option.size == n else ""
     return f"{option.describe()} · {bank} · r rolls {left}{hot}", False
 
@@ -208,7 +247,8 @@ def describe_event(
             f"{event.dice_left} {'die' if event.dice_left == 1 else 'dice'} left"
         )
     if isinstance(event, HotDice):
-        return Line(f"Hot dice! {name} used every die and rolls all six again", "hot", True)
+        dice = NUMBER_WORDS[state.rules.dice] if state is not None else "six"
+        return Line(f"Hot dice! {name} used every die and rolls all {dice} again", "hot", True)
     if isinstance(event, Banked):
         how = "reaches the goal and banks" if event.automatic else "banks"
         return Line(f"{name} {how} {pts(event.points)}: score {pts(event.score)}", "good", True)

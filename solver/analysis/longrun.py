@@ -82,6 +82,11 @@ def farkle_transitions(rules: Rules) -> tuple[Transition, ...]:
     """
     if not rules.has_penalty:
         return (Transition(0, 0, 0),)
+    if rules.loses_everything:
+        raise SolverInputError(
+            f"{rules.name}: the long-run average needs a penalty of fixed points; one that "
+            "costs the whole banked score depends on the score"
+        )
     count, steps = rules.penalty_farkles, rules.penalty_points // STEP
     out = []
     for f in range(count):

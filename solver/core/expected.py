@@ -22,7 +22,10 @@ for the Patch rules' 500). With
     V(t, n) = max( t                [only if t >= m],
                    R(t, n) )
     R(t, n) = -y F_n + sum_g p_g max_{(pts, used) in g} V(t + pts, h(n - used))
-    h(0) = 6 (hot dice),  h(k) = k otherwise
+    h(0) = 6 (hot dice: a full set again),  h(k) = k otherwise
+
+(``n`` is a dice column of :mod:`solver.core.rolls`: column 6 is a full set of fresh dice, five
+of them under five-dice rules, and ``h`` is :func:`solver.core.rolls.next_dice`.)
 
 ``V`` is the objective: expected banked points minus ``y`` times the probability of ending
 the turn in a farkle. Under the strategy that attains ``V`` we also track the true expected
@@ -72,7 +75,7 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, IllegalActionError, Rules, RulesError, ScoringOption, scorer
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
-from optimal_farkle.solver.core.rolls import FlatOptions, flat_options, next_dice
+from optimal_farkle.solver.core.rolls import FlatOptions, column, flat_options, next_dice
 
 from .choices import Choice
 from .errors import SolveFailedError, SolverInputError
@@ -275,9 +278,10 @@ class ExpectedStrategy:
         if not options:
             raise IllegalActionError(f"{tuple(roll)} farkles: there is nothing to set aside")
         best = options[0]
-        best_value = self.value(t + best.points, next_dice(n - best.size))
+        n = column(self.rules, n)
+        best_value = self.value(t + best.points, next_dice(self.rules, n, best.size))
         for option in options[1:]:
-            value = self.value(t + option.points, next_dice(n - option.size))
+            value = self.value(t + option.points, next_dice(self.rules, n, option.size))
             if value > best_value:
                 best, best_value = option, value
         return best
@@ -305,7 +309,7 @@ class ExpectedStrategy:
         :meth:`action` says so and the engine allows it, else roll. Simulations of the
         strategy play it through :class:`engine.record.GameSession` with this.
         """
-        t, n = state.turn_total, state.dice_left
+        t, n = state.turn_total, column(self.rules, state.dice_left)
         if state.phase is Phase.CHOOSE:
             return SetAside(self.best_option(state.roll, t, len(state.roll)).dice)
         if t > 0 and state.can_bank() and self.action(t, n) == Choice.BANK:

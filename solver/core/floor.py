@@ -19,8 +19,9 @@ DEFAULT_FLOOR = -2500
 
 def used_floor(rules: Rules, floor: int = DEFAULT_FLOOR) -> int:
     """The lowest banked score the model of ``rules`` at ``floor`` holds: ``floor`` under a farkle
-    penalty, else 0 (without one no banked score ever falls)."""
-    return floor if rules.has_penalty else 0
+    penalty of points, else 0 (without one, or when it costs the whole score, no banked score
+    ever falls below 0)."""
+    return floor if rules.has_penalty and not rules.loses_everything else 0
 
 
 class OutsideModel(SolverInputError):

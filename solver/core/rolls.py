@@ -1,5 +1,13 @@
 """Roll tables: every distinct roll of 1-6 dice and its scoring options, as flat numpy arrays.
 
+Dice columns. Every solver indexes the dice to throw by a *column* ``n`` = 1..6, and column
+:data:`FRESH` (6) is always a full set of fresh dice: a turn's start and hot dice. With six
+dice a column is the dice count. With ``rules.dice = 5`` column 6 throws five dice and
+column 5 is never reached (after a set-aside at most four dice are left); it still holds the
+rolls of five dice, so every column has well-defined values and no pass meets an empty
+column. :func:`column`, :func:`thrown` and :func:`next_dice` are the one definition of this
+mapping and of the hot-dice rule; kernels and tables need no dice count of their own.
+
 The solver's kernels read these arrays; they are derived from :mod:`engine.scoring`, so
 there is no second definition of scoring. Two views:
 
@@ -97,6 +105,45 @@ def roll_table(rules: Rules, n: int) -> RollTable:
     )
 
 
+#: The column of a full set of fresh dice (a turn's start, hot dice), whatever ``rules.dice`` is.
+FRESH = 6
+
+
+def thrown(rules: Rules, n: int) -> int:
+    """The dice column ``n`` throws: ``rules.dice`` for :data:`FRESH`, else ``n``."""
+    return rules.dice if n == FRESH else n
+
+
+def column(rules: Rules, dice: int) -> int:
+    """The column of ``dice`` dice to throw (a game state's ``dice_left``): FRESH for all of them."""
+    return FRESH if dice == rules.dice else dice
+
+
+def reached(dice: int, n: int) -> bool:
+    """Whether a turn of rules with ``dice`` dice can throw column ``n`` (five dice: never 5)."""
+    return n == FRESH or n < dice
+
+
+def dice_columns(dice: int) -> list[tuple[int, int]]:
+    """``(dice thrown, column)`` of every column a turn of ``dice``-dice rules throws, most
+    dice first: what a table shown to a player labels by dice count."""
+    return [(hot_dice(dice, n, 0), n) for n in range(6, 0, -1) if reached(dice, n)]
+
+
+def next_dice(rules: Rules, n: int, used: int) -> int:
+    """The hot-dice rule: the column to throw after ``used`` dice of column ``n`` are set aside."""
+    return hot_dice(rules.dice, n, used)
+
+
+def hot_dice(dice: int, n: int, used: int) -> int:
+    """:func:`next_dice` for rules whose turns start with ``dice`` dice.
+
+    ``h(0) = FRESH`` (every die used: all of them again), ``h(k) = k`` for ``k`` dice left.
+    """
+    left = (dice if n == FRESH else n) - used
+    return FRESH if left == 0 else left
+
+
 def roll_tables(rules: Rules) -> dict[int, RollTable]:
     """:func:`roll_table` for every dice count 1-6."""
     return {n: roll_table(rules, n) for n in range(1, 7)}
@@ -149,7 +196,7 @@ def grouped_tables(rules: Rules, reduce: bool = True) -> GroupedTables:
     opt_used: list[int] = []
     farkle = [0.0] * 7
     for n in range(1, 7):
-        table = roll_table(rules, n)
+        table = roll_table(rules, thrown(rules, n))
         merged: dict[tuple[tuple[int, int], ...], int] = {}
         for r in range(len(table.weights)):
             lo, hi = int(table.option_start[r]), int(table.option_start[r + 1])
@@ -165,7 +212,7 @@ def grouped_tables(rules: Rules, reduce: bool = True) -> GroupedTables:
             merged[key] = merged.get(key, 0) + int(table.weights[r])
         farkle[n] = table.farkle_probability
         for key, count in sorted(merged.items()):
-            probs.append(count / 6**n)
+            probs.append(count / 6 ** thrown(rules, n))
             rolls_in.append(count)
             for points, used in key:
                 opt_points.append(points)
@@ -182,15 +229,6 @@ def grouped_tables(rules: Rules, reduce: bool = True) -> GroupedTables:
         farkle_prob=np.array(farkle, dtype=np.float64),
         max_points=max(opt_points),
     )
-
-
-def next_dice(dice_left: int) -> int:
-    """The hot-dice rule ``h``: dice to roll next after a set-aside leaves ``dice_left``.
-
-    ``h(0) = 6`` (hot dice: all six again), ``h(k) = k`` otherwise. The one definition; the
-    flat tables apply it once per option (:attr:`FlatOptions.next_dice`).
-    """
-    return 6 if dice_left == 0 else dice_left
 
 
 @dataclass(frozen=True)
@@ -212,12 +250,12 @@ class FlatOptions:
     option_points: np.ndarray  # (O,) int64
     option_steps: np.ndarray  # (O,) int64 points / STEP
     option_used: np.ndarray  # (O,) int64
-    option_dice: np.ndarray  # (O,) int64 dice rolled (n of the option's group)
-    next_dice: np.ndarray  # (O,) int64 h(n - used): dice to roll next
+    option_dice: np.ndarray  # (O,) int64 the column n of the option's group
+    next_dice: np.ndarray  # (O,) int64 the column to roll next (:func:`next_dice`)
     option_off: np.ndarray  # (O,) int64 kernel row offset: steps * 6 + next_dice - 1
     farkle_prob: np.ndarray  # (7,) float64, index 0 unused
-    group_dice: np.ndarray  # (G,) int64 dice count n of each group
-    risky: np.ndarray  # (7,) bool: n dice can farkle (exact, from integer counts; index 0 False)
+    group_dice: np.ndarray  # (G,) int64 the column n of each group
+    risky: np.ndarray  # (7,) bool: column n can farkle (exact, from integer counts; index 0 False)
     max_steps: int
 
     @property
@@ -260,11 +298,18 @@ def flat_options(rules: Rules, reduce: bool = False) -> FlatOptions:
     for n in range(1, 7):
         group_dice[t.group_start[n] : t.group_start[n + 1]] = n
     option_dice = np.repeat(group_dice, sizes)
-    left = (option_dice - t.option_used).tolist()
-    nxt = np.array([next_dice(k) for k in left], dtype=np.int64)
+    nxt = np.array(
+        [
+            next_dice(rules, n, used)
+            for n, used in zip(option_dice.tolist(), t.option_used.tolist())
+        ],
+        dtype=np.int64,
+    )
     steps = (t.option_points // STEP).astype(np.int64)
     # Exact zero test on integer counts, not on a float probability.
-    risky = np.array([False] + [roll_table(rules, n).farkle_rolls > 0 for n in range(1, 7)])
+    risky = np.array(
+        [False] + [roll_table(rules, thrown(rules, n)).farkle_rolls > 0 for n in range(1, 7)]
+    )
     arrays = {
         "group_start": np.ascontiguousarray(t.group_start, dtype=np.int64),
         "group_prob": np.ascontiguousarray(t.group_prob, dtype=np.float64),

@@ -8,8 +8,10 @@ File layout (no pickle: data must not depend on module paths)::
                                floor, shape, payload sha256, solve figures
     payload                    W0 as little-endian float64, C order
 
-The name carries a hash of the rules, the floor and :data:`SOLVER_VERSION`, so changing any
-of them simply misses the old file. A file that fails any check (magic, header, version,
+The name is a hash of the rules' content (:attr:`Rules.digest`, never their name), the floor
+and :data:`SOLVER_VERSION`, so the same rules under two names share one file and changing
+any of them simply misses the old file. Files an earlier version named ``<rules name>-<name>``
+are still found (:func:`existing_cache`). A file that fails any check (magic, header, version,
 digest, shape, length, checksum) is reported and rebuilt, never trusted. Writes go to a
 temporary file that is renamed into place (:func:`engine.files.atomic_write`), and builders
 of the same file take a lock, so two processes never leave a half-written cache and the
@@ -54,7 +56,7 @@ from optimal_farkle.engine.text import quote
 
 from ..core.errors import SolverError, SolverInputError
 from ..core.filelocks import acquire_polling
-from ..core.floor import DEFAULT_FLOOR
+from ..core.floor import DEFAULT_FLOOR, used_floor
 from .clock import Progress
 from .model import build_model, unsupported
 from .passes import SolveCancelled
@@ -77,6 +79,7 @@ __all__ = [
     "SolveCancelled",
     "cache_dir",
     "cache_path",
+    "existing_cache",
     "load_or_solve",
     "load_strategy",
     "read_cache",
@@ -109,9 +112,24 @@ def cache_key(rules: Rules, floor: int) -> str:
 def cache_path(
     rules: Rules, floor: int = DEFAULT_FLOOR, directory: Path | str | None = None
 ) -> Path:
-    model_floor = floor if rules.has_penalty else 0
-    name = f"{rules.name}-floor{model_floor}-{cache_key(rules, model_floor)}.w0"
-    return cache_dir(directory) / name
+    """Where the strategy of ``rules`` is cached: named by their content, not their name."""
+    model_floor = used_floor(rules, floor)
+    return cache_dir(directory) / f"floor{model_floor}-{cache_key(rules, model_floor)}.w0"
+
+
+def existing_cache(path: Path) -> Path:
+    """``path``, or the file an earlier version wrote for the same key as ``<rules name>-<name>``.
+
+    The key in the name is a hash of the rules' content, so any such file holds the same
+    rules; its header is checked like any other. ``path`` when there is none (or it exists).
+    """
+    if path.exists():
+        return path
+    try:
+        legacy = sorted(path.parent.glob(f"*-{path.name}"))
+    except OSError:
+        return path
+    return legacy[0] if legacy else path
 
 
 class CacheError(SolverError):
@@ -248,7 +266,7 @@ def load_strategy(
     """The cached strategy, or None when there is none or it cannot be trusted (reported)."""
     if unsupported(rules) is not None:
         return None
-    path = cache_path(rules, floor, cache_dir)
+    path = existing_cache(cache_path(rules, floor, cache_dir))
     try:
         return read_cache(path, rules, floor)
     except CacheError as exc:

@@ -19,13 +19,14 @@ from optimal_farkle.engine.game import GameState, Phase
 
 from ..core.choices import Choice
 from ..core.errors import SolverInputError
-from ..core.rolls import next_dice
+from ..core.rolls import column, next_dice, thrown
 from .strategy import StartState, Strategy, Turn
 
 
 @dataclass(frozen=True)
 class OptionValue:
-    """A legal set-aside and where it leads: the turn total, the dice left, the win probability."""
+    """A legal set-aside and where it leads: the turn total, the dice to throw next (a count,
+    not a :mod:`solver.core.rolls` column), the win probability."""
 
     option: ScoringOption
     turn_total: int
@@ -112,7 +113,7 @@ def decide_turn(turn: Turn, state: GameState) -> Decision:
     Ties bank (the kernel's rule). ``turn`` is any :data:`solver.duel.strategy.Turn`: the two-player
     strategy's, or the one a table strategy (:mod:`solver.table.advice`) built for this position.
     """
-    t, n = state.turn_total, state.dice_left
+    t, n = state.turn_total, column(state.rules, state.dice_left)
     roll = turn.roll_value(t, n)
     bank = turn.bank_value(t) if state.can_bank() else None
     best = Choice.BANK if bank is not None and bank >= roll else Choice.ROLL
@@ -134,12 +135,13 @@ def rank_options(strategy: Strategy, state: GameState) -> list[OptionValue]:
 
 def rank_turn(turn: Turn, state: GameState) -> list[OptionValue]:
     """:func:`rank_options` read from the values of the turn in progress (any :data:`Turn`)."""
-    t, n = state.turn_total, state.dice_left
+    rules = state.rules
+    t, n = state.turn_total, column(rules, state.dice_left)
     ranked = []
     for option in state.options():
         t2 = t + option.points
-        n2 = next_dice(n - option.size)
-        ranked.append(OptionValue(option, t2, n2, turn.win(t2, n2)))
+        n2 = next_dice(rules, n, option.size)
+        ranked.append(OptionValue(option, t2, thrown(rules, n2), turn.win(t2, n2)))
     ranked.sort(key=lambda ov: -ov.win)
     return ranked
 

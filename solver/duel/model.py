@@ -243,6 +243,19 @@ class Model:
         )
 
 
+def penalty_steps(rules: Rules, floor: int) -> int:
+    """What the farkle penalty costs in the kernel's steps (:func:`solver.duel.kernel.after_farkle`).
+
+    A penalty of the whole score costs every step there is: the floor is then 0, and
+    ``max(0, b - nb) = 0`` is a banked score of 0 from any ``b``.
+    """
+    if not rules.has_penalty:
+        return 0
+    if rules.loses_everything:
+        return (rules.goal - floor) // STEP
+    return rules.penalty_points // STEP
+
+
 def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:
     """The kernel's view of ``rules`` at ``floor`` (a multiple of 50 at or below 0)."""
     if floor % STEP or floor > 0:
@@ -261,7 +274,7 @@ def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:
             rules.bank_minimum(entered=True) // STEP,
         ),
         penalty_count=rules.penalty_farkles if penalty else 0,
-        penalty_steps=rules.penalty_points // STEP if penalty else 0,
+        penalty_steps=penalty_steps(rules, lowest),
         options=flat_options(rules, reduce=not needs_final_turn(rules)),
         final=final_turn_tables(rules),
     )

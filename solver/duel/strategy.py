@@ -401,7 +401,7 @@ def reachable(rules: Rules, top: int) -> np.ndarray:
         pairs = set()
         for g in tables.groups(n):
             for points, used in tables.options(g):
-                pairs.add((points // STEP, next_dice(n - used)))
+                pairs.add((points // STEP, next_dice(rules, n, used)))
         moves[n] = pairs
     rows = max(1, top // STEP)
     seen = np.zeros((rows, 6), dtype=bool)

@@ -230,15 +230,21 @@ def card_cache_path(rules: Rules, cache_dir: Path | str | None = None) -> Path:
     """Where ``farkle card --rebuild`` keeps the card of ``rules`` (beside the strategies)."""
     from ..duel.cache import cache_dir as strategy_dir
 
-    return strategy_dir(cache_dir) / f"{rules.name}-{rules.digest}.card.json"
+    return strategy_dir(cache_dir) / f"{rules.digest}.card.json"
 
 
 def shipped_card_text(rules: Rules) -> str | None:
-    """The text of the card shipped for a preset (``assets/cards/<name>.json``), if any."""
-    from optimal_farkle.engine.rules import _assets
+    """The text of the card shipped for the preset with these rules (``assets/cards/<name>.json``).
 
+    Found by content, so a rules file that copies a preset under another name gets its card.
+    """
+    from optimal_farkle.engine.rules import PRESETS, _assets
+
+    name = next((p for p in PRESETS if preset(p).digest == rules.digest), None)
+    if name is None:
+        return None
     try:
-        return str(_assets().joinpath("cards", f"{rules.name}.json").read_text(encoding="utf-8"))
+        return str(_assets().joinpath("cards", f"{name}.json").read_text(encoding="utf-8"))
     except (OSError, FileNotFoundError):
         return None
 
@@ -275,10 +281,12 @@ def load_card(rules: Rules, cache_dir: Path | str | None = None) -> Card:
     The paper's rules always use the paper's Table 4; their figures come from the same files.
     A cache file that cannot be trusted is ignored (the shipped card, or none, is used).
     """
+    from ..duel.cache import existing_cache
+
     table = estimate_table(rules)
     found: Card | None = None
     try:
-        found = read_card(card_cache_path(rules, cache_dir), rules)
+        found = read_card(existing_cache(card_cache_path(rules, cache_dir)), rules)
     except CardError:
         text = shipped_card_text(rules)
         if text is not None:

@@ -13,8 +13,9 @@ function instead: with columns ``g = 0, s, 2s, ...`` (``s = 50``, the game's ste
     est_n(t) = min{ g in row n : T_g(n) <= t }      (the leftmost column not above t)
              = the row's last column when every cell of the row is above t
 
-``est_n(t) = 0`` means bank (the row's ``+0`` column is the bank threshold); with six dice
-the method never banks. A set-aside of ``p`` points and ``u`` dice from a roll of ``n``
+``est_n(t) = 0`` means bank (the row's ``+0`` column is the bank threshold); with six fresh
+dice the method never banks (their thresholds lie beyond any real turn), with a full set of
+five (Greed) it banks like with any other count: max-score banks them from 2,800. A set-aside of ``p`` points and ``u`` dice from a roll of ``n``
 dice at ``t`` leads to ``(t', n') = (t + p, h(n - u))`` (``h``: hot dice give six), worth::
 
     W(t', n') = t'                   where the method banks there (n' < 6, est = 0, t' >= m)
@@ -53,9 +54,9 @@ from optimal_farkle.engine import STEP, Rules
 
 from ..core.choices import Choice
 from ..core.expected import ExpectedStrategy, expected_strategy
-from ..core.floor import DEFAULT_FLOOR
+from ..core.floor import DEFAULT_FLOOR, used_floor
 from ..core.layout import DICE
-from ..core.rolls import grouped_tables, next_dice
+from ..core.rolls import dice_columns, grouped_tables, hot_dice, next_dice
 
 #: Gain grids tried in turn: the coarsest that reproduces the expected-score strategy wins.
 GRIDS = (50, 25, 10, 5, 1)
@@ -93,6 +94,7 @@ class EstimateTable:
     minimum: int  # the bank minimum of an ordinary turn
     decisions: int = 0
     mismatches: int = 0
+    dice: int = 6  # the dice a turn starts with (what hot dice give back)
 
     def gain(self, t: int, n: int) -> int:
         """``est_n(t)``: the leftmost column of row ``n`` whose total is not above ``t``."""
@@ -103,8 +105,8 @@ class EstimateTable:
         return row[-1][0]
 
     def banks(self, t: int, n: int) -> bool:
-        """Whether the table banks ``t`` with ``n`` dice to roll (never with six)."""
-        return n < 6 and t >= self.minimum and self.gain(t, n) <= 0
+        """Whether the table banks ``t`` with ``n`` dice to roll (never with six fresh dice)."""
+        return fresh_may_bank(self.dice, n) and t >= self.minimum and self.gain(t, n) <= 0
 
     def worth(self, t: int, n: int) -> int:
         """``W(t, n)``: the turn total plus what rolling on is worth, unless the table banks."""
@@ -119,7 +121,7 @@ class EstimateTable:
         best_key: tuple[int, bool, int] | None = None
         best = 0
         for i, (points, used) in enumerate(pairs):
-            t2, n2 = t + points, next_dice(n - used)
+            t2, n2 = t + points, hot_dice(self.dice, n, used)
             key = (self.worth(t2, n2), self.banks(t2, n2), n2)
             if best_key is None or key > best_key:
                 best_key, best = key, i
@@ -129,9 +131,14 @@ class EstimateTable:
         """Every gain some row uses, ascending: the card's column headings."""
         return sorted({g for row in self.rows for g, _ in row})
 
+    def dice_rows(self) -> list[tuple[int, int]]:
+        """``(dice thrown, column)`` of every row a turn can use, most dice first (under five-dice
+        rules column 6 throws five fresh dice and column 5 is never reached)."""
+        return dice_columns(self.dice)
+
     def numbers(self) -> int:
-        """How many numbers the table asks a person to memorise (one per cell)."""
-        return sum(len(row) for row in self.rows)
+        """How many numbers the table asks a person to memorise (one per cell it shows)."""
+        return sum(len(self.rows[n - 1]) for _, n in self.dice_rows())
 
     def unlearnable(self) -> str | None:
         """Why no one could learn this table from a card (it has more than
@@ -153,7 +160,7 @@ class EstimateTable:
 
     def bank_threshold(self, n: int) -> int | None:
         """The total from which the table banks with ``n`` dice (None: never, as with six)."""
-        if n == 6:
+        if not fresh_may_bank(self.dice, n):
             return None
         for g, start in self.rows[n - 1]:
             if g <= 0:
@@ -190,15 +197,22 @@ class _Decisions:
     bank_dice: np.ndarray
     bank_target: np.ndarray
     height: int  # turn totals 0 .. height - 1 steps cover every state looked at
+    dice: int  # the dice a turn starts with (whether fresh dice may bank)
 
     @property
     def count(self) -> int:
         return len(self.first) + len(self.bank_total)
 
 
+def fresh_may_bank(dice: int, n: int) -> bool:
+    """Whether the method may bank with column ``n`` under rules of ``dice`` dice: always but
+    with six fresh dice (column 6 of six-dice rules)."""
+    return n < 6 or dice < 6
+
+
 def turn_limit(rules: Rules) -> int:
     """Turn totals below this can occur before a player reaches the goal (scores from the floor)."""
-    lowest = DEFAULT_FLOOR if rules.has_penalty else 0
+    lowest = used_floor(rules, DEFAULT_FLOOR)
     return rules.goal - lowest
 
 
@@ -212,7 +226,7 @@ def reachable(rules: Rules, limit: int | None = None) -> list[tuple[int, int]]:
         t, n = todo.pop()
         for g in tables.groups(n):
             for points, used in tables.options(g):
-                nxt = (t + points, next_dice(n - used))
+                nxt = (t + points, next_dice(rules, n, used))
                 if nxt[0] < limit and nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)
@@ -220,8 +234,8 @@ def reachable(rules: Rules, limit: int | None = None) -> list[tuple[int, int]]:
 
 
 def _exact_worth(exp: ExpectedStrategy, t: int, n: int) -> float:
-    """The expected-score value of ``(t, n)`` when six dice never bank (the method's rule)."""
-    return t + exp.roll_gain(t, 6) if n == 6 else exp.value(t, n)
+    """The expected-score value of ``(t, n)`` when six fresh dice never bank (the method's rule)."""
+    return exp.value(t, n) if fresh_may_bank(exp.rules.dice, n) else t + exp.roll_gain(t, n)
 
 
 @lru_cache(maxsize=16)
@@ -239,7 +253,7 @@ def _decisions(rules: Rules) -> _Decisions:
     bank_dice: list[int] = []
     bank_target: list[bool] = []
     for t, n in states:
-        if n < 6 and t >= max(minimum, STEP):
+        if fresh_may_bank(rules.dice, n) and t >= max(minimum, STEP):
             bank_total.append(t)
             bank_dice.append(n)
             bank_target.append(exp.action(t, n) == Choice.BANK)
@@ -251,11 +265,12 @@ def _decisions(rules: Rules) -> _Decisions:
             first.append(len(dec))
             scored = []
             for points, used in pairs:
-                t2, n2 = t + points, next_dice(n - used)
+                t2, n2 = t + points, next_dice(rules, n, used)
                 dec.append(j)
                 totals.append(t2)
                 dice.append(n2)
-                banks = n2 < 6 and t2 >= minimum and exp.action(t2, n2) == Choice.BANK
+                banks = fresh_may_bank(rules.dice, n2) and t2 >= minimum
+                banks = banks and exp.action(t2, n2) == Choice.BANK
                 scored.append((_exact_worth(exp, t2, n2), banks, n2))
             top = max(w for w, _, _ in scored)
             ties = [
@@ -275,6 +290,7 @@ def _decisions(rules: Rules) -> _Decisions:
         bank_dice=np.array(bank_dice, dtype=np.int64),
         bank_target=np.array(bank_target, dtype=bool),
         height=height,
+        dice=rules.dice,
     )
 
 
@@ -299,7 +315,8 @@ def _mismatches(
     if bad and stop:
         return bad
     g2 = est[d.option_dice, d.option_total // STEP]
-    banks = (d.option_dice < 6) & (d.option_total >= minimum) & (g2 <= 0)
+    fresh = (d.option_dice < 6) | (d.dice < 6)
+    banks = fresh & (d.option_total >= minimum) & (g2 <= 0)
     worth = d.option_total + np.where(banks, 0, g2)
     # The tie rule as one key: worth first, then banking, then more dice (n2 < 8).
     key = worth * 16 + banks.astype(np.int64) * 8 + d.option_dice
@@ -379,6 +396,7 @@ def estimate_table(rules: Rules) -> EstimateTable:
         minimum=minimum,
         decisions=d.count,
         mismatches=bad,
+        dice=rules.dice,
     )
 
 

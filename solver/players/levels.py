@@ -46,7 +46,7 @@ from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, Set
 from ..core.choices import Choice
 from ..core.errors import SolverInputError
 from ..core.expected import ExpectedStrategy, expected_strategy
-from ..core.rolls import next_dice
+from ..core.rolls import column, next_dice, reached, thrown
 from .card import Card, load_card
 
 #: ``(points, dice used)`` of one entry of a keep list.
@@ -140,7 +140,8 @@ class LevelPlayer(ABC):
             index = self.takes_win(pairs, standing.score, state.turn_total, standing.entered)
             if index is None:
                 mode = self.mode(standing.score, _best_other(state))
-                index = self._keep(pairs, state.turn_total, len(state.roll), mode)
+                n = column(self.rules, len(state.roll))
+                index = self._keep(pairs, state.turn_total, n, mode)
             return SetAside(option_for(options, pairs[index]).dice)
         if state.turn_total == 0 or not state.can_bank():
             return Roll()
@@ -149,7 +150,8 @@ class LevelPlayer(ABC):
             if final is not None:
                 return Bank() if final else Roll()
         mode = self.mode(state.standing.score, _best_other(state))
-        return Bank() if self.banks(state.turn_total, state.dice_left, mode) else Roll()
+        n = column(self.rules, state.dice_left)
+        return Bank() if self.banks(state.turn_total, n, mode) else Roll()
 
     def _final_turn_bank(self, state: GameState) -> bool | None:
         """Final-turn and equal-turns endgames: bank a win or the goal; never bank a sure loss;
@@ -183,7 +185,7 @@ class MaxScorePlayer(LevelPlayer):
 
     def keep(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
         # Same tie rule as ExpectedStrategy.best_option: the first best in engine order.
-        values = [self.expected.value(t + p, next_dice(n - u)) for p, u in pairs]
+        values = [self.expected.value(t + p, next_dice(self.rules, n, u)) for p, u in pairs]
         return values.index(max(values))
 
 
@@ -233,8 +235,9 @@ class CoachPlayer(LevelPlayer):
     def rules_of_thumb(self) -> str:
         """The coach's whole strategy in one paragraph, with the numbers for these rules."""
         bank = ", ".join(
-            f"{n}: {'never' if t is None else f'{t:,}'}"
+            f"{thrown(self.rules, n)}: {'never' if t is None else f'{t:,}'}"
             for n, t in sorted(self.thresholds.items(), reverse=True)
+            if reached(self.rules.dice, n)
         )
         return (
             f"Plays by rules of thumb you can learn. Bank from (dice left: total) {bank}. "
@@ -264,19 +267,19 @@ class CoachPlayer(LevelPlayer):
         return t >= threshold
 
     def keep(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
+        dice = thrown(self.rules, n)
         for i, (_points, used) in enumerate(pairs):
-            if used == n:
-                return i  # hot dice: roll all six again
+            if used == dice:
+                return i  # hot dice: roll all of them again
         points, used = pairs[0]
-        if t + points >= self.rules.bank_minimum() and self.banks(
-            t + points, next_dice(n - used), mode
-        ):
+        after = next_dice(self.rules, n, used)
+        if t + points >= self.rules.bank_minimum() and self.banks(t + points, after, mode):
             return 0  # the most points, then bank
         choice = 0
-        if n >= self.single_from:
+        if dice >= self.single_from:
             choice = next((i for i, (_p, u) in enumerate(pairs) if u == 1), 0)
         for i, (p, u) in enumerate(pairs):
-            if p - pairs[choice][0] >= self.worth_more and u < n:
+            if p - pairs[choice][0] >= self.worth_more and u < dice:
                 return i
         return choice
 
@@ -345,8 +348,8 @@ class CardPlayer(LevelPlayer):
     def rules_of_thumb(self) -> str:
         """The card in one paragraph, with this rule set's bank thresholds."""
         banks = ", ".join(
-            f"{n}: {'never' if t is None else f'{t:,}'}"
-            for n in range(6, 0, -1)
+            f"{dice}: {'never' if t is None else f'{t:,}'}"
+            for dice, n in self.table.dice_rows()
             for t in [self.table.bank_threshold(n)]
         )
         end = (

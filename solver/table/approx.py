@@ -42,6 +42,7 @@ from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.engine.game import GameState, Phase
 
 from ..core.errors import SolverInputError
+from ..core.rolls import column
 from ..duel.decisions import (
     Decision,
     OptionValue,
@@ -213,7 +214,8 @@ class RivalAdvice:
         for p in owed:
             if p == state.current:
                 target = final_target(state)
-                chance = self.strategy.final_turn(target).win(state.turn_total, state.dice_left)
+                n_col = column(self.rules, state.dice_left)
+                chance = self.strategy.final_turn(target).win(state.turn_total, n_col)
             else:
                 need = max(
                     best - scores[p] + STEP, self.rules.bank_minimum(state.standings[p].entered)
@@ -230,5 +232,5 @@ def _in_turn_win(turn: Turn, state: GameState) -> float:
     if state.phase is Phase.CHOOSE:
         return rank_turn(turn, state)[0].win
     if state.turn_total == 0:
-        return turn.win(0, state.dice_left)
+        return turn.win(0, column(state.rules, state.dice_left))
     return decide_turn(turn, state).win

@@ -66,7 +66,8 @@ from optimal_farkle.engine.text import quote
 from ..core.choices import Choice
 from ..core.endgame import needs_final_turn
 from ..core.errors import SolverError, SolverInputError
-from ..core.floor import DEFAULT_FLOOR, check_in_model
+from ..core.floor import DEFAULT_FLOOR, check_in_model, used_floor
+from ..core.rolls import column
 from ..duel.cache import (
     MAX_HEADER,
     CacheError,
@@ -75,6 +76,7 @@ from ..duel.cache import (
     _figure,
     cache_dir,
     check_payload,
+    existing_cache,
     read_framed,
     write_framed,
 )
@@ -476,11 +478,11 @@ def _turn(
 
 def position_vector(turn: object, state: GameState) -> np.ndarray:
     """Every seat's chance at the current point of the turn, in turn order from the mover."""
-    t, n = state.turn_total, state.dice_left
+    t, n = state.turn_total, column(state.rules, state.dice_left)
     if state.phase is Phase.CHOOSE:
         ranked = rank_turn(turn, state)  # type: ignore[arg-type]
         best = ranked[0]
-        return turn.vector(best.turn_total, best.dice_left)  # type: ignore[attr-defined,no-any-return]
+        return turn.vector(best.turn_total, column(state.rules, best.dice_left))  # type: ignore[attr-defined,no-any-return]
     if t == 0:
         return turn.vector(0, n)  # type: ignore[attr-defined,no-any-return]
     decision = decide_turn(turn, state)  # type: ignore[arg-type]
@@ -529,10 +531,11 @@ def final_turn_of(state: GameState, model: TableModel, rounds: FinalRound | None
 def table_cache_path(
     rules: Rules, players: int, floor: int = DEFAULT_FLOOR, directory: Path | str | None = None
 ) -> Path:
-    model_floor = floor if rules.has_penalty else 0
+    """Where the exact table solve of ``rules`` is cached: named by their content, not their name."""
+    model_floor = used_floor(rules, floor)
     text = f"{rules.digest}|players={players}|floor={model_floor}|solver={SOLVER_VERSION}"
     key = hashlib.sha256(text.encode()).hexdigest()[:16]
-    return cache_dir(directory) / f"{rules.name}-{players}p-floor{model_floor}-{key}.wt"
+    return cache_dir(directory) / f"{players}p-floor{model_floor}-{key}.wt"
 
 
 def write_table_cache(path: Path, strategy: ExactTableStrategy) -> None:
@@ -606,7 +609,8 @@ def table_cached(
     try:
         model = build_table_model(rules, players, floor)
         data = read_prefix(
-            table_cache_path(rules, players, floor, cache_dir), len(MAGIC) + 4 + MAX_HEADER
+            existing_cache(table_cache_path(rules, players, floor, cache_dir)),
+            len(MAGIC) + 4 + MAX_HEADER,
         )
         _header(data, rules, players, model)
     except (TableCacheError, FileProblem, ValueError):
@@ -673,7 +677,7 @@ def load_exact_table(
 
     if unsupported(rules) is not None:
         return None
-    path = table_cache_path(rules, players, floor, cache_dir)
+    path = existing_cache(table_cache_path(rules, players, floor, cache_dir))
     try:
         return read_table_cache(path, rules, players, floor)
     except TableCacheError as exc:

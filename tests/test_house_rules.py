@@ -1,0 +1,220 @@
+"""House rules (issue 38): full house, five-dice straights and a penalty that costs everything.
+
+Each variant: its rules file loads, the engine scores and plays it, the rules help says what
+it does, the win-probability solver agrees with the literal reference at small goals to
+1e-12, and the expected-score solver with the brute force (values and bank thresholds).
+(Five dice are covered beside the presets: ``greed`` in test_scoring, test_game,
+test_solver_reference and test_expected.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+
+import numpy as np
+import pytest
+from reference_solver import ReferenceSolver, cached_reference
+from rich.console import Console
+from test_expected import brute_force, solver_values
+
+from optimal_farkle.engine import Endgame, Rules, RulesError, preset, scorer
+from optimal_farkle.engine.game import Bank, Penalty, Player, Roll, SetAside, apply, new_game
+from optimal_farkle.engine.rules import PenaltyCost, load_rules_text
+from optimal_farkle.engine.scoring import ComboKind
+from optimal_farkle.solver import used_floor
+from optimal_farkle.solver.core.expected import expected_strategy
+from optimal_farkle.solver.core.rolls import column
+from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.duel.valueiter import value_iteration
+from optimal_farkle.tui.screens.rules_help import rules_renderable, turn_rules
+
+AGREE = 1e-12
+TWO = (Player("Ann"), Player("Bob"))
+
+
+def house(base: str = "neller-busche", goal: int = 10_000, **changes: object) -> Rules:
+    """A preset with house rules changed (and a name that says so)."""
+    return dataclasses.replace(preset(base), goal=goal, name="house", **changes)  # type: ignore[arg-type]
+
+
+COMBOS = {"full_house": 1500, "straight_1_5": 500, "straight_2_6": 750}
+LOSE_ALL = {"penalty_farkles": 3, "penalty_points": 0, "penalty_cost": PenaltyCost.EVERYTHING}
+
+
+# -- the rules file -------------------------------------------------------------------------------
+FILE = (
+    'name = "house"\n'
+    "[scoring]\n"
+    "singles = { 1 = 100, 5 = 50 }\n"
+    "three_of_a_kind = { 1 = 1000, 2 = 200, 3 = 300, 4 = 400, 5 = 500, 6 = 600 }\n"
+    'extra_dice = "add"\n'
+    "three_pairs = 750\nfour_and_pair_is_three_pairs = false\nstraight = 1500\n"
+    "two_triplets = 0\nfour_and_pair = 0\nsix_dice_nothing = 0\n"
+    "full_house = 1500\nstraight_1_5 = 500\nstraight_2_6 = 750\n"
+    "[turn]\nmin_bank = 300\n"
+    '[penalty]\nfarkles = 3\npoints = 0\ncosts = "everything"\n'
+    '[game]\ngoal = 10000\nentry_minimum = 0\nendgame = "first-to-goal"\n'
+)
+
+
+def test_a_rules_file_with_the_house_rules_loads_and_round_trips() -> None:
+    rules = load_rules_text(FILE, "house.toml")
+    assert (rules.full_house, rules.straight_1_5, rules.straight_2_6) == (1500, 500, 750)
+    assert rules.loses_everything and rules.has_penalty
+    other = FILE.replace('name = "house"', 'name = "other"')
+    assert load_rules_text(other, "other.toml").digest == rules.digest
+    from optimal_farkle.engine.rules import rules_from_dict
+
+    assert rules_from_dict(rules.to_toml_dict(), "again") == rules
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("points = 0", "[penalty] costs = \"everything\" needs 'farkles' above 0 and 'points' = 0"),
+        ('costs = "all"', '[penalty] \'costs\' must be one of "points", "everything"'),
+        ("full_house = 75", "[scoring] 'full_house' must be a multiple of 50, got 75"),
+    ],
+)
+def test_bad_house_keys_are_refused_with_the_key_named(change: str, message: str) -> None:
+    text = {
+        "points = 0": FILE.replace("points = 0", "points = 500"),
+        'costs = "all"': FILE.replace('costs = "everything"', 'costs = "all"'),
+        "full_house = 75": FILE.replace("full_house = 1500", "full_house = 75"),
+    }[change]
+    with pytest.raises(RulesError, match=re.escape(message)):
+        load_rules_text(text, "house.toml")
+
+
+# -- scoring ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("dice", "points", "described"),
+    [
+        ((2, 2, 2, 3, 3), 1500, "full house = 1500"),
+        ((3, 3, 2, 2, 2), 1500, "full house = 1500"),
+        ((1, 1, 1, 5, 5), 1500, "full house = 1500"),  # beats three 1s + 5 + 5 = 1100
+        ((2, 2, 2, 3, 3, 1), 1600, "1 + full house = 1600"),
+        ((1, 2, 3, 4, 5), 500, "straight 1-5 = 500"),
+        ((2, 3, 4, 5, 6), 750, "straight 2-6 = 750"),
+        ((1, 2, 3, 4, 5, 5), 550, "straight 1-5 + 5 = 550"),
+        ((1, 2, 3, 4, 5, 6), 1500, "straight = 1500"),  # the six-dice straight: more than 850
+        ((2, 2, 2, 2, 3), 400, "four 2s = 400"),  # four of a kind is no full house
+    ],
+)
+def test_full_house_and_five_dice_straights_score(
+    dice: tuple[int, ...], points: int, described: str
+) -> None:
+    score = scorer(house("facebook", **COMBOS))
+    assert score.best_points(dice) == points
+    assert score.options(dice)[0].describe() == described
+
+
+def test_the_combinations_are_one_option_among_the_others() -> None:
+    score = scorer(house(**COMBOS))
+    options = {o.dice: o for o in score.options((2, 2, 2, 3, 3, 5))}
+    assert options[(2, 2, 2, 3, 3)].combinations[0].kind is ComboKind.FULL_HOUSE
+    assert options[(2, 2, 2, 3, 3, 5)].points == 1550
+    assert options[(2, 2, 2)].points == 200  # the set alone is still a legal choice
+    assert scorer(house()).best_points((2, 3, 4, 5, 6)) != 750  # off by default
+
+
+# -- the turn ---------------------------------------------------------------------------------------
+def test_three_farkles_lose_everything() -> None:
+    rules = house("facebook", **LOSE_ALL)
+    state = new_game(rules, TWO)
+    state, _ = apply(state, Roll((1, 1, 1, 2, 3, 4)))
+    state, _ = apply(state, SetAside((1, 1, 1)))
+    state, _ = apply(state, Bank())
+    assert state.scores == (1000, 0)
+    farkle = (2, 3, 4, 6, 2, 3)
+    events: list[object] = []
+    for _ in range(3):
+        state, new = apply(state, Roll(farkle))  # Bob farkles
+        state, new = apply(state, Roll(farkle))  # Ann farkles
+        events += new
+    assert Penalty(0, 1000, 0) in events
+    assert state.scores == (0, 0) and state.standings[0].farkles == 0
+
+
+def test_the_rules_help_says_what_each_house_rule_does() -> None:
+    rules = house("facebook", **COMBOS, **LOSE_ALL)
+    lines = turn_rules(rules)
+    assert (
+        "Three farkled turns in a row lose every banked point: the score goes back to 0 (then "
+        "the count starts again; banking also resets it)."
+    ) in lines
+    console = Console(width=100, file=io.StringIO(), record=True)
+    console.print(rules_renderable(rules))
+    text = console.export_text()
+    assert "Five-dice combinations (with any other dice)" in text
+    for line in (
+        "a full house: three of a kind and a pair (e.g. 2 2 2 3 3)   1,500",
+        "a straight 1-5 (e.g. 1 2 3 4 5)                               500",
+        "a straight 2-6 (e.g. 2 3 4 5 6)                               750",
+    ):
+        assert re.sub(r" +", " ", line) in re.sub(r" +", " ", text)
+
+
+# -- the solvers ------------------------------------------------------------------------------------
+def test_the_combinations_agree_with_the_literal_reference_from_a_cold_start() -> None:
+    """Every start state, the reference from W0 = 0.5."""
+    rules = house(goal=300, **COMBOS)
+    model = build_model(rules, 0)
+    kernel = value_iteration(model).w0
+    reference = cached_reference(rules, model.floor)
+    assert reference.history[0] > 0.1 and reference.history[-1] < 1e-14
+    assert float(np.abs(kernel - reference.w0).max()) <= AGREE
+
+
+def test_a_penalty_of_everything_is_a_fixed_point_of_the_literal_reference() -> None:
+    """Every start state; the reference (the engine's ``after_penalty`` at the K-th farkle)
+    seeded with the kernel's answer must leave it within 1e-12 (a cold start takes a minute)."""
+    rules = house(goal=400, min_bank=100, **LOSE_ALL)
+    model = build_model(rules, -500)
+    kernel = value_iteration(model).w0
+    result = ReferenceSolver(rules, model.floor).solve(initial=kernel)
+    assert result.history[-1] < 1e-14
+    assert float(np.abs(kernel - result.w0).max()) <= AGREE
+    # The same rules with a penalty of 400 points (more than any score here, from floor 0)
+    # is another game: the kernel really reads the new rule.
+    points = dataclasses.replace(rules, penalty_cost=PenaltyCost.POINTS, penalty_points=400)
+    other = value_iteration(build_model(points, -500)).w0
+    assert other.shape != kernel.shape
+
+
+def test_a_penalty_of_everything_floors_the_model_at_zero() -> None:
+    rules = house("facebook", goal=400, **LOSE_ALL)
+    assert used_floor(rules, -2500) == 0 and build_model(rules, -2500).floor == 0
+    # Three farkles from 350 lead to the state with the mover at 0.
+    model = build_model(rules, -2500)
+    assert model.penalty_steps >= model.nb
+
+
+def test_the_combinations_in_a_final_turn_game_are_a_fixed_point_of_the_reference() -> None:
+    rules = house("facebook", goal=400, endgame=Endgame.FINAL_TURN, **COMBOS, **LOSE_ALL)
+    model = build_model(rules, 0)
+    kernel = value_iteration(model).w0
+    reference = ReferenceSolver(rules, model.floor)
+    w0 = kernel.reshape(-1).tolist()
+    states = reference.order()
+    for k in np.random.default_rng(5).choice(len(states), size=12, replace=False):
+        state = states[int(k)]
+        assert abs(reference.start_value(w0, *state) - w0[reference.index(*state)]) <= 1e-12
+
+
+@pytest.mark.parametrize("base", ["facebook", "neller-busche"])
+def test_expected_score_agrees_with_the_brute_force(base: str) -> None:
+    rules = house(base, **COMBOS)
+    s = expected_strategy(rules)
+    reference = brute_force(rules, s.cap)
+    ours = solver_values(s, reference)
+    assert max(abs(v - ours[key]) for key, v in reference.items()) < 1e-9
+    minimum = rules.bank_minimum()
+    for n in range(1, 7):
+        banks = [t >= minimum and reference[(t, n)] <= t + 1e-9 for t in range(0, s.cap, 50)]
+        rolls_from = max((i for i, b in enumerate(banks) if not b), default=-1)
+        threshold = s.bank_threshold(column(rules, n))
+        if rolls_from < len(banks) - 1:
+            assert threshold == (rolls_from + 1) * 50, (n, threshold)

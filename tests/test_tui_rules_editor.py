@@ -1,0 +1,143 @@
+"""Pilot tests of the rules editor (issue 38): build house rules from a preset, watch the rules
+help follow, save them under the data dir, play them against Perfect and replay the game."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widgets import Input, Select, Static
+from tui_support import SIZE, app_for_tests, human_step, open_setup, run, text_of, wait_for
+
+from optimal_farkle.engine import load_rules, preset, replay
+from optimal_farkle.engine.rules import PenaltyCost
+from optimal_farkle.tui.screens.confirm import ConfirmScreen
+from optimal_farkle.tui.screens.game import GameScreen
+from optimal_farkle.tui.screens.game_over import GameOverScreen
+from optimal_farkle.tui.screens.replay import ReplayScreen
+from optimal_farkle.tui.screens.rules_editor import RulesEditorScreen, rules_dir
+from optimal_farkle.tui.screens.setup import FILE, SetupScreen
+
+
+async def open_editor(pilot: Pilot[Any]) -> RulesEditorScreen:
+    app = pilot.app
+    await open_setup(pilot)
+    await pilot.press("ctrl+e")
+    await wait_for(pilot, lambda: isinstance(app.screen, RulesEditorScreen))
+    screen = app.screen
+    assert isinstance(screen, RulesEditorScreen)
+    return screen
+
+
+async def type_into(pilot: Pilot[Any], screen: RulesEditorScreen, field: str, text: str) -> None:
+    """Clear a field and type ``text`` into it, as a player does."""
+    box = screen.query_one(f"#{field}", Input)
+    box.focus()
+    box.value = ""
+    await pilot.press(*text)
+    await pilot.pause()
+
+
+def status(screen: RulesEditorScreen) -> str:
+    return text_of(screen.query_one("#editor-status", Static)).strip()
+
+
+def test_a_house_rule_set_is_built_saved_played_against_perfect_and_replayed() -> None:
+    async def body() -> None:
+        app = app_for_tests(seed=3)
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)
+            editor.query_one("#opt-preset", Select).value = "neller-busche"
+            await wait_for(pilot, lambda: editor.rules.digest == preset("neller-busche").digest)
+            await type_into(pilot, editor, "opt-name", "house")
+            await type_into(pilot, editor, "opt-game-goal", "500")
+            await type_into(pilot, editor, "opt-scoring-full-house", "1500")
+            await type_into(pilot, editor, "opt-penalty-farkles", "3")
+            editor.query_one("#opt-penalty-costs", Select).value = PenaltyCost.EVERYTHING.value
+            await wait_for(pilot, lambda: editor.rules.loses_everything)
+            rules = editor.rules
+            assert (rules.name, rules.goal, rules.full_house) == ("house", 500, 1500)
+            helped = text_of(editor.query_one("#editor-help", Static))
+            assert "a full house: three of a kind and a pair" in helped
+            assert "lose every banked point" in helped and "500" in helped
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            path = rules_dir(app.services.storage.root) / "house.toml"
+            assert load_rules(path) == rules
+            setup = app.screen
+            assert setup.query_one("#rules", Select).value == FILE
+            assert setup.query_one("#rules-file", Input).value == str(path)
+            assert setup.chosen_rules() == rules  # type: ignore[attr-defined]
+            assert setup.query_one("#seat-2-kind", Select).value == "optimal"
+            setup.action_start()  # type: ignore[attr-defined]
+            # The first game solves the new rules with the usual progress, then plays.
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=300)
+            game = app.screen
+            assert isinstance(game, GameScreen) and game.state is not None
+            assert game.state.rules == rules and game.ais
+            for _ in range(600):
+                if game.state.is_over:
+                    break
+                if game.state.current == 0:
+                    await human_step(pilot, game)
+                else:
+                    await pilot.pause(0.02)
+            await wait_for(pilot, lambda: isinstance(app.screen, GameOverScreen), timeout=60)
+            kept = [g for g in app.services.storage.finished_games() if g.record is not None]
+            assert len(kept) == 1
+            record = kept[0].record
+            assert record is not None and record.rules == rules
+            assert replay(record) == game.state
+            app.push_screen(ReplayScreen(kept[0]))
+            await wait_for(pilot, lambda: isinstance(app.screen, ReplayScreen))
+            shown = app.screen
+            assert isinstance(shown, ReplayScreen) and shown.states[-1] == game.state
+
+    run(body())
+
+
+def test_a_refused_value_says_why_and_changes_nothing() -> None:
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)
+            before = editor.rules
+            await type_into(pilot, editor, "opt-game-goal", "75")
+            assert status(editor) == (
+                "✗ these rules: [game] 'goal' must be a multiple of 50, got 75"
+            )
+            assert editor.rules == before
+            await type_into(pilot, editor, "opt-game-goal", "1000")
+            editor.query_one("#opt-game-dice", Select).value = 5
+            await pilot.pause()
+            assert "'three_pairs' is a six-dice combination" in status(editor)
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, RulesEditorScreen)  # nothing saved
+            assert not rules_dir(app.services.storage.root).exists()
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+
+    run(body())
+
+
+def test_saving_over_another_rule_set_asks_first(tmp_path: Path) -> None:
+    async def body() -> None:
+        app = app_for_tests()
+        folder = rules_dir(app.services.storage.root)
+        folder.mkdir(parents=True)
+        mine = folder / "house.toml"
+        mine.write_text(preset("zilch").to_toml().replace('"zilch"', '"house"', 1))
+        kept = mine.read_text()
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)
+            await type_into(pilot, editor, "opt-name", "house")
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("enter")  # the first choice: keep it
+            await wait_for(pilot, lambda: isinstance(app.screen, RulesEditorScreen))
+            assert mine.read_text() == kept
+            assert "Not saved" in status(editor)
+
+    run(body())
