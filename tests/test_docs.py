@@ -546,10 +546,6 @@ BACKED: dict[str, list[tuple[str, Backing]]] = {
         ("5e-8", InFile(PUBLISHED, "5e-7 + 5e-8")),
         ("4e-8", InFile(PUBLISHED, "within 4e-8")),
     ],
-    "docs/table-solve.md": [
-        ("about\n300 MB", InCode("WORKER_BASE_BYTES = 300 * 1024**2")),
-        ("6.3 GB per worker", Measured("| 6.3 GB |")),
-    ],
     "docs/three-players.md": [
         ("34 min", Measured("34 min measured")),
         ("15 minutes", InCode("LIMIT_SECONDS = 15 * 60")),
