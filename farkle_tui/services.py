@@ -144,15 +144,12 @@ class Services:
     ) -> TableAdvice | None:
         """What the hints and the analysis of a table read: the best strategy there is for it.
 
-        None when none is available (nothing solved), or when the solver cannot build one
-        (rules it does not handle): the screens then say there are no hints.
+        None when none is available (nothing solved): the screens then say there are no hints.
+        A strategy of other rules or a table size out of range is a bug, and is raised.
         """
         from optimal_farkle.solver.table.advice import table_advice
 
-        try:
-            return table_advice(rules, players, strategy, exact)
-        except ValueError:
-            return None
+        return table_advice(rules, players, strategy, exact)
 
     # -- strategies ------------------------------------------------------------------------
     def cached_strategy(self, rules: Rules) -> Strategy | None:

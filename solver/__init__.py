@@ -16,7 +16,7 @@ _EXPORTS = {
     "solve_strategy": "duel.cache",
     "supports": "duel.cache",
     "cache_dir": "duel.cache",
-    "SolveCancelled": "duel.valueiter",
+    "SolveCancelled": "duel.passes",
     "Strategy": "duel.strategy",
     "TurnValues": "duel.strategy",
     "decide": "duel.decisions",
@@ -27,6 +27,7 @@ _EXPORTS = {
     "ai_players": "players.computer",
     "make_player": "players.computer",
     "expected_strategy": "core.expected",
+    "SolverError": "core.errors",
 }
 
 __all__ = ["DEFAULT_FLOOR", "OutsideModel", "check_in_model", "used_floor", *_EXPORTS]  # noqa: PLE0604 - the lazy exports, by name

@@ -19,7 +19,9 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
+from optimal_farkle.solver.core.layout import LANES
 from optimal_farkle.solver.duel import valueiter
+from optimal_farkle.solver.duel.acceleration import aitken
 from optimal_farkle.solver.duel.kernel import (
     CERT_HI,
     CERT_LO,
@@ -31,14 +33,9 @@ from optimal_farkle.solver.duel.kernel import (
     solve_blocks,
     turn_scratch,
 )
-from optimal_farkle.solver.duel.model import LANES, NO_PLAN, Model, build_model
-from optimal_farkle.solver.duel.valueiter import (
-    CERTIFY_FACTOR,
-    FIRST_MARGIN,
-    _aitken,
-    _Runner,
-    value_iteration,
-)
+from optimal_farkle.solver.duel.model import NO_PLAN, Model, build_model
+from optimal_farkle.solver.duel.passes import CERTIFY_FACTOR, Runner
+from optimal_farkle.solver.duel.valueiter import FIRST_MARGIN, value_iteration
 
 
 def passes(
@@ -48,11 +45,11 @@ def passes(
 
     They start from three plain passes from 0.5: from 0.5 itself the first changes are so
     large that a first margin can fail its check (a pass then reports itself inexact).
-    ``reserve``: the keep plans are reserved first (:meth:`_Runner.reserve_plans`), with
+    ``reserve``: the keep plans are reserved first (:meth:`Runner.reserve_plans`), with
     the schedule's rows per block scaled by this (below 1: a reservation too small).
     """
     model = build_model(preset(name).with_goal(1000), -500)
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     if reserve is not None:
         schedule = runner.schedule
         runner.schedule = replace(schedule, top=(schedule.top * reserve).astype(np.int64))
@@ -99,7 +96,7 @@ def test_skipping_what_is_certified_changes_no_pass(name: str) -> None:
 def test_plans_reserved_before_the_solve_change_no_pass(name: str, reserve: float) -> None:
     """The keep plans written in the background during the compile are the plans the passes
     use: the same values pass for pass, without a new allocation when the reservation fits
-    and with one when it does not (see :meth:`_Runner.reserve_plans`)."""
+    and with one when it does not (see :meth:`Runner.reserve_plans`)."""
     for made, reserved in zip(passes(name, True), passes(name, True, reserve=reserve)):
         assert np.array_equal(made, reserved)
 
@@ -109,7 +106,7 @@ def test_a_block_drift_is_the_largest_change_its_turns_read(name: str) -> None:
     """Brute force: every bank target of every lane below the goal and its farkle target,
     from the model's own index and the one definition of the penalty."""
     model = build_model(preset(name).with_goal(600), -200)
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     try:
         runner.sweep(np.random.default_rng(3).random(model.start_states))  # records the inputs
         delta = np.random.default_rng(4).random(model.start_states)
@@ -130,7 +127,7 @@ def test_a_block_drift_is_the_largest_change_its_turns_read(name: str) -> None:
 
 def test_a_check_that_fails_marks_the_pass_inexact_and_drops_those_certificates() -> None:
     model = build_model(preset("facebook").with_goal(1000), -500)
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     try:
         flat = np.full(model.start_states, 0.5)
         with pytest.raises(ValueError, match="after a pass"):
@@ -156,7 +153,7 @@ def test_a_check_that_fails_marks_the_pass_inexact_and_drops_those_certificates(
 @pytest.mark.parametrize("name", ["zilch", "patch", "facebook"])
 def test_a_certifying_pass_writes_plans_only_inside_their_rooms(name: str) -> None:
     model = build_model(preset(name).with_goal(1000), -500)
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     try:
         flat = np.full(model.start_states, 0.5)
         guard = 7
@@ -198,21 +195,21 @@ def test_aitken_lands_on_the_fixed_point_of_an_affine_iteration() -> None:
     y0 = rng.uniform(0, 1, 50)
     y1 = a * y0 + c
     y2 = a * y1 + c
-    assert np.abs(_aitken(y0, y1, y2) - c / (1 - a)).max() < 1e-12
+    assert np.abs(aitken(y0, y1, y2) - c / (1 - a)).max() < 1e-12
     # Where the steps do not shrink like an affine contraction's, the last iterate stays.
     same = np.full(3, 0.25)
-    assert (_aitken(same, same, same) == same).all()
-    grew = _aitken(np.zeros(1), np.full(1, 0.1), np.full(1, 0.35))
+    assert (aitken(same, same, same) == same).all()
+    grew = aitken(np.zeros(1), np.full(1, 0.1), np.full(1, 0.35))
     assert grew[0] == 0.35
 
 
 # -- blocks that keep their values ------------------------------------------------------------
 # Near the end of a solve most blocks' inputs have stopped moving: the last pass solves only the
-# blocks whose values could still move by a quarter of the tolerance (_Runner.sweep's
+# blocks whose values could still move by a quarter of the tolerance (Runner.sweep's
 # ``settle``), and counts what the others could have moved in its residual.
 
 
-def _settling(model: Model, runner: _Runner, plain: int = 4) -> np.ndarray:
+def _settling(model: Model, runner: Runner, plain: int = 4) -> np.ndarray:
     """Values after ``plain`` passes from 0.5 (the last certifying), each block's bound set."""
     flat = np.full(model.start_states, 0.5)
     change = max(runner.sweep(flat) for _ in range(plain - 1))
@@ -229,7 +226,7 @@ def test_a_block_that_keeps_its_values_reads_and_writes_nothing(threads: int) ->
     model = build_model(preset("facebook").with_goal(1000), -500)
     results = []
     for count in (1, threads):
-        runner = _Runner(model, count)
+        runner = Runner(model, count)
         try:
             flat = _settling(model, runner)
             keep = np.random.default_rng(6).random(runner.schedule.blocks) < 0.5
@@ -259,7 +256,7 @@ def test_a_kept_block_is_never_further_from_its_turns_than_its_bound(name: str) 
     keep their values mid-solve), a pass that then solves every block moves each block by
     no more than its bound before that pass plus its drift in it."""
     model = build_model(preset(name).with_goal(1000), -500)
-    runner = _Runner(model, 2)
+    runner = Runner(model, 2)
     try:
         flat = _settling(model, runner)
         change = runner.sweep(flat, certify=CERTIFY_FACTOR * runner.last_change, settle=1e-4)
@@ -284,7 +281,7 @@ def test_values_moved_between_passes_grow_the_bounds_of_what_reads_or_holds_them
     """Mixing moves values outside a pass: a block's bound then grows by how far the values
     its turns read moved, and its own."""
     model = build_model(preset("facebook").with_goal(1000), -500)
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     try:
         flat = _settling(model, runner)
         bound = runner.stale.copy()
@@ -313,18 +310,18 @@ def test_a_solve_keeps_blocks_in_its_last_pass_and_counts_them_in_its_residual(
     of a solve that solves every block in every pass."""
     model = build_model(preset("facebook").with_goal(2000), -500)
     kept: list[float] = []
-    sweep = _Runner.sweep
+    sweep = Runner.sweep
 
-    def watched(self: _Runner, *args: Any, **kwargs: Any) -> float:
+    def watched(self: Runner, *args: Any, **kwargs: Any) -> float:
         change = sweep(self, *args, **kwargs)
         kept.append(self.kept)
         return change
 
-    monkeypatch.setattr(_Runner, "sweep", watched)
+    monkeypatch.setattr(Runner, "sweep", watched)
     result = value_iteration(model)
     monkeypatch.undo()
     assert kept[-1] > 0 and result.residual >= kept[-1]
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     try:
         flat = result.w0.reshape(-1).copy()
         change = runner.sweep(flat)
@@ -342,7 +339,7 @@ def test_keeps_that_all_win_the_game_are_planned() -> None:
     a tie by zero used to hold the group out of the plan in every pass, near the goal of
     every lane, so that every later pass compared them again."""
     model = build_model(preset("facebook").with_goal(1000), -500)
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     kt = runner.tables
     flat = np.full(model.start_states, 0.5)
     try:
@@ -390,7 +387,7 @@ def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str)
     another on one scratch, in an order that makes the tops rise and fall, give to the bit
     what each gives on a fresh scratch."""
     model = build_model(preset(name).with_goal(1000), -500)
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     flat = np.full(model.start_states, 0.5)
     try:
         for _ in range(3):
@@ -440,7 +437,7 @@ def test_a_keep_is_planned_only_where_it_wins_by_the_margin_or_is_won_past_the_g
     or past the lane's goal. A value of 1 below the goal is not enough: it is ``1 - W0``, and
     a mixed point clipped to 0 makes it 1 for a pass (here some ``W0`` are set to 0)."""
     model = build_model(preset("facebook").with_goal(1000), -500)
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     kt = runner.tables
     flat = np.full(model.start_states, 0.5)
     margin = 1e-3

@@ -19,7 +19,7 @@ import pytest
 from optimal_farkle.engine import preset
 from optimal_farkle.solver.core.jit import njit, take_next
 from optimal_farkle.solver.duel.model import Model, build_model
-from optimal_farkle.solver.duel.valueiter import _Runner
+from optimal_farkle.solver.duel.passes import Runner
 
 
 @njit(nogil=True)
@@ -62,9 +62,9 @@ def test_a_late_thread_finds_its_batch_already_solved(monkeypatch: pytest.Monkey
     model = small()
     late: list[float] = []
     done = threading.Event()
-    run = _Runner._run
+    run = Runner._run
 
-    def held_back(self: _Runner, *args: Any, **kwargs: Any) -> float:
+    def held_back(self: Runner, *args: Any, **kwargs: Any) -> float:
         worker = args[4]
         if worker == 0:
             change = run(self, *args, **kwargs)
@@ -75,13 +75,13 @@ def test_a_late_thread_finds_its_batch_already_solved(monkeypatch: pytest.Monkey
         late.append(change)
         return change
 
-    runner = _Runner(model, 2)
+    runner = Runner(model, 2)
     flat = np.random.default_rng(3).uniform(0.2, 0.8, model.start_states)
     expected = flat.copy()
-    alone = _Runner(model, 1)
+    alone = Runner(model, 1)
     try:
         alone.sweep(expected)
-        monkeypatch.setattr(_Runner, "_run", held_back)
+        monkeypatch.setattr(Runner, "_run", held_back)
         groups = runner.schedule.group_start
         shared = 0
         for j in range(0, len(groups) - 1, 4):
@@ -105,7 +105,7 @@ def test_who_solves_a_block_changes_nothing(certify: float) -> None:
     start = np.random.default_rng(4).uniform(0.2, 0.8, model.start_states)
     results = []
     for threads in (1, 3, 8):
-        runner = _Runner(model, threads)
+        runner = Runner(model, threads)
         flat = start.copy()
         try:
             runner.sweep(flat)

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
-from optimal_farkle.solver.duel import valueiter
+from optimal_farkle.solver.duel import passes, valueiter
+from optimal_farkle.solver.duel.clock import Clock
 from optimal_farkle.solver.duel.estimate import (
     COMPILE_SECONDS,
     LAYER_ITERATIONS,
@@ -85,18 +86,18 @@ def _worst_drift(
     ``k`` takes ``pieces[k] x paces[k]`` model full passes (the first is the warm start when
     there is a sample, left out of the pace). ``after_warm_start``: in the order of a run
     that compiles nothing (the kernels compiled at install), the sample is taken after the
-    warm start, and the passes report shares of their time (:meth:`_Runner._time_shares`).
+    warm start, and the passes report shares of their time (:meth:`Runner._time_shares`).
     """
     unit = full_pass_seconds(model)
     seen: list[tuple[float, float]] = []
     start = fake.now
-    clock = valueiter._Clock(lambda fraction, stage: seen.append((fake.now, fraction)), model)
+    clock = Clock(lambda fraction, stage: seen.append((fake.now, fraction)), model)
     fake.now += COMPILE_SECONDS * compile_pace
     clock.compiled(COMPILE_SECONDS * compile_pace)
 
     def sample() -> None:
         if sampled is not None:
-            fake.now += unit * sampled / valueiter.SAMPLE_STRIDE
+            fake.now += unit * sampled / passes.SAMPLE_STRIDE
             clock.measured(unit * sampled)
 
     if not after_warm_start:
@@ -144,14 +145,14 @@ def test_a_solve_times_its_sample_and_the_estimate_follows_it() -> None:
     """A real (small) solve with a penalty measures its full pass before the warm start."""
     model = build_model(preset("facebook").with_goal(1000))
     units: list[float] = []
-    original = valueiter._Clock.measured
+    original = Clock.measured
 
-    def measured(clock: valueiter._Clock, seconds: float) -> None:
+    def measured(clock: Clock, seconds: float) -> None:
         units.append(seconds)
         original(clock, seconds)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(valueiter._Clock, "measured", measured)
+        patch.setattr(Clock, "measured", measured)
         result = valueiter.value_iteration(model)
     assert len(units) == 1 and units[0] > 0
     assert result.residual <= valueiter.TOLERANCE
@@ -176,15 +177,15 @@ def test_a_solve_without_a_penalty_plans_its_layered_pass_from_two_samples() -> 
     model = build_model(preset("neller-busche").with_goal(1500), -500)
     samples = iter((2.0, 6.0))  # every thread, then one: one thread takes 3 times as long
     plans: list[list[float]] = []
-    original = valueiter._Clock.plan
+    original = Clock.plan
 
-    def plan(clock: valueiter._Clock, pieces: list[float]) -> None:
+    def plan(clock: Clock, pieces: list[float]) -> None:
         plans.append(list(pieces))
         original(clock, pieces)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(valueiter._Runner, "timed_sample", lambda *_a, **_k: next(samples))
-        patch.setattr(valueiter._Clock, "plan", plan)
+        patch.setattr(passes.Runner, "timed_sample", lambda *_a, **_k: next(samples))
+        patch.setattr(Clock, "plan", plan)
         result = valueiter.value_iteration(model, threads=2)
     share = build_schedule(model).single_share
     assert plans[0] == pytest.approx([layered_cost(share, 3.0), 1.0])
@@ -199,23 +200,23 @@ def test_taking_the_warm_starts_guesses_does_not_set_the_pace() -> None:
     model = build_model(preset("facebook").with_goal(1000), -500)
     speeds: list[float] = []
     counted: list[float] = []  # the speed the first pass would show with the 0.3 s counted
-    finished = valueiter._Clock.finished
-    take = valueiter._Runner.take_guesses
+    finished = Clock.finished
+    take = passes.Runner.take_guesses
 
-    def recording(clock: valueiter._Clock, pace: bool = True) -> None:
+    def recording(clock: Clock, pace: bool = True) -> None:
         if pace and not counted:
             counted.append(0.3 / (clock.ahead[0] * clock.unit))
         finished(clock, pace)
         if pace:
             speeds.append(clock.speed)
 
-    def slow(runner: valueiter._Runner, warm: valueiter._Runner) -> None:
+    def slow(runner: passes.Runner, warm: passes.Runner) -> None:
         take(runner, warm)
         time.sleep(0.3)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(valueiter._Clock, "finished", recording)
-        patch.setattr(valueiter._Runner, "take_guesses", slow)
+        patch.setattr(Clock, "finished", recording)
+        patch.setattr(passes.Runner, "take_guesses", slow)
         result = valueiter.value_iteration(model, threads=1)
     assert result.residual <= valueiter.TOLERANCE
     # The passes of this small game take milliseconds, against the 0.3 s: counted, the
@@ -231,11 +232,11 @@ def test_a_sample_slowed_by_another_process_is_taken_again(
     when the two disagree, and the fastest counts. (One sample, slowed 1.8 times on a shared
     machine, would put the predicted total about 60% too long until the first pass.)"""
     model = build_model(preset("facebook").with_goal(1000), -500)
-    runner = valueiter._Runner(model, 1)
+    runner = passes.Runner(model, 1)
     calls: list[int] = []
-    run = valueiter._Runner._run
+    run = passes.Runner._run
 
-    def hiccup(self: valueiter._Runner, *args: object, **kwargs: object) -> float:
+    def hiccup(self: passes.Runner, *args: object, **kwargs: object) -> float:
         calls.append(1)
         if len(calls) == 1:
             time.sleep(0.5)  # the first sample is slowed down
@@ -244,7 +245,7 @@ def test_a_sample_slowed_by_another_process_is_taken_again(
     flat = np.full(model.start_states, 0.5)
     try:
         quiet = runner.timed_sample(flat)
-        monkeypatch.setattr(valueiter._Runner, "_run", hiccup)
+        monkeypatch.setattr(passes.Runner, "_run", hiccup)
         slowed = runner.timed_sample(flat)
     finally:
         runner.close()
@@ -274,7 +275,7 @@ def test_a_pass_reports_the_share_of_its_time_by_the_cells_it_computes() -> None
     it computes. With no certificates that is the work; a block that keeps its values, or
     whose rows all bank by certificate, weighs nothing; the shares rise to 1."""
     model = build_model(preset("facebook").with_goal(1000), -500)
-    runner = valueiter._Runner(model, 1)
+    runner = passes.Runner(model, 1)
     flat = np.full(model.start_states, 0.5)
     blocks = runner.schedule.blocks
     try:
@@ -282,7 +283,7 @@ def test_a_pass_reports_the_share_of_its_time_by_the_cells_it_computes() -> None
         assert np.array_equal(runner._time_shares(none), runner.work_done)
         change = max(runner.sweep(flat) for _ in range(3))
         for _ in range(3):
-            margin = min(valueiter.FIRST_MARGIN, valueiter.CERTIFY_FACTOR * change)
+            margin = min(valueiter.FIRST_MARGIN, passes.CERTIFY_FACTOR * change)
             change = runner.sweep(flat, certify=margin)
         shares = runner._time_shares(none)
         assert np.all(np.diff(shares) >= 0) and shares[-1] == pytest.approx(1.0)
@@ -311,7 +312,7 @@ def test_the_bar_moves_on_while_the_work_goes_on_when_the_machine_is_slower_than
     model = build_model(preset("facebook"))
     unit = full_pass_seconds(model)
     seen: list[float] = []
-    clock = valueiter._Clock(lambda fraction, stage: seen.append(fraction), model)
+    clock = Clock(lambda fraction, stage: seen.append(fraction), model)
     clock.compiled(0.0)  # the kernels were compiled at install: the reference pace stands
     pieces = (warm_units(model), *pass_costs(model))
     clock.plan(list(pieces))
@@ -322,7 +323,7 @@ def test_the_bar_moves_on_while_the_work_goes_on_when_the_machine_is_slower_than
             clock.report(i / 50, "solving", even=k > 0)
         clock.finished(pace=k > 0)
         if k == 0:  # the sample after the warm start: the machine is five times slower
-            fake.now += slow * unit / valueiter.SAMPLE_STRIDE
+            fake.now += slow * unit / passes.SAMPLE_STRIDE
             clock.measured(slow * unit)
             clock.report(0.0, "solving")
     still = [f for f, g in itertools.pairwise(seen) if g <= f and f < 0.99]
@@ -340,19 +341,19 @@ def test_a_busy_machine_is_sampled_before_the_warm_start(
     one after the warm start, as before (a process's first seconds there run slow)."""
     model = build_model(preset("facebook").with_goal(1000), -500)
     order: list[str] = []
-    sample, finished = valueiter._Runner.timed_sample, valueiter._Clock.finished
+    sample, finished = passes.Runner.timed_sample, Clock.finished
 
-    def timed(runner: valueiter._Runner, *args: object, **kwargs: object) -> float:
+    def timed(runner: passes.Runner, *args: object, **kwargs: object) -> float:
         order.append("sample")
         return sample(runner, *args, **kwargs)  # type: ignore[arg-type]
 
-    def done(clock: valueiter._Clock, pace: bool = True) -> None:
+    def done(clock: Clock, pace: bool = True) -> None:
         order.append("warm start" if not pace else "pass")
         finished(clock, pace)
 
     monkeypatch.setattr(valueiter, "cached", lambda kernel: True)  # nothing to compile
     monkeypatch.setattr(valueiter.os, "getloadavg", lambda: (load, load, load))
-    monkeypatch.setattr(valueiter._Runner, "timed_sample", timed)
-    monkeypatch.setattr(valueiter._Clock, "finished", done)
+    monkeypatch.setattr(passes.Runner, "timed_sample", timed)
+    monkeypatch.setattr(Clock, "finished", done)
     valueiter.value_iteration(model, threads=2)
     assert order[0] == first and "sample" in order[:2], order

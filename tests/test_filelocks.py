@@ -10,7 +10,7 @@ import pytest
 
 from optimal_farkle.solver.core.filelocks import acquire_polling
 from optimal_farkle.solver.duel.cache import _build_lock
-from optimal_farkle.solver.duel.valueiter import SolveCancelled
+from optimal_farkle.solver.duel.passes import SolveCancelled
 
 
 def test_a_free_lock_is_taken_at_once(tmp_path: Path) -> None:

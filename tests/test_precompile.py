@@ -25,7 +25,7 @@ from tui_support import app_for_tests, run, wait_for
 
 from optimal_farkle.solver.aot import launch as precompile
 from optimal_farkle.solver.duel import jitcache, valueiter
-from optimal_farkle.solver.duel.valueiter import SolveCancelled
+from optimal_farkle.solver.duel.passes import SolveCancelled
 from optimal_farkle.tui import app as app_module
 
 HOLD = """

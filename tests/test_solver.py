@@ -32,8 +32,8 @@ from optimal_farkle.solver.duel.cache import (
     write_cache,
 )
 from optimal_farkle.solver.duel.decisions import decide, rank_options, win_probability
+from optimal_farkle.solver.duel.passes import SolveCancelled
 from optimal_farkle.solver.duel.strategy import Strategy, reachable
-from optimal_farkle.solver.duel.valueiter import SolveCancelled
 from optimal_farkle.solver.players.computer import make_player
 from optimal_farkle.tui.cli import main
 

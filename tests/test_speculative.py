@@ -21,12 +21,11 @@ import pytest
 from optimal_farkle.engine import preset
 from optimal_farkle.solver.duel.kernel import CERT_HI, CERT_LO
 from optimal_farkle.solver.duel.model import NO_PLAN, Model, build_model
+from optimal_farkle.solver.duel.passes import CERTIFY_FACTOR, Runner
 from optimal_farkle.solver.duel.valueiter import (
-    CERTIFY_FACTOR,
     FIRST_MARGIN,
     VERIFY_MARGIN,
     WARM_TOLERANCE,
-    _Runner,
     value_iteration,
 )
 
@@ -37,7 +36,7 @@ def small(name: str = "facebook") -> Model:
 
 def plain_solution(model: Model) -> np.ndarray:
     """W0 by plain passes (no certificates, no guesses) until one changes nothing."""
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     flat = np.full(model.start_states, 0.5)
     try:
         for _ in range(300):
@@ -48,7 +47,7 @@ def plain_solution(model: Model) -> np.ndarray:
     return flat
 
 
-def runs(runner: _Runner) -> int:
+def runs(runner: Runner) -> int:
     """The rows the bank certificates (or guesses) skip, over every block and dice count."""
     certs = runner.certs
     return int((certs[:, CERT_HI : CERT_HI + 6] - certs[:, CERT_LO : CERT_LO + 6]).sum())
@@ -58,7 +57,7 @@ def runs(runner: _Runner) -> int:
 def test_a_guessing_pass_computes_everything_and_records_its_guesses(name: str) -> None:
     model = small(name)
     start = np.random.default_rng(1).uniform(0.2, 0.8, model.start_states)
-    plain, guessing = _Runner(model, 1), _Runner(model, 1)
+    plain, guessing = Runner(model, 1), Runner(model, 1)
     try:
         expected, flat = start.copy(), start.copy()
         plain.sweep(expected)
@@ -77,7 +76,7 @@ def test_a_guessing_pass_computes_everything_and_records_its_guesses(name: str) 
 def test_a_speculative_pass_is_never_exact_and_a_certifying_pass_forgets_the_guesses() -> None:
     model = small()
     solution = plain_solution(model)
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     try:
         flat = solution.copy()
         runner.sweep(flat, guess=True)
@@ -100,7 +99,7 @@ def test_wrong_guesses_hold_the_speculative_passes_off_the_answer_until_verified
     values of that policy, not the game's. Certifying passes then reach the game's."""
     model = small()
     solution = plain_solution(model)
-    runner = _Runner(model, 1)
+    runner = Runner(model, 1)
     try:
         flat = np.full(model.start_states, 0.5)
         runner.sweep(flat, guess=True)
@@ -127,9 +126,9 @@ def _solve_recording(
     """Solve ``model`` on one thread; per pass of ``model``: (guess, held guesses before,
     certify, exact after); the values and the residual."""
     seen: list[tuple[bool, bool, float, bool]] = []
-    sweep = _Runner.sweep
+    sweep = Runner.sweep
 
-    def recording(self: _Runner, *args: Any, **kwargs: Any) -> float:
+    def recording(self: Runner, *args: Any, **kwargs: Any) -> float:
         guessed = self.guessed
         change = sweep(self, *args, **kwargs)
         if self.model is model:
@@ -138,7 +137,7 @@ def _solve_recording(
             )
         return change
 
-    monkeypatch.setattr(_Runner, "sweep", recording)
+    monkeypatch.setattr(Runner, "sweep", recording)
     result = value_iteration(model, threads=1, initial=initial)
     monkeypatch.undo()
     return seen, result.w0.reshape(-1), result.residual
@@ -180,7 +179,7 @@ def test_a_block_guesses_what_every_warm_block_of_its_lanes_chose(name: str) -> 
     come from planned it, banks on the rows where every one of them banked."""
     model = small(name)
     plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
-    warm, runner = _Runner(plain, 1), _Runner(model, 1)
+    warm, runner = Runner(plain, 1), Runner(model, 1)
     try:
         warm.seed = warm.guess_layers = True
         warm.sweep(np.full(plain.start_states, 0.5), layers=WARM_TOLERANCE)
@@ -227,7 +226,7 @@ def test_the_warm_start_iterates_its_layer_groups_on_guessed_choices() -> None:
     plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
     solved = []
     for guess in (False, True):
-        runner = _Runner(plain, 1)
+        runner = Runner(plain, 1)
         runner.seed = True
         runner.guess_layers = guess
         flat = np.full(plain.start_states, 0.5)
@@ -249,8 +248,8 @@ def test_a_pass_after_guessed_layers_forgets_their_guesses() -> None:
     plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
     start = np.random.default_rng(2).uniform(0.2, 0.8, plain.start_states)
     expected = start.copy()
-    fresh = _Runner(plain, 1)
-    runner = _Runner(plain, 1)
+    fresh = Runner(plain, 1)
+    runner = Runner(plain, 1)
     try:
         fresh.sweep(expected)
         runner.guess_layers = True
@@ -268,14 +267,14 @@ def test_a_pass_after_guessed_layers_forgets_their_guesses() -> None:
 def test_only_the_warm_start_guesses_in_its_layers(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rules without a penalty solve in the layered pass itself, which must be exact."""
     flags: list[tuple[int, bool]] = []
-    sweep = _Runner.sweep
+    sweep = Runner.sweep
 
-    def recording(self: _Runner, *args: Any, **kwargs: Any) -> float:
+    def recording(self: Runner, *args: Any, **kwargs: Any) -> float:
         if kwargs.get("layers", 0.0) > 0:
             flags.append((self.model.nf, self.guess_layers))
         return sweep(self, *args, **kwargs)
 
-    monkeypatch.setattr(_Runner, "sweep", recording)
+    monkeypatch.setattr(Runner, "sweep", recording)
     value_iteration(small(), threads=1)
     value_iteration(build_model(preset("neller-busche").with_goal(1000), -500), threads=1)
     assert flags[0] == (1, True)  # facebook's warm start

@@ -125,3 +125,19 @@ def _states(record: GameRecord):  # type: ignore[no-untyped-def]
     for before, _action, _events, _after in steps:
         yield before
     yield steps[-1][3] if steps else record.initial_state()
+
+
+def test_the_app_raises_a_strategy_of_other_rules_instead_of_showing_no_hints() -> None:
+    """The app's services once turned any ValueError of the table API into None ("no hints"),
+    which hid a bug such as a strategy of other rules; now it is raised, as a SolverError."""
+    from types import SimpleNamespace
+
+    from optimal_farkle.solver.core.errors import SolverError
+    from optimal_farkle.tui.services import Services
+
+    services = object.__new__(Services)  # advice() reads nothing of the app's run
+    other = SimpleNamespace(rules=preset("zilch"))
+    with pytest.raises(SolverError, match="the strategy is for 'zilch'"):
+        services.advice(preset("facebook"), 3, other, None)  # type: ignore[arg-type]
+    with pytest.raises(SolverError, match="a table seats 2 to 6 players"):
+        services.advice(preset("facebook"), 7, None, None)

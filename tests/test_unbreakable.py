@@ -799,8 +799,9 @@ def test_statistics_count_the_games_they_could_not_read(tmp_path: Path) -> None:
 def test_the_estimate_counts_the_lanes_the_solver_runs(name: str, goal: int) -> None:
     """padded_lanes counts the schedule's batches without building them (a huge model's
     schedule would itself take minutes); it must count what build_schedule builds."""
+    from optimal_farkle.solver.core.layout import LANES
     from optimal_farkle.solver.duel.estimate import padded_lanes
-    from optimal_farkle.solver.duel.model import LANES, build_model, build_schedule
+    from optimal_farkle.solver.duel.model import build_model, build_schedule
 
     for floor in (-2500, -500):
         model = build_model(preset(name).with_goal(goal), floor)

@@ -50,7 +50,7 @@ from optimal_farkle.engine import STEP, Rules
 
 from ..duel.estimate import Estimate, match_estimate
 from ..duel.model import Model, build_model
-from ..duel.valueiter import SolveCancelled
+from ..duel.passes import SolveCancelled
 from ..players.card import PAPER_GO_FOR_IT, Card, GoForIt, Odds, is_paper_rules
 from ..players.card_estimate import estimate_table
 from ..players.levels import CardPlayer

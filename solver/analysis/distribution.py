@@ -58,6 +58,8 @@ from optimal_farkle.engine.events import Banked
 from optimal_farkle.engine.game import Action, GameState
 from optimal_farkle.engine.record import GameRecord, GameSession
 
+from ..core.choices import Choice
+from ..core.errors import SolverInputError
 from ..core.expected import ExpectedStrategy, flat_tables
 from ..duel.decisions import turn_of
 from ..duel.strategy import FinalTurnValues, Strategy
@@ -125,7 +127,7 @@ def optimal_policy(strategy: Strategy, state: GameState) -> TurnPolicy:
             for k in range(have, rows):
                 for n in range(1, 7):
                     v[k, n] = turn.win(k * STEP, n)
-                    b[k, n] = turn.action(k * STEP, n) == "bank"
+                    b[k, n] = turn.action(k * STEP, n) == Choice.BANK
             known[:] = [(v, b)]
         v, b = known[0]
         return v[:height], b[:height]
@@ -186,7 +188,7 @@ class TurnDistribution:
     def quantile(self, q: float) -> int:
         """The smallest total ``s`` with ``P(points <= s) >= q`` (0 <= q <= 1)."""
         if not 0.0 <= q <= 1.0:
-            raise ValueError(f"a quantile lies in [0, 1], not {q}")
+            raise SolverInputError(f"a quantile lies in [0, 1], not {q}")
         cumulative = np.cumsum(self.probability)
         i = int(np.searchsorted(cumulative, q * cumulative[-1] - 1e-12))
         return int(self.points[min(i, len(self.points) - 1)])
@@ -199,7 +201,9 @@ class TurnDistribution:
         included (a chart shows the gaps too).
         """
         if width <= 0 or width % STEP:
-            raise ValueError(f"a band is a positive multiple of {STEP} points wide, not {width}")
+            raise SolverInputError(
+                f"a band is a positive multiple of {STEP} points wide, not {width}"
+            )
         out = [(0, 0, self.probability_of(0))]
         top = int(self.points[-1])
         index = self.points // width

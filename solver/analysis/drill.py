@@ -22,6 +22,7 @@ from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import GameState, Phase, Player, SetAside, apply
 from optimal_farkle.engine.record import GameSession
 
+from ..core.errors import SolverInputError
 from ..players.levels import CardPlayer, LevelPlayer, keep_list
 
 #: A game between card players ends within a few hundred actions; this bounds a broken one.
@@ -84,7 +85,7 @@ def realistic_position(rules: Rules, seed: int, player: LevelPlayer | None = Non
             session.act(me.act(state))
         if candidates:
             return DrillPosition(rng.choice(candidates), seed)
-    raise ValueError(f"{MAX_GAMES} games from seed {seed} had no decision to drill")
+    raise SolverInputError(f"{MAX_GAMES} games from seed {seed} had no decision to drill")
 
 
 __all__ = ["DrillPosition", "is_decision", "realistic_position"]

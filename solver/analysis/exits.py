@@ -36,8 +36,9 @@ from optimal_farkle.engine import STEP, Endgame
 
 from ..core.endgame import WON
 from ..core.jit import njit
+from ..core.layout import LANES
 from ..duel.kernel import CERT_WIDTH, TurnScratch, final_kind, record_block, turn_scratch
-from ..duel.model import LANES, P_MAX_OFF, P_NB, P_NE, P_REACH, KernelTables, Model, build_schedule
+from ..duel.model import P_MAX_OFF, P_NB, P_NE, P_REACH, KernelTables, Model, build_schedule
 
 if TYPE_CHECKING:
     from ..players.levels import LevelPlayer

@@ -34,6 +34,8 @@ import numpy as np
 from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.engine.game import GameState
 
+from ..core.choices import Choice
+from ..core.errors import Cancelled, SolverInputError
 from ..core.expected import ExpectedStrategy
 from ..core.positions import Position, position_of, start_state
 from ..duel.decisions import turn_of
@@ -116,8 +118,8 @@ class TurnTable:
     thresholds: dict[int, int | None]
     ranges: dict[int, list[tuple[int, int]]]
 
-    def action(self, t: int, n: int) -> str:
-        return "bank" if self.bank[t // STEP, n - 1] else "roll"
+    def action(self, t: int, n: int) -> Choice:
+        return Choice.BANK if self.bank[t // STEP, n - 1] else Choice.ROLL
 
     def to_json(self) -> dict[str, Any]:
         """The ``farkle strategy --json`` object."""
@@ -127,7 +129,7 @@ class TurnTable:
                 {
                     "dice": n,
                     "win": float(self.win[k, n - 1]),
-                    "action": "bank" if self.bank[k, n - 1] else "roll",
+                    "action": Choice.BANK if self.bank[k, n - 1] else Choice.ROLL,
                     "reachable": bool(self.reach[k, n - 1]),
                 }
                 for n in COLUMNS
@@ -219,14 +221,16 @@ class ScoreMap:
         )
 
 
-class MapCancelled(Exception):
+class MapCancelled(Cancelled):
     """A score map was cancelled before it was complete."""
 
 
 def map_scores(rules: Rules, step: int) -> np.ndarray:
     """The banked scores on each axis of a map with spacing ``step``: 0 up to below the goal."""
     if step <= 0 or step % STEP:
-        raise ValueError(f"the map's spacing must be a positive multiple of {STEP}, not {step}")
+        raise SolverInputError(
+            f"the map's spacing must be a positive multiple of {STEP}, not {step}"
+        )
     return np.arange(0, rules.goal, step, dtype=np.int64)
 
 
@@ -240,7 +244,9 @@ def empty_map(
 ) -> ScoreMap:
     """A :class:`ScoreMap` with nothing computed yet (fill it with :func:`fill_map`)."""
     if turn_total < 0 or turn_total % STEP:
-        raise ValueError(f"a turn total is a non-negative multiple of {STEP}, not {turn_total}")
+        raise SolverInputError(
+            f"a turn total is a non-negative multiple of {STEP}, not {turn_total}"
+        )
     scores = map_scores(rules, step)
     cells = len(scores)
     return ScoreMap(

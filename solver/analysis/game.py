@@ -42,6 +42,7 @@ from optimal_farkle.engine.events import Banked, Event, GameOver
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, replay_steps
 
+from ..core.errors import SolverInputError
 from ..core.floor import OutsideModel
 from ..duel.model import unsupported
 from ..duel.strategy import Strategy
@@ -61,7 +62,7 @@ BEST_EPSILON = 1e-9
 MARKS = ("best", "good", "inaccuracy", "mistake", "blunder")
 
 
-class AnalysisError(ValueError):
+class AnalysisError(SolverInputError):
     """A record that cannot be analysed (unreadable, not replayable, unsupported rules)."""
 
 

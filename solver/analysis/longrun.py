@@ -55,6 +55,7 @@ from optimal_farkle.engine.dice import DiceSource
 from optimal_farkle.engine.game import Action, GameState, Player
 from optimal_farkle.engine.record import GameSession
 
+from ..core.errors import SolveFailedError, SolverInputError
 from ..core.expected import ExpectedStrategy, solve_expected
 from ..duel.kernel import after_farkle
 
@@ -82,7 +83,7 @@ def farkle_transitions(rules: Rules) -> tuple[Transition, ...]:
     if not rules.has_penalty:
         return (Transition(0, 0, 0),)
     if rules.loses_everything:
-        raise ValueError(
+        raise SolverInputError(
             f"{rules.name}: the long-run average needs a penalty of fixed points; one that "
             "costs the whole banked score depends on the score"
         )
@@ -108,7 +109,7 @@ def evaluate(rules: Rules, turns: Sequence[tuple[float, float]]) -> Evaluation:
     moves = farkle_transitions(rules)
     k = len(moves)
     if len(turns) != k:
-        raise ValueError(f"{rules.name} has {k} farkle counts, got {len(turns)} strategies")
+        raise SolverInputError(f"{rules.name} has {k} farkle counts, got {len(turns)} strategies")
     # Unknowns x = (g, h(1), ..., h(K-1)); row f: g + h(f) - Q_f h(f') = T_f - Q_f Y_f
     # (the (1 - Q_f) h(0) term vanishes with h(0) = 0).
     system = np.zeros((k, k))
@@ -204,7 +205,7 @@ def long_run(rules: Rules) -> LongRun:
         h = result.relative
         improved = [m.cost + h[0] - h[m.after] for m in moves]
         if min(improved) < -SAME:
-            raise ValueError(
+            raise SolverInputError(
                 f"{rules.name}: a farkle would be worth points in the long run "
                 f"(effective penalties {improved}); these rules reward farkling"
             )
@@ -220,7 +221,7 @@ def long_run(rules: Rules) -> LongRun:
                 rounds=rounds,
             )
         penalties = improved
-    raise RuntimeError(f"{rules.name}: the long-run policy iteration did not settle")
+    raise SolveFailedError(f"{rules.name}: the long-run policy iteration did not settle")
 
 
 def _solved(rules: Rules, penalty: float, seen: dict[float, ExpectedStrategy]) -> ExpectedStrategy:

@@ -43,10 +43,12 @@ from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Player
 from optimal_farkle.engine.record import GameSession
 
+from ..core.errors import SolveFailedError, SolverInputError
 from ..core.floor import DEFAULT_FLOOR
 from ..core.jit import njit
-from ..duel.kernel import after_farkle, final_kind, flat_index
-from ..duel.model import ENDGAME_CODES, Model, build_model, unsupported
+from ..core.layout import ENDGAME_CODES
+from ..duel.kernel import after_farkle, final_kind, flat_fields, flat_index
+from ..duel.model import Model, build_model, unsupported
 from ..players.levels import LEVEL_PLAYERS, LevelPlayer
 from .exits import Exits, level_exits, optimal_exits
 
@@ -59,7 +61,7 @@ MAX_SWEEPS = 100_000
 Progress = Callable[[float, str], None]
 
 
-class MatchError(ValueError):
+class MatchError(SolverInputError):
     """The match cannot be evaluated as asked (unknown player, unsupported rules, ...)."""
 
 
@@ -108,20 +110,6 @@ class MatchOdds:
 
 
 # -- evaluation ---------------------------------------------------------------------------------
-@njit(cache=True, nogil=True, inline="always")
-def _decode(s: int, shape: np.ndarray) -> tuple[int, int, int, int, int, int, int]:
-    """``(b, d, f, e, u, o, r)`` of the flat start state ``s`` (the inverse of ``flat_index``)."""
-    nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
-    r = s % ns
-    o = (s // ns) % ne
-    u = (s // (ns * ne)) % ne
-    e = (s // (ns * ne * ne)) % nf
-    f = (s // (ns * ne * ne * nf)) % nf
-    d = (s // (ns * ne * ne * nf * nf)) % nb
-    b = s // (ns * ne * ne * nf * nf * nb)
-    return b, d, f, e, u, o, r
-
-
 @njit(cache=True, nogil=True)
 def _turn_value(
     s: int,
@@ -134,7 +122,7 @@ def _turn_value(
     other: np.ndarray,
 ) -> float:
     nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
-    b, d, f, e, u, o, r2 = _decode(s, shape)
+    b, d, f, e, u, o, r2 = flat_fields(s, nb, nf, ne, ns)
     rr = ns - 1 - r2
     row = x.row_of[s]
     acc = 0.0
@@ -164,7 +152,7 @@ def _turn_value(
 def _farkle_next(s: int, shape: np.ndarray, pen_count: int, pen_steps: int) -> int:
     """The start state the opponent moves from after the mover farkles in ``s``."""
     nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
-    b, d, f, e, u, o, r2 = _decode(s, shape)
+    b, d, f, e, u, o, r2 = flat_fields(s, nb, nf, ne, ns)
     b2, f2 = after_farkle(b, f, pen_count, pen_steps)
     return flat_index(d, b2, e, f2, o, u, ns - 1 - r2, nb, nf, ne, ns)
 
@@ -295,7 +283,7 @@ def evaluate(
         if change <= tolerance:
             break
         if sweeps >= MAX_SWEEPS:
-            raise RuntimeError(f"policy evaluation did not converge (last change {change:.3g})")
+            raise SolveFailedError(f"policy evaluation did not converge (last change {change:.3g})")
     return Evaluation(va.reshape(model.shape), vb.reshape(model.shape), sweeps, change)
 
 

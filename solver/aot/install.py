@@ -36,7 +36,7 @@ SMALL_GOAL = 1000
 def sample_arguments() -> dict[str, tuple[object, ...]]:
     """Arguments of each kernel as a solve and a decision pass them, on a small goal.
 
-    Built by the solve's and the decision's own code (:meth:`solver.duel.valueiter._Runner.arguments`,
+    Built by the solve's and the decision's own code (:meth:`solver.duel.passes.Runner.arguments`,
     :meth:`solver.duel.strategy.Strategy.turn_arguments`), so the types compiled are theirs.
     """
     import numpy as np
@@ -44,11 +44,11 @@ def sample_arguments() -> dict[str, tuple[object, ...]]:
     from optimal_farkle.engine import preset
 
     from ..duel.model import build_model, build_schedule
+    from ..duel.passes import Runner
     from ..duel.strategy import StartState, Strategy
-    from ..duel.valueiter import _Runner
 
     model = build_model(preset().with_goal(SMALL_GOAL))
-    runner = _Runner(model, 1, build_schedule(model))
+    runner = Runner(model, 1, build_schedule(model))
     passes = runner.arguments(np.full(model.start_states, 0.5), 0, 0, 1, 0, runner.margins)
     runner.close()
     strategy = Strategy(model, np.full(model.shape, 0.5))

@@ -51,6 +51,7 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Endgame, Rules
 
+from .errors import SolverInputError
 from .rolls import flat_options
 
 #: ``R`` is tabulated until it falls below this (the only truncation of the model).
@@ -107,7 +108,7 @@ def final_turn_tables(rules: Rules) -> FinalTurnTables:
     farkle = opts.farkle_prob
     risky = opts.risky
     if not risky[1:].any():
-        raise ValueError(f"{rules.name}: no dice count can farkle, so a turn never ends")
+        raise SolverInputError(f"{rules.name}: no dice count can farkle, so a turn never ends")
     p_min = float(farkle[risky].min())
     kinds = 3 if needs_final_turn(rules) else 1
     if kinds == 1:
@@ -145,7 +146,7 @@ def _reach_table(opts: object) -> np.ndarray:
     while True:
         if k >= len(q):
             if len(q) >= MAX_STEPS:
-                raise ValueError(
+                raise SolverInputError(
                     "a single turn reaches 5,000,000 points too often: the final turn cannot "
                     "be tabulated for these rules"
                 )

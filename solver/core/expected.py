@@ -69,7 +69,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Literal, TypedDict
+from typing import TypedDict
 
 import numpy as np
 
@@ -77,9 +77,9 @@ from optimal_farkle.engine import STEP, IllegalActionError, Rules, RulesError, S
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 from optimal_farkle.solver.core.rolls import FlatOptions, column, flat_options, next_dice
 
-#: The decision before a roll (not engine.game's Action, which is a move of the game).
-BankOrRoll = Literal["bank", "roll"]
-DICE = (1, 2, 3, 4, 5, 6)
+from .choices import Choice
+from .errors import SolveFailedError, SolverInputError
+from .layout import DICE
 
 
 class ExpectedRow(TypedDict):
@@ -89,7 +89,7 @@ class ExpectedRow(TypedDict):
     dice: int
     final: float
     roll_gain: float
-    action: BankOrRoll
+    action: Choice
 
 
 def flat_tables(rules: Rules) -> FlatOptions:
@@ -152,7 +152,9 @@ def _gains(flat: FlatOptions, rules: Rules) -> np.ndarray:
         for n in riskless:
             new[n] = max(0.0, solved[where[n]])
         c = new
-    raise RuntimeError("policy iteration for the hot-dice gain did not settle")  # pragma: no cover
+    raise SolveFailedError(
+        "policy iteration for the hot-dice gain did not settle"
+    )  # pragma: no cover
 
 
 def safe_cap(rules: Rules, penalty: float = 0.0, entered: bool = True) -> int:
@@ -209,9 +211,9 @@ class ExpectedStrategy:
     # -- lookups -----------------------------------------------------------------------------
     def _index(self, t: int, n: int) -> int | None:
         if n not in DICE:
-            raise ValueError(f"dice to roll must be 1-6, not {n}")
+            raise SolverInputError(f"dice to roll must be 1-6, not {n}")
         if t < 0 or t % STEP:
-            raise ValueError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
+            raise SolverInputError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
         return t // STEP if t < self.cap else None
 
     def value(self, t: int, n: int) -> float:
@@ -231,12 +233,12 @@ class ExpectedStrategy:
             return float(self._roll_final[k, n]) - t
         return float(self._reach[n]) - float(self._farkle[n]) * t
 
-    def action(self, t: int, n: int) -> BankOrRoll:
+    def action(self, t: int, n: int) -> Choice:
         """What the strategy does before a roll at ``(t, n)``; ties bank."""
         k = self._index(t, n)
         if k is not None:
-            return "bank" if self._bank[k, n] else "roll"
-        return "bank" if self._farkle[n] > 0 else "roll"
+            return Choice.BANK if self._bank[k, n] else Choice.ROLL
+        return Choice.BANK if self._farkle[n] > 0 else Choice.ROLL
 
     def bank_threshold(self, n: int) -> int | None:
         """The smallest ``t`` such that the strategy banks at ``t`` and at every larger total.
@@ -269,7 +271,9 @@ class ExpectedStrategy:
         Raises :class:`IllegalActionError` if the roll farkles (there is nothing to choose).
         """
         if len(roll) != n:
-            raise ValueError(f"a roll of {n} dice was expected, got {len(roll)}: {tuple(roll)}")
+            raise SolverInputError(
+                f"a roll of {n} dice was expected, got {len(roll)}: {tuple(roll)}"
+            )
         options = scorer(self.rules).options(roll)
         if not options:
             raise IllegalActionError(f"{tuple(roll)} farkles: there is nothing to set aside")
@@ -308,14 +312,16 @@ class ExpectedStrategy:
         t, n = state.turn_total, column(self.rules, state.dice_left)
         if state.phase is Phase.CHOOSE:
             return SetAside(self.best_option(state.roll, t, len(state.roll)).dice)
-        if t > 0 and state.can_bank() and self.action(t, n) == "bank":
+        if t > 0 and state.can_bank() and self.action(t, n) == Choice.BANK:
             return Bank()
         return Roll()
 
     def rows(self, max_turn: int) -> list[ExpectedRow]:
         """Table rows for t = 0, 50, ..., ``max_turn`` and n = 6..1 (the article's layout)."""
         if max_turn < 0 or max_turn % STEP:
-            raise ValueError(f"max_turn must be a non-negative multiple of {STEP}, not {max_turn}")
+            raise SolverInputError(
+                f"max_turn must be a non-negative multiple of {STEP}, not {max_turn}"
+            )
         return [
             ExpectedRow(
                 turn=t,
@@ -343,14 +349,16 @@ def solve_expected(
             reach the entry minimum (``m = rules.bank_minimum(entered=False)``).
     """
     if not (penalty >= 0 and math.isfinite(penalty)):
-        raise ValueError(f"the farkle penalty must be a finite number >= 0, not {penalty}")
+        raise SolverInputError(f"the farkle penalty must be a finite number >= 0, not {penalty}")
     flat = flat_tables(rules)
     c = _gains(flat, rules)
     minimum = rules.bank_minimum(entered)
     if cap is None:
         cap = _safe_cap(flat, minimum, c, penalty)
     if cap % STEP or cap < minimum:
-        raise ValueError(f"the cap must be a multiple of {STEP} and at least {minimum}, not {cap}")
+        raise SolverInputError(
+            f"the cap must be a multiple of {STEP} and at least {minimum}, not {cap}"
+        )
     y = float(penalty)
     top = cap // STEP
     height = top + flat.max_steps + 1

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .errors import SolverInputError
+
 if TYPE_CHECKING:
     from optimal_farkle.engine import Rules
 
@@ -22,7 +24,7 @@ def used_floor(rules: Rules, floor: int = DEFAULT_FLOOR) -> int:
     return floor if rules.has_penalty and not rules.loses_everything else 0
 
 
-class OutsideModel(ValueError):
+class OutsideModel(SolverInputError):
     """A position the solved model does not hold: a banked score below its floor.
 
     The kernel works on scores from the floor ``L`` up; a lower score (a farkle penalty far

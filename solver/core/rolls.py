@@ -32,6 +32,8 @@ import numpy as np
 from optimal_farkle.engine.rules import Rules
 from optimal_farkle.engine.scoring import Counts, scorer
 
+from .errors import SolverInputError
+
 
 def _multinomial(counts: Counts) -> int:
     """Number of ordered rolls that show these face counts."""
@@ -82,7 +84,7 @@ class RollTable:
 def roll_table(rules: Rules, n: int) -> RollTable:
     """All distinct rolls of ``n`` dice under ``rules``, with every legal set-aside."""
     if not 1 <= n <= 6:
-        raise ValueError(f"a roll has 1 to 6 dice, not {n}")
+        raise SolverInputError(f"a roll has 1 to 6 dice, not {n}")
     score = scorer(rules)
     rolls = distinct_rolls(n)
     starts, counts, points, used = [0], [], [], []

@@ -54,11 +54,15 @@ from optimal_farkle.engine.files import (
 )
 from optimal_farkle.engine.text import quote
 
+from ..core.errors import SolverError, SolverInputError
 from ..core.filelocks import acquire_polling
 from ..core.floor import DEFAULT_FLOOR, used_floor
+from .clock import Progress
 from .model import build_model, unsupported
-from .strategy import SolveInfo, Strategy
-from .valueiter import Progress, SolveCancelled, value_iteration
+from .passes import SolveCancelled
+from .result import SolveResult
+from .strategy import Strategy
+from .valueiter import value_iteration
 
 #: Bump when the solver's results could change, so old caches are not reused.
 SOLVER_VERSION = "2"  # 2: every endgame, the entry minimum; start states of 7 fields
@@ -128,7 +132,7 @@ def existing_cache(path: Path) -> Path:
     return legacy[0] if legacy else path
 
 
-class CacheError(Exception):
+class CacheError(SolverError):
     """A cache file that cannot be read, trusted or written; the message says why."""
 
 
@@ -235,7 +239,8 @@ def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
     w0 = np.frombuffer(payload, dtype="<f8").reshape(model.shape).astype(np.float64)
     if not np.all((w0 >= 0.0) & (w0 <= 1.0)):
         raise CacheError("values outside [0, 1]")
-    info = SolveInfo(
+    info = SolveResult(
+        w0,
         passes=int(_figure(header, "passes")),
         cheap_passes=_figure(header, "cheap_passes"),
         residual=_figure(header, "residual"),
@@ -303,7 +308,7 @@ def load_or_solve(
     """
     reason = unsupported(rules)
     if reason is not None:
-        raise ValueError(reason)
+        raise SolverInputError(reason)
     cached = load_strategy(rules, floor, cache_dir, report)
     if cached is not None:
         return cached, True
@@ -321,13 +326,7 @@ def load_or_solve(
             return cached, True
         model = build_model(rules, floor)
         result = value_iteration(model, progress=progress, cancel=cancel, threads=threads)
-        info = SolveInfo(
-            passes=result.passes,
-            cheap_passes=result.cheap_passes,
-            residual=result.residual,
-            seconds=result.seconds,
-        )
-        strategy = Strategy(model, result.w0, info)
+        strategy = Strategy(model, result.w0, result)
         if problem is None:
             try:
                 write_cache(path, strategy)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from optimal_farkle.engine import STEP, Rules, ScoringOption
 from optimal_farkle.engine.game import GameState, Phase
 
+from ..core.choices import Choice
+from ..core.errors import SolverInputError
 from ..core.rolls import column, next_dice, thrown
 from .strategy import StartState, Strategy, Turn
 
@@ -39,7 +41,7 @@ class Decision:
     win: float  # of the player to move, playing on optimally
     bank: float | None  # None where banking is not allowed
     roll: float
-    best: str  # "bank" or "roll"
+    best: Choice
 
 
 def start_state(state: GameState, mover: int | None = None, other: int | None = None) -> StartState:
@@ -66,11 +68,11 @@ def start_state(state: GameState, mover: int | None = None, other: int | None = 
 def check_game(state: GameState, rules: Rules, players: int) -> None:
     """ValueError unless ``state`` is a game of ``rules`` with ``players`` seats (a strategy's)."""
     if state.rules.digest != rules.digest:
-        raise ValueError(
+        raise SolverInputError(
             f"this strategy is for the rules {rules.name!r}, the game uses {state.rules.name!r}"
         )
     if len(state.players) != players:
-        raise ValueError(
+        raise SolverInputError(
             f"this strategy is for {players} players, the game has {len(state.players)}"
         )
 
@@ -85,9 +87,9 @@ def final_target(state: GameState) -> int:
 def turn_of(strategy: Strategy, state: GameState) -> Turn:
     """The values of the turn in progress (a final turn reads the final-turn table)."""
     if len(state.players) != 2:
-        raise ValueError("the optimal strategy is solved for two players")
+        raise SolverInputError("the optimal strategy is solved for two players")
     if state.rules.digest != strategy.rules.digest:
-        raise ValueError(
+        raise SolverInputError(
             f"this strategy is for the rules {strategy.rules.name!r}, "
             f"the game uses {state.rules.name!r}"
         )
@@ -99,7 +101,9 @@ def turn_of(strategy: Strategy, state: GameState) -> Turn:
 def decide(strategy: Strategy, state: GameState) -> Decision:
     """The bank-or-roll decision in phase ``DECIDE``."""
     if state.phase is not Phase.DECIDE:
-        raise ValueError(f"decide() needs a state before a roll, not phase {state.phase.value!r}")
+        raise SolverInputError(
+            f"decide() needs a state before a roll, not phase {state.phase.value!r}"
+        )
     return decide_turn(turn_of(strategy, state), state)
 
 
@@ -112,7 +116,7 @@ def decide_turn(turn: Turn, state: GameState) -> Decision:
     t, n = state.turn_total, column(state.rules, state.dice_left)
     roll = turn.roll_value(t, n)
     bank = turn.bank_value(t) if state.can_bank() else None
-    best = "bank" if bank is not None and bank >= roll else "roll"
+    best = Choice.BANK if bank is not None and bank >= roll else Choice.ROLL
     win = max(roll, bank) if bank is not None else roll
     return Decision(win=win, bank=bank, roll=roll, best=best)
 
@@ -123,7 +127,9 @@ def rank_options(strategy: Strategy, state: GameState) -> list[OptionValue]:
     Ties keep the engine's order (most points, then fewest dice), so the ranking is stable.
     """
     if state.phase is not Phase.CHOOSE:
-        raise ValueError(f"rank_options() needs dice showing, not phase {state.phase.value!r}")
+        raise SolverInputError(
+            f"rank_options() needs dice showing, not phase {state.phase.value!r}"
+        )
     return rank_turn(turn_of(strategy, state), state)
 
 

@@ -41,7 +41,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.endgame import needs_final_turn
-from .model import LANES, Model, mirror_first
+from ..core.layout import LANES
+from .model import Model, mirror_first
 
 # Measured with bench/solve.py on the reference machine (the full facebook game: a pass that
 # computes every cell takes 6.4 s of CPU, 3.5 s on two threads, solve_work 4.34e8 rows).

@@ -53,8 +53,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.jit import arrive, arrived, njit, relax, take_next, yield_cpu
+from ..core.layout import LANES, duel_fields, duel_index
 from .model import (
-    LANES,
     NO_PLAN,
     P_ENDGAME,
     P_MAX_GROUP,
@@ -174,12 +174,12 @@ def after_farkle(b: int, f: int, penalty_count: int, penalty_steps: int) -> tupl
     return b, (f + 1 if penalty_count > 0 else 0)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def flat_index(
-    b: int, d: int, f: int, e: int, u: int, o: int, r: int, nb: int, nf: int, ne: int, ns: int
-) -> int:
-    """The flat ``W0`` index of a start state: :meth:`solver.duel.model.Model.flat`, for kernels."""
-    return (((((b * nb + d) * nf + f) * nf + e) * ne + u) * ne + o) * ns + r
+#: The flat ``W0`` index of a start state, compiled for kernels (:func:`solver.core.layout.duel_index`).
+flat_index: Callable[..., int] = njit(cache=True, nogil=True, inline="always")(duel_index)
+#: Its inverse, compiled for kernels (:func:`solver.core.layout.duel_fields`).
+flat_fields: Callable[..., tuple[int, int, int, int, int, int, int]] = njit(
+    cache=True, nogil=True, inline="always"
+)(duel_fields)
 
 
 @njit(cache=True, nogil=True, inline="always")

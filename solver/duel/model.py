@@ -38,25 +38,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple
 
 import numpy as np
 
 from optimal_farkle.engine import STEP, Endgame, Rules
 
 from ..core.endgame import WON, FinalTurnTables, entry_matters, final_turn_tables, needs_final_turn
+from ..core.errors import SolverInputError
 from ..core.floor import DEFAULT_FLOOR, used_floor
+from ..core.layout import ENDGAME_CODES, LANES, Index, duel_fields, duel_index
 from ..core.rolls import FlatOptions, flat_options
 
-#: A score index or an array of them (:meth:`Model.flat` works on either).
-Index = TypeVar("Index", int, np.ndarray)
-
-#: States solved together by one kernel call; 64 beat 32 beat 16 on this machine.
-LANES = 64
 #: A keep plan entry that certifies nothing: the group's options are compared as usual.
 NO_PLAN = 255
-#: Endgame codes the kernel reads (``Params.endgame``).
-ENDGAME_CODES = {Endgame.FIRST_TO_GOAL: 0, Endgame.FINAL_TURN: 1, Endgame.EQUAL_TURNS: 2}
 
 
 class KernelTables(NamedTuple):
@@ -141,7 +136,7 @@ class Model:
     def endgame(self) -> Endgame:
         return self.rules.endgame
 
-    # -- the one definition of the flat index ---------------------------------------------------
+    # -- the flat index (core.layout.duel_index) --------------------------------------------------
     @cached_property
     def strides(self) -> tuple[int, ...]:
         """Flat-index strides of ``(b, d, f, e, u, o, r)``."""
@@ -161,14 +156,11 @@ class Model:
         r: Index | int = 0,
     ) -> Index:
         """The flat ``W0`` index of a start state (model units); of many, given arrays."""
-        sb, sd, sf, se, su, so, _ = self.strides
-        index: Index = b * sb + d * sd + f * sf + e * se + u * su + o * so + r
-        return index
+        return duel_index(b, d, f, e, u, o, r, self.nb, self.nf, self.ne, self.ns)
 
     def unflat(self, index: int) -> tuple[int, int, int, int, int, int, int]:
         """The inverse of :meth:`flat`."""
-        b, d, f, e, u, o, r = np.unravel_index(index, self.shape)
-        return (int(b), int(d), int(f), int(e), int(u), int(o), int(r))
+        return duel_fields(int(index), self.nb, self.nf, self.ne, self.ns)
 
     # -- converting game quantities --------------------------------------------------------------
     def index(self, b: int, d: int) -> tuple[int, int]:
@@ -267,7 +259,7 @@ def penalty_steps(rules: Rules, floor: int) -> int:
 def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:
     """The kernel's view of ``rules`` at ``floor`` (a multiple of 50 at or below 0)."""
     if floor % STEP or floor > 0:
-        raise ValueError(f"the floor must be a multiple of {STEP} at or below 0, got {floor}")
+        raise SolverInputError(f"the floor must be a multiple of {STEP} at or below 0, got {floor}")
     penalty = rules.has_penalty
     lowest = used_floor(rules, floor)
     return Model(

@@ -27,26 +27,19 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Endgame, Rules
 
+from ..core.choices import Choice
 from ..core.endgame import WON
+from ..core.errors import SolverInputError
 from ..core.floor import check_in_model
 from ..core.rolls import FlatOptions, grouped_tables, next_dice
 from . import prebuilt
 from .jitcache import DECISION_WAIT, compile_lock
 from .kernel import CERT_WIDTH, TurnScratch, solve_one, turn_scratch
 from .model import KernelTables, Model
+from .result import SolveResult
 
 #: Turns kept per strategy: a game asks about one turn many times, then moves on.
 CACHE_TURNS = 64
-
-
-@dataclass(frozen=True)
-class SolveInfo:
-    """How a strategy was obtained (stored in the cache header)."""
-
-    passes: int = 0
-    cheap_passes: float = 0.0
-    residual: float = 0.0
-    seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -111,7 +104,7 @@ class TurnValues:
 
     def _row(self, t: int) -> int:
         if t < 0 or t % STEP:
-            raise ValueError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
+            raise SolverInputError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
         return t // STEP
 
     def win(self, t: int, n: int) -> float:
@@ -136,13 +129,13 @@ class TurnValues:
         v = float(self.bank[ti])
         return None if np.isnan(v) else v
 
-    def action(self, t: int, n: int) -> str:
-        """``"bank"`` or ``"roll"``: the optimal choice, as the kernel made it (ties bank)."""
+    def action(self, t: int, n: int) -> Choice:
+        """The optimal choice, as the kernel made it (ties bank)."""
         ti = self._row(t)
         if t < self.top:
-            return "bank" if self.banks[ti, n - 1] else "roll"
+            return Choice.BANK if self.banks[ti, n - 1] else Choice.ROLL
         bank = self.bank_value(t)
-        return "bank" if bank is not None and bank >= self.roll_value(t, n) else "roll"
+        return Choice.BANK if bank is not None and bank >= self.roll_value(t, n) else Choice.ROLL
 
 
 @dataclass(frozen=True)
@@ -167,8 +160,8 @@ class FinalTurnValues:
     def bank_value(self, t: int) -> float | None:
         return 1.0 if t >= self.target else 0.0
 
-    def action(self, t: int, n: int) -> str:
-        return "bank" if t >= self.target else "roll"
+    def action(self, t: int, n: int) -> Choice:
+        return Choice.BANK if t >= self.target else Choice.ROLL
 
 
 Turn = TurnValues | FinalTurnValues
@@ -190,14 +183,14 @@ def _roll_from(turn: TurnValues, t: int, n: int) -> float:
 class Strategy:
     """The optimal strategy of one rule set and floor: ``W0`` plus on-demand turns."""
 
-    def __init__(self, model: Model, w0: np.ndarray, info: SolveInfo | None = None) -> None:
+    def __init__(self, model: Model, w0: np.ndarray, info: SolveResult | None = None) -> None:
         if w0.shape != model.shape:
-            raise ValueError(f"W0 has shape {w0.shape}, the model needs {model.shape}")
+            raise SolverInputError(f"W0 has shape {w0.shape}, the model needs {model.shape}")
         self.model = model
         self.w0 = np.ascontiguousarray(w0, dtype=np.float64)
         self.w0.setflags(write=False)
         self._flat = self.w0.reshape(-1)
-        self.info = info or SolveInfo()
+        self.info = info if info is not None else SolveResult(self.w0)
         self._tables: KernelTables = model.kernel_tables()
         self._turns: OrderedDict[tuple[int, ...], TurnValues] = OrderedDict()
         self._lock = threading.Lock()
@@ -221,7 +214,7 @@ class Strategy:
         m = self.model
         goal = self.rules.goal
         if start.score >= goal or start.opponent >= goal:
-            raise ValueError(
+            raise SolverInputError(
                 f"scores {start.score} and {start.opponent}: a start of turn has both below the "
                 f"goal of {goal}"
             )

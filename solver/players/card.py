@@ -32,7 +32,9 @@ from optimal_farkle.engine.files import (
     read_text,
 )
 
-from .card_estimate import DICE, EstimateTable, estimate_table
+from ..core.errors import SolverInputError
+from ..core.layout import DICE
+from .card_estimate import EstimateTable, estimate_table
 
 CARD_FORMAT = "farkle-card"
 CARD_VERSION = 1
@@ -40,7 +42,7 @@ CARD_VERSION = 1
 MAX_CARD_BYTES = 256 * 1024
 
 
-class CardError(ValueError):
+class CardError(SolverInputError):
     """A card file that cannot be read or trusted; the message says why."""
 
 

@@ -52,11 +52,12 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Rules
 
+from ..core.choices import Choice
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.floor import DEFAULT_FLOOR, used_floor
+from ..core.layout import DICE
 from ..core.rolls import dice_columns, grouped_tables, hot_dice, next_dice
 
-DICE = (1, 2, 3, 4, 5, 6)
 #: Gain grids tried in turn: the coarsest that reproduces the expected-score strategy wins.
 GRIDS = (50, 25, 10, 5, 1)
 #: The most columns (summed over the rows) a full table may have: dropping columns tries each
@@ -255,7 +256,7 @@ def _decisions(rules: Rules) -> _Decisions:
         if fresh_may_bank(rules.dice, n) and t >= max(minimum, STEP):
             bank_total.append(t)
             bank_dice.append(n)
-            bank_target.append(exp.action(t, n) == "bank")
+            bank_target.append(exp.action(t, n) == Choice.BANK)
         for g in tables.groups(n):
             pairs = tables.options(g)
             if len(pairs) < 2:
@@ -269,7 +270,7 @@ def _decisions(rules: Rules) -> _Decisions:
                 totals.append(t2)
                 dice.append(n2)
                 banks = fresh_may_bank(rules.dice, n2) and t2 >= minimum
-                banks = banks and exp.action(t2, n2) == "bank"
+                banks = banks and exp.action(t2, n2) == Choice.BANK
                 scored.append((_exact_worth(exp, t2, n2), banks, n2))
             top = max(w for w, _, _ in scored)
             ties = [

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from optimal_farkle.engine import Rules
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
+from ..core.choices import Choice
+from ..core.errors import SolverInputError
 from ..core.floor import OutsideModel, used_floor
 from ..duel.decisions import decide, decide_turn, rank_options, rank_turn
 from ..duel.strategy import Strategy
@@ -81,7 +83,7 @@ class OptimalPlayer:
         check_players(players)
         advice = table_advice(rules, players, strategy, exact)
         if advice is None:
-            raise ValueError("the optimal player needs the solved strategy for these rules")
+            raise SolverInputError("the optimal player needs the solved strategy for these rules")
         self.rules = rules
         self.strategy = strategy
         self.players = players
@@ -100,7 +102,7 @@ class OptimalPlayer:
         nearest position it holds, every such score raised to the floor (:func:`at_floor`):
         the game goes on, though that choice is no longer provably optimal."""
         if len(state.players) != self.players:
-            raise ValueError(
+            raise SolverInputError(
                 f"this player was made for {self.players} seats, the game has {len(state.players)}"
             )
         try:
@@ -115,7 +117,7 @@ class OptimalPlayer:
                 return SetAside(rank_options(self.strategy, state)[0].option.dice)
             if state.turn_total == 0:
                 return Roll()
-            return Bank() if decide(self.strategy, state).best == "bank" else Roll()
+            return Bank() if decide(self.strategy, state).best == Choice.BANK else Roll()
         choose = getattr(self.advice, "choose", None)
         if choose is not None:
             # The exact table strategy: the turn of the policy this mover plays (where it
@@ -125,12 +127,12 @@ class OptimalPlayer:
                 return SetAside(rank_turn(turn, state)[0].option.dice)
             if state.turn_total == 0:
                 return Roll()
-            return Bank() if decide_turn(turn, state).best == "bank" else Roll()
+            return Bank() if decide_turn(turn, state).best == Choice.BANK else Roll()
         if state.phase is Phase.CHOOSE:
             return SetAside(self.advice.rank_options(state)[0].option.dice)
         if state.turn_total == 0:
             return Roll()
-        return Bank() if self.advice.decide(state).best == "bank" else Roll()
+        return Bank() if self.advice.decide(state).best == Choice.BANK else Roll()
 
 
 def at_floor(state: GameState, floor: int) -> GameState:
@@ -218,7 +220,7 @@ def make_player(
             strong.description = APPROX_DESCRIPTION
         return strong
     if player_id not in registry:
-        raise ValueError(f"unknown player {player_id!r}: choose from {', '.join(registry)}")
+        raise SolverInputError(f"unknown player {player_id!r}: choose from {', '.join(registry)}")
     if player_id == OptimalPlayer.id:
         return OptimalPlayer(rules, strategy, players, exact)
     player: AIPlayer = registry[player_id](rules, strategy)

@@ -43,6 +43,8 @@ from typing import ClassVar
 from optimal_farkle.engine import STEP, Endgame, Rules, ScoringOption
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
+from ..core.choices import Choice
+from ..core.errors import SolverInputError
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.rolls import column, next_dice, reached, thrown
 from .card import Card, load_card
@@ -76,7 +78,7 @@ def option_for(options: Sequence[ScoringOption], pair: Pair) -> ScoringOption:
     for option in options:
         if (option.points, option.size) == pair:
             return option
-    raise ValueError(f"no set-aside of {pair[1]} dice for {pair[0]} points")
+    raise SolverInputError(f"no set-aside of {pair[1]} dice for {pair[0]} points")
 
 
 class LevelPlayer(ABC):
@@ -179,7 +181,7 @@ class MaxScorePlayer(LevelPlayer):
     )
 
     def banks(self, t: int, n: int, mode: int) -> bool:
-        return self.expected.action(t, n) == "bank"
+        return self.expected.action(t, n) == Choice.BANK
 
     def keep(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
         # Same tie rule as ExpectedStrategy.best_option: the first best in engine order.

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Protocol
 from optimal_farkle.engine import Rules
 from optimal_farkle.engine.game import GameState
 
+from ..core.errors import SolverInputError
 from ..core.floor import OutsideModel
 from ..duel.decisions import Decision, OptionValue, decide, rank_options, win_probability
 
@@ -97,7 +98,7 @@ def mover_chance(advice: TableAdvice | None, state: GameState) -> float | None:
 def check_players(players: int) -> None:
     """ValueError unless ``players`` is a table size the game seats (2 to 6)."""
     if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= MAX_PLAYERS:
-        raise ValueError(f"a table seats 2 to {MAX_PLAYERS} players, not {players!r}")
+        raise SolverInputError(f"a table seats 2 to {MAX_PLAYERS} players, not {players!r}")
 
 
 def table_advice(
@@ -114,7 +115,7 @@ def table_advice(
     """
     check_players(players)
     if strategy is not None and strategy.rules.digest != rules.digest:
-        raise ValueError(f"the strategy is for {strategy.rules.name!r}, not {rules.name!r}")
+        raise SolverInputError(f"the strategy is for {strategy.rules.name!r}, not {rules.name!r}")
     if exact is not None and exact.rules.digest == rules.digest and exact.players == players:
         from .exact import ExactTableAdvice
 

@@ -41,6 +41,7 @@ import threading
 from optimal_farkle.engine import STEP, Rules
 from optimal_farkle.engine.game import GameState, Phase
 
+from ..core.errors import SolverInputError
 from ..core.rolls import column
 from ..duel.decisions import (
     Decision,
@@ -73,7 +74,7 @@ class RivalAdvice:
 
     def __init__(self, rules: Rules, players: int, strategy: Strategy) -> None:
         if strategy.rules.digest != rules.digest:
-            raise ValueError(
+            raise SolverInputError(
                 f"the two-player strategy is for {strategy.rules.name!r}, not {rules.name!r}"
             )
         self.rules = rules
@@ -137,14 +138,16 @@ class RivalAdvice:
     # -- the API ----------------------------------------------------------------------------------
     def decide(self, state: GameState) -> Decision:
         if state.phase is not Phase.DECIDE:
-            raise ValueError(
+            raise SolverInputError(
                 f"decide() needs a state before a roll, not phase {state.phase.value!r}"
             )
         return decide_turn(self.turn(state), state)
 
     def rank_options(self, state: GameState) -> list[OptionValue]:
         if state.phase is not Phase.CHOOSE:
-            raise ValueError(f"rank_options() needs dice showing, not phase {state.phase.value!r}")
+            raise SolverInputError(
+                f"rank_options() needs dice showing, not phase {state.phase.value!r}"
+            )
         return rank_turn(self.turn(state), state)
 
     def win_chances(self, state: GameState) -> tuple[float, ...]:

@@ -33,9 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from ..core.layout import LANES
 from ..duel.estimate import duration, size
 from .kernel import TableTables, table_tables
-from .model import LANES, TableModel
+from .model import TableModel
 from .solve import BlockRunner, RunnerFactory, _Blocks, batch_states
 
 #: Tasks per worker and batch: enough to even out unequal chunks, few enough to keep the

@@ -33,8 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.errors import SolverInputError
 from ..core.jit import njit
-from ..duel.kernel import after_farkle
+from ..core.layout import LANES
+from ..duel.kernel import after_farkle, flat_index
 from ..duel.model import build_model
 from .kernel import (
     I_END,
@@ -61,19 +63,13 @@ from .kernel import (
     table_scratch,
     table_tables,
 )
-from .model import LANES, TableModel
+from .model import TableModel
 from .solve import _closed_form, batch_states, flat_of, full, rotated
 
 #: Who decides a seat's moves: the exact strategy or an approximation (module docstring).
 DECIDERS = {"exact": 0, "rival": 1, "pairwise": 2}
 TOLERANCE = 1e-12
 Progress = Callable[[float, str], None]
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _flat2(b: int, d: int, f: int, e: int, u: int, o: int, nb: int, nf: int, ne: int) -> int:
-    """The two-player model's flat index (:meth:`solver.duel.model.Model.flat`, ``r = 0``)."""
-    return ((((b * nb + d) * nf + f) * nf + e) * ne + u) * ne + o
 
 
 @njit(cache=True, nogil=True)
@@ -109,28 +105,32 @@ def approx_exits(
             worst = 2.0
             for k in range(1, n):
                 mine = w2[
-                    _flat2(
+                    flat_index(
                         b0,
                         lanes[k, lane],
                         f0,
                         lanes[n + k, lane],
                         u0,
                         lanes[2 * n + k, lane],
+                        0,
                         nb,
                         nf,
                         ne,
+                        1,
                     )
                 ]
                 if mine < worst:
                     worst, rival = mine, k
             br, fr_, ur = lanes[rival, lane], lanes[n + rival, lane], lanes[2 * n + rival, lane]
-            xd[lane] = 1.0 - w2[_flat2(br, fb, fr_, ff, ur, u0, nb, nf, ne)]
+            xd[lane] = 1.0 - w2[flat_index(br, fb, fr_, ff, ur, u0, 0, nb, nf, ne, 1)]
             final = p[P_ENDGAME] != 0  # the two-player game's final turn for the rival
             for t in range(stop):
                 if bankd[t, lane] < 0.0:
                     continue
                 if t < info[I_GOAL, lane]:
-                    bankd[t, lane] = 1.0 - w2[_flat2(br, b0 + t, fr_, 0, ur, on, nb, nf, ne)]
+                    bankd[t, lane] = (
+                        1.0 - w2[flat_index(br, b0 + t, fr_, 0, ur, on, 0, nb, nf, ne, 1)]
+                    )
                 elif final:
                     e = ur if ne > 1 else 1
                     bankd[t, lane] = 1.0 - tt.reach[1 + e, _clamp(b0 + t - br + 1, length)]
@@ -160,12 +160,12 @@ def _pairwise(
     """The mover's estimated chance once it sits last with ``(bm, fm, um)`` (see the docstring)."""
     if n == 2:
         b1, f1, u1 = lanes[1, lane], lanes[n + 1, lane], lanes[2 * n + 1, lane]
-        return float(1.0 - w2[_flat2(b1, bm, f1, fm, u1, um, nb, nf, ne)])
+        return float(1.0 - w2[flat_index(b1, bm, f1, fm, u1, um, 0, nb, nf, ne, 1)])
     b1, f1, u1 = lanes[1, lane], lanes[n + 1, lane], lanes[2 * n + 1, lane]
     b2, f2, u2 = lanes[2, lane], lanes[n + 2, lane], lanes[2 * n + 2, lane]
-    w12 = w2[_flat2(b1, b2, f1, f2, u1, u2, nb, nf, ne)]
-    w1m = w2[_flat2(b1, bm, f1, fm, u1, um, nb, nf, ne)]
-    w2m = w2[_flat2(b2, bm, f2, fm, u2, um, nb, nf, ne)]
+    w12 = w2[flat_index(b1, b2, f1, f2, u1, u2, 0, nb, nf, ne, 1)]
+    w1m = w2[flat_index(b1, bm, f1, fm, u1, um, 0, nb, nf, ne, 1)]
+    w2m = w2[flat_index(b2, bm, f2, fm, u2, um, 0, nb, nf, ne, 1)]
     hm = (1.0 - w1m) * (1.0 - w2m)
     h1 = w12 * w1m
     h2 = (1.0 - w12) * w2m
@@ -339,11 +339,11 @@ def evaluate(
     and floor (flat).
     """
     if model.players != len(seats):
-        raise ValueError(f"{len(seats)} policies for {model.players} seats")
+        raise SolverInputError(f"{len(seats)} policies for {model.players} seats")
     if model.ns > 1:
-        raise ValueError("the approximations do not model the equal-turns endgame")
+        raise SolverInputError("the approximations do not model the equal-turns endgame")
     if model.riskless.any():
-        raise ValueError("the evaluation does not handle a dice count that never farkles")
+        raise SolverInputError("the evaluation does not handle a dice count that never farkles")
     started = time.perf_counter()
     n, comps = model.players, model.comps
     labels = 1 if len(set(seats)) == 1 else n
@@ -481,7 +481,7 @@ def loss_report(
     model = exact.model
     two = build_model(rules, floor)
     if two.shape[:6] != (model.nb, model.nb, model.nf, model.nf, model.ne, model.ne):
-        raise ValueError("the two-player model does not match the table's")
+        raise SolverInputError("the two-player model does not match the table's")
     w2 = two_player_w0(rules, floor, cache_dir)
     base = evaluate(model, exact.w, exact.mixed, w2, ("exact",) * 3)
     first = opening(model, base)

@@ -46,7 +46,6 @@ import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,7 +63,9 @@ from optimal_farkle.engine.files import (
 from optimal_farkle.engine.game import GameState, Phase
 from optimal_farkle.engine.text import quote
 
+from ..core.choices import Choice
 from ..core.endgame import needs_final_turn
+from ..core.errors import SolverError, SolverInputError
 from ..core.floor import DEFAULT_FLOOR, check_in_model, used_floor
 from ..core.rolls import column
 from ..duel.cache import (
@@ -88,7 +89,7 @@ from ..duel.decisions import (
     rank_turn,
 )
 from ..duel.estimate import BASE_BYTES, USABLE_MEMORY, Estimate, machine_memory
-from ..duel.valueiter import SolveCancelled
+from ..duel.passes import SolveCancelled
 from .finalround import FinalRound, final_round
 from .kernel import (
     P_EXTRA,
@@ -106,6 +107,7 @@ from .solve import (
     MixedStates,
     Progress,
     RunnerFactory,
+    TableSolveResult,
     reachable_states,
     solve_table,
 )
@@ -140,18 +142,8 @@ MEMORY_COPIES = 3.3
 LIMIT_SECONDS = 24 * 3600.0
 
 
-class TableCacheError(Exception):
+class TableCacheError(SolverError):
     """A table cache file that cannot be read, trusted or written; the message says why."""
-
-
-@dataclass(frozen=True)
-class TableSolveInfo:
-    """How an exact table strategy was obtained (stored in the cache header)."""
-
-    sweeps: float = 0.0
-    passes: int = 0
-    residual: float = 0.0
-    seconds: float = 0.0
 
 
 # -- sizes ------------------------------------------------------------------------------------------
@@ -233,16 +225,16 @@ class ExactTableStrategy:
         model: TableModel,
         w: np.ndarray,
         mixed: MixedStates | None = None,
-        info: TableSolveInfo | None = None,
+        info: TableSolveResult | None = None,
     ) -> None:
         expected = model.start_states * model.comps
         if w.size != expected:
-            raise ValueError(f"W has {w.size} values, the model needs {expected}")
+            raise SolverInputError(f"W has {w.size} values, the model needs {expected}")
         self.model = model
         self.w = np.ascontiguousarray(w, dtype=np.float64).reshape(-1)
         self.w.setflags(write=False)
         self.mixed = mixed if mixed is not None else MixedStates.empty()
-        self.info = info or TableSolveInfo()
+        self.info = info if info is not None else TableSolveResult(self.w, mixed=self.mixed)
         self._tables: TableTables | None = None
         self._rounds: FinalRound | None = None
         self._turns: OrderedDict[tuple[object, ...], TableTurn] = OrderedDict()
@@ -284,7 +276,7 @@ class ExactTableStrategy:
         seats = [(state.current + k) % n for k in range(n)]
         standings = [state.standings[s] for s in seats]
         if any(s.score >= self.rules.goal for s in standings):
-            raise ValueError("a start of turn has every score below the goal")
+            raise SolverInputError("a start of turn has every score below the goal")
         r = (state.current - state.first) % n if m.ns > 1 else 0
         check_in_model(m.floor, *(s.score for s in standings))
         return (
@@ -439,14 +431,16 @@ class ExactTableAdvice:
 
     def decide(self, state: GameState) -> Decision:
         if state.phase is not Phase.DECIDE:
-            raise ValueError(
+            raise SolverInputError(
                 f"decide() needs a state before a roll, not phase {state.phase.value!r}"
             )
         return decide_turn(self.turns(state)[0][1], state)  # type: ignore[arg-type]
 
     def rank_options(self, state: GameState) -> list[OptionValue]:
         if state.phase is not Phase.CHOOSE:
-            raise ValueError(f"rank_options() needs dice showing, not phase {state.phase.value!r}")
+            raise SolverInputError(
+                f"rank_options() needs dice showing, not phase {state.phase.value!r}"
+            )
         return rank_turn(self.turns(state)[0][1], state)  # type: ignore[arg-type]
 
     def win_chances(self, state: GameState) -> tuple[float, ...]:
@@ -492,7 +486,7 @@ def position_vector(turn: object, state: GameState) -> np.ndarray:
     if t == 0:
         return turn.vector(0, n)  # type: ignore[attr-defined,no-any-return]
     decision = decide_turn(turn, state)  # type: ignore[arg-type]
-    if decision.best == "bank":
+    if decision.best == Choice.BANK:
         return turn.bank_vector(t)  # type: ignore[attr-defined,no-any-return]
     return turn.roll_vector(t, n)  # type: ignore[attr-defined,no-any-return]
 
@@ -515,7 +509,7 @@ def final_turn_of(state: GameState, model: TableModel, rounds: FinalRound | None
             holder=(holder - state.current) % n,
         )
     if n != 3 or rounds is None:
-        raise ValueError("a final turn with two players still to come has no exact table")
+        raise SolverInputError("a final turn with two players still to come has no exact table")
     other = later[0]
     ne = model.ne
     mover = state.standing
@@ -652,8 +646,13 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
     for dt in ("<i8", "<f8", "<f8", "<f8"):
         parts.append(np.frombuffer(payload, dtype=dt, count=mixed, offset=off).copy())
         off += mixed * 8
+    mixed_states = MixedStates(
+        flat=parts[0].astype(np.int64), weight=parts[1], low=parts[2], high=parts[3]
+    )
     try:
-        info = TableSolveInfo(
+        info = TableSolveResult(
+            w,
+            mixed=mixed_states,
             sweeps=_figure(header, "sweeps"),
             passes=int(_figure(header, "passes")),
             residual=_figure(header, "residual"),
@@ -661,9 +660,6 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
         )
     except CacheError as exc:
         raise TableCacheError(str(exc)) from None
-    mixed_states = MixedStates(
-        flat=parts[0].astype(np.int64), weight=parts[1], low=parts[2], high=parts[3]
-    )
     return ExactTableStrategy(model, w, mixed_states, info)
 
 
@@ -714,7 +710,7 @@ def solve_exact_table(
     """
     reason = exact_table_supported(rules, players)
     if reason is not None and not (force and players in (2, 3)):
-        raise ValueError(reason)
+        raise SolverInputError(reason)
     cached = load_exact_table(rules, players, cache_dir, floor, report)
     if cached is not None:
         return cached
@@ -737,13 +733,7 @@ def solve_exact_table(
                 journal=journal,
                 runners=runners,
             )
-        info = TableSolveInfo(
-            sweeps=result.sweeps,
-            passes=result.passes,
-            residual=result.residual,
-            seconds=result.seconds,
-        )
-        strategy = ExactTableStrategy(model, result.w, result.mixed, info)
+        strategy = ExactTableStrategy(model, result.w, result.mixed, result)
         if problem is None:
             try:
                 write_table_cache(path, strategy)

@@ -42,8 +42,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.jit import njit
+from ..core.layout import ENDGAME_CODES
 from ..duel.kernel import after_farkle
-from .model import ENDGAME_CODES, TableModel
+from .model import TableModel
 
 _FAST = {"nnan", "ninf", "nsz", "contract"}
 

@@ -47,15 +47,12 @@ import numpy as np
 from optimal_farkle.engine import STEP, Endgame, Rules
 
 from ..core.endgame import FinalTurnTables
+from ..core.errors import SolverInputError
 from ..core.rolls import FlatOptions
 from ..duel.model import build_model
 
-#: States solved together by one kernel call (as in the two-player kernel).
-LANES = 64
 #: The table sizes the exact solve handles.
 EXACT_PLAYERS = (2, 3)
-#: Kernel codes of the endgames.
-ENDGAME_CODES = {Endgame.FIRST_TO_GOAL: 0, Endgame.FINAL_TURN: 1, Endgame.EQUAL_TURNS: 2}
 
 
 def owed_count(endgame: Endgame, players: int, r: int) -> int:
@@ -179,7 +176,7 @@ def build_table_model(rules: Rules, players: int, floor: int) -> TableModel:
     so both read the rules the same way.
     """
     if players not in EXACT_PLAYERS:
-        raise ValueError(f"the exact table model has 2 or 3 players, not {players}")
+        raise SolverInputError(f"the exact table model has 2 or 3 players, not {players}")
     two = build_model(rules, floor)
     return TableModel(
         rules=rules,

@@ -36,6 +36,7 @@ import numpy as np
 
 from optimal_farkle.engine.files import FileProblem, read_bytes
 
+from ..core.errors import SolverInputError
 from ..duel.cache import MAX_HEADER, CacheError, check_payload, read_framed, write_framed
 
 MAGIC = b"FARKLE-WT-RESUME\n"
@@ -226,7 +227,7 @@ class SolveJournal:
         try:
             history = header.get("history")
             if not isinstance(history, list):
-                raise ValueError("no history")
+                raise SolverInputError("no history")
             return Snapshot(
                 w=values,
                 passes=int(_number(header, "pass")),
@@ -281,7 +282,7 @@ def _next_nonempty(rows_of: LayerRows, layer: int) -> int | None:
 def _number(header: dict[str, object], key: str) -> float:
     value = header.get(key, 0)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{key} is not a number")
+        raise SolverInputError(f"{key} is not a number")
     return float(value)
 
 

@@ -58,18 +58,21 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 import numpy as np
 
 from optimal_farkle.engine import STEP
 
+from ..core.errors import SolveFailedError
+from ..core.layout import LANES
 from ..duel.cache import CacheError
-from ..duel.valueiter import SolveCancelled, default_threads
+from ..duel.passes import SolveCancelled
+from ..duel.valueiter import default_threads
 from .kernel import TableTables, solver_for, steps_next, table_scratch, table_tables
 from .mixing import Equilibrium, Policy, add_policy, mixed_equilibrium
-from .model import LANES, TableModel
+from .model import TableModel
 from .resume import LayerProgress, MixEntry, Snapshot, SolveJournal
 
 Progress = Callable[[float, str], None]
@@ -115,12 +118,13 @@ class TableSolveResult:
     """The solved ``W`` (``(states, C)``) and what it took."""
 
     w: np.ndarray
-    sweeps: float  # turn solves per start state, over the whole solve
-    passes: int  # full passes (penalty rules; 1 without a penalty)
-    residual: float  # the largest change of the last sweep of any state
-    seconds: float
-    history: tuple[float, ...]  # the largest change of every pass (penalty rules)
-    mixed: MixedStates  # the states whose mover mixes (rules without a penalty)
+    sweeps: float = 0.0  # turn solves per start state, over the whole solve
+    passes: int = 0  # full passes (penalty rules; 1 without a penalty)
+    residual: float = 0.0  # the largest change of the last sweep of any state
+    seconds: float = 0.0
+    history: tuple[float, ...] = ()  # the largest change of every pass (penalty rules)
+    #: The states whose mover mixes (rules without a penalty).
+    mixed: MixedStates = field(default_factory=MixedStates.empty)
 
 
 # -- states of a batch -----------------------------------------------------------------------------
@@ -607,7 +611,7 @@ def _mix_cycles(
             for j in range(len(distinct)):
                 add_policy(candidates[j], a[j], float(farkle[j]))
         else:
-            raise RuntimeError(
+            raise SolveFailedError(
                 f"no equilibrium found for the rotation of farkles at {rows[pos].tolist()}"
             )
     return residual, solves
@@ -639,7 +643,7 @@ def _mixing_entry(
                 shifts.append(shift)
                 break
         else:
-            raise RuntimeError(f"cannot reproduce a mixed policy at {rows[pos].tolist()}")
+            raise SolveFailedError(f"cannot reproduce a mixed policy at {rows[pos].tolist()}")
     return int(idx[pos]), float(weight), shifts[0], shifts[1]
 
 
@@ -769,7 +773,7 @@ def _penalty_passes(
             if largest <= tolerance:
                 break
             if len(history) >= MAX_PASSES:
-                raise RuntimeError(
+                raise SolveFailedError(
                     f"the passes did not converge in {MAX_PASSES} (last {largest:.3g})"
                 )
             journal = _save(

@@ -24,7 +24,9 @@ import numpy as np
 
 from optimal_farkle.engine import STEP
 
+from ..core.choices import Choice
 from ..core.endgame import FinalTurnTables
+from ..core.errors import SolverInputError
 from ..core.rolls import FlatOptions
 from .finalround import FinalRound, p1_turn
 
@@ -70,7 +72,7 @@ class TableTurn:
 
     def _row(self, t: int) -> int:
         if t < 0 or t % STEP:
-            raise ValueError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
+            raise SolverInputError(f"a turn total is a non-negative multiple of {STEP}, not {t}")
         ti = t // STEP
         if ti >= self.rows:
             raise TurnTooShort(ti)
@@ -101,12 +103,12 @@ class TableTurn:
             return float(self.roll[ti, n - 1])
         return float(self.roll_vector(t, n)[0])
 
-    def action(self, t: int, n: int) -> str:
+    def action(self, t: int, n: int) -> Choice:
         ti = self._row(t)
         if ti < self.top:
-            return "bank" if self.banks[ti, n - 1] else "roll"
+            return Choice.BANK if self.banks[ti, n - 1] else Choice.ROLL
         bank = self.bank_value(t)
-        return "bank" if bank is not None and bank >= self.roll_value(t, n) else "roll"
+        return Choice.BANK if bank is not None and bank >= self.roll_value(t, n) else Choice.ROLL
 
 
 class TurnTooShort(Exception):
@@ -159,8 +161,8 @@ class LastFinalTurn:
         v = self.bank_value(t)
         return None if v is None else self._vec(v)
 
-    def action(self, t: int, n: int) -> str:
-        return "bank" if t >= self.target and t >= self.bank_min else "roll"
+    def action(self, t: int, n: int) -> Choice:
+        return Choice.BANK if t >= self.target and t >= self.bank_min else Choice.ROLL
 
 
 @dataclass(frozen=True)
@@ -226,12 +228,12 @@ class LeadFinalTurn:
     def roll_value(self, t: int, n: int) -> float:
         return float(self.roll_vector(t, n)[0])
 
-    def action(self, t: int, n: int) -> str:
+    def action(self, t: int, n: int) -> Choice:
         bank = self.bank_value(t)
         ti = t // STEP
         if ti < self.threshold or bank is None:
-            return "roll"
-        return "bank" if bank >= self.roll_value(t, n) else "roll"
+            return Choice.ROLL
+        return Choice.BANK if bank >= self.roll_value(t, n) else Choice.ROLL
 
 
 def lead_final_turn(

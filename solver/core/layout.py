@@ -1,0 +1,63 @@
+"""The state layout the solvers share: the flat index of a two-player start state, the kernels'
+lanes, the endgame codes they read, and the dice counts.
+
+A two-player start state is ``(b, d, f, e, u, o, r)`` in model units (the mover's and the
+opponent's score indices, their farkle counts, their on-the-board flags, and who started),
+stored in ``W0`` of shape ``(nb, nb, nf, nf, ne, ne, ns)`` in C order, so its flat index is
+
+    ((((((b nb + d) nf + f) nf + e) ne + u) ne + o) ns + r
+
+written once, in :func:`duel_index`: :meth:`solver.duel.model.Model.flat` calls it on numbers
+or arrays, and the kernels compile it (:data:`solver.duel.kernel.flat_index`). Plain Python
+here, so that reading the layout loads no numba.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+import numpy as np
+
+from optimal_farkle.engine import Endgame
+
+#: States solved together by one kernel call, in both solvers.
+LANES = 64
+#: Endgame codes the kernels read.
+ENDGAME_CODES = {Endgame.FIRST_TO_GOAL: 0, Endgame.FINAL_TURN: 1, Endgame.EQUAL_TURNS: 2}
+#: The dice counts of a roll.
+DICE = (1, 2, 3, 4, 5, 6)
+
+#: A score index or an array of them (:func:`duel_index` works on either).
+Index = TypeVar("Index", int, np.ndarray)
+
+
+def duel_index(
+    b: Index,
+    d: Index,
+    f: Index | int,
+    e: Index | int,
+    u: Index | int,
+    o: Index | int,
+    r: Index | int,
+    nb: int,
+    nf: int,
+    ne: int,
+    ns: int,
+) -> Index:
+    """The flat ``W0`` index of the start state ``(b, d, f, e, u, o, r)`` (module docstring)."""
+    index: Index = (((((b * nb + d) * nf + f) * nf + e) * ne + u) * ne + o) * ns + r
+    return index
+
+
+def duel_fields(
+    s: int, nb: int, nf: int, ne: int, ns: int
+) -> tuple[int, int, int, int, int, int, int]:
+    """``(b, d, f, e, u, o, r)`` of the flat index ``s``: the inverse of :func:`duel_index`."""
+    r = s % ns
+    o = (s // ns) % ne
+    u = (s // (ns * ne)) % ne
+    e = (s // (ns * ne * ne)) % nf
+    f = (s // (ns * ne * ne * nf)) % nf
+    d = (s // (ns * ne * ne * nf * nf)) % nb
+    b = s // (ns * ne * ne * nf * nf * nb)
+    return b, d, f, e, u, o, r
