@@ -71,7 +71,7 @@ def test_assets_and_command_work_outside_the_checkout(tmp_path: Path) -> None:
         text=True,
         check=True,
     ).stdout.split("\n")
-    assert out[0] == "['facebook', 'neller-busche', 'patch', 'zilch']"
+    assert out[0] == "['facebook', 'neller-busche', 'patch', 'zilch', 'greed']"
     assert out[1] == "True"
     help_text = subprocess.run(
         [sys.executable, "-m", f"{NS}.tui.cli", "--help"],
