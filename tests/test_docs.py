@@ -439,15 +439,24 @@ def go_for_it(card: Any) -> str:
     return "; ".join(parts)
 
 
+#: The rows of the card page's table: each shipped card's preset, as the row names it.
+CARD_ROWS = {p: f"`{p}`" for p in ("neller-busche", "facebook", "patch", "zilch")}
+CARD_ROWS["greed"] = "`greed` (five dice)"
+
+
+def test_the_card_table_has_every_shipped_card() -> None:
+    assert sorted(CARD_ROWS) == sorted(p.stem for p in (ROOT / "assets" / "cards").glob("*.json"))
+
+
 def card_figures() -> list[str]:
     """The card page's table and sentences, from the shipped cards."""
     rows = []
-    for preset in ("neller-busche", "facebook", "patch", "zilch"):
+    for preset, label in CARD_ROWS.items():
         card = shipped_card(preset)
         win, plain = card["win"], card["plain"]
         scores = "Table 4" if card["source"] == "paper" else go_for_it(card)
         rows.append(
-            f"| `{preset}` | {scores} | **{pct(win['overall'])}** | "
+            f"| {label} | {scores} | **{pct(win['overall'])}** | "
             f"{pct(win['first'])} / {pct(win['second'])} | {pct(plain['overall'])} |"
         )
     paper = shipped_card("neller-busche")
