@@ -50,6 +50,7 @@ import resource
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -219,29 +220,56 @@ def main() -> None:
         loss(args)
 
 
-def one_pass(args: argparse.Namespace) -> None:
+def _sampling(args: argparse.Namespace) -> tuple[Any, Any, Any]:
+    """``(rules, model, W)`` of ``--rules``/``--goal``/``--floor``: kernels compiled, ``W`` random."""
     import numpy as np
 
     from optimal_farkle.engine import preset
-    from optimal_farkle.solver.table.kernel import table_tables
     from optimal_farkle.solver.table.model import build_table_model
-    from optimal_farkle.solver.table.solve import (
-        _Blocks,
-        batch_states,
-        compile_table_kernels,
-        entry_limit,
-        reachable_states,
-        scores_with_sum,
-    )
+    from optimal_farkle.solver.table.solve import compile_table_kernels
 
     rules = preset(args.rules)
     if args.goal is not None:
         rules = rules.with_goal(args.goal)
     model = build_table_model(rules, 3, args.floor)
     compile_table_kernels(model)
-    tables = table_tables(model)
     w = np.random.default_rng(1).uniform(0.2, 0.4, size=model.start_states * model.comps)
-    runner = _Blocks(model, tables, 2, track=model.penalty_count == 0)
+    return rules, model, w
+
+
+def _sampled_layers(model: Any, every: int, sample: int) -> Iterator[tuple[int, Any]]:
+    """Every ``every``-th layer from the top (and layer 0): its reachable states, every farkle
+    count's batch together, at most ``sample`` of them drawn at random (kept in block order)."""
+    import numpy as np
+
+    from optimal_farkle.solver.table.solve import batch_states
+
+    rng = np.random.default_rng(2)
+    top_layer = 3 * (model.nb - 1)
+    counts = range(3 * model.nf - 2) if model.penalty_count else (None,)
+    for layer in [*range(top_layer, -1, -every), 0]:
+        found = [b for b in (batch_states(model, layer, c) for c in counts) if len(b)]
+        if not found:
+            continue
+        rows = np.concatenate(found)
+        if len(rows) > sample:
+            rows = rows[np.sort(rng.choice(len(rows), size=sample, replace=False))]
+        yield layer, rows
+
+
+def one_pass(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from optimal_farkle.solver.table.kernel import table_tables
+    from optimal_farkle.solver.table.solve import (
+        _Blocks,
+        entry_limit,
+        reachable_states,
+        scores_with_sum,
+    )
+
+    rules, model, w = _sampling(args)
+    runner = _Blocks(model, table_tables(model), 2, track=model.penalty_count == 0)
     top_layer = 3 * (model.nb - 1)
     sampled: list[tuple[int, int, float]] = []
     counts = {}
@@ -253,19 +281,7 @@ def one_pass(args: argparse.Namespace) -> None:
         else:
             flags = np.ones(len(scores))
         counts[layer] = int(flags.sum()) * model.nf**3 * model.ns
-    rng = np.random.default_rng(2)
-    for layer in [*list(range(top_layer, -1, -args.every)), 0]:
-        batches = [
-            batch_states(model, layer, c)
-            for c in (range(3 * model.nf - 2) if model.penalty_count else (None,))
-        ]
-        rows = (
-            np.concatenate([b for b in batches if len(b)]) if any(len(b) for b in batches) else None
-        )
-        if rows is None:
-            continue
-        if len(rows) > args.sample:
-            rows = rows[np.sort(rng.choice(len(rows), size=args.sample, replace=False))]
+    for layer, rows in _sampled_layers(model, args.every, args.sample):
         started = time.perf_counter()
         runner.solve(w, rows)
         sampled.append((layer, len(rows), time.perf_counter() - started))
@@ -352,32 +368,16 @@ def on_cluster(args: argparse.Namespace) -> None:
 def kernel(args: argparse.Namespace) -> None:
     import numpy as np
 
-    from optimal_farkle.engine import preset
     from optimal_farkle.solver.duel.model import build_model
     from optimal_farkle.solver.duel.valueiter import value_iteration
     from optimal_farkle.solver.table.kernel import table_tables
-    from optimal_farkle.solver.table.model import build_table_model
-    from optimal_farkle.solver.table.solve import _Blocks, batch_states, compile_table_kernels
+    from optimal_farkle.solver.table.solve import _Blocks
 
-    rules = preset(args.rules)
-    if args.goal is not None:
-        rules = rules.with_goal(args.goal)
-    model = build_table_model(rules, 3, args.floor)
-    compile_table_kernels(model)
-    w = np.random.default_rng(1).uniform(0.2, 0.4, size=model.start_states * model.comps)
+    rules, model, w = _sampling(args)
     runner = _Blocks(model, table_tables(model), 1, track=False)
-    rng = np.random.default_rng(2)
     table_seconds = 0.0
     table_values = 0
-    top_layer = 3 * (model.nb - 1)
-    for layer in [*range(top_layer, -1, -args.every), 0]:
-        counts = range(3 * model.nf - 2) if model.penalty_count else (None,)
-        found = [b for b in (batch_states(model, layer, c) for c in counts) if len(b)]
-        if not found:
-            continue
-        rows = np.concatenate(found)
-        if len(rows) > args.sample:
-            rows = rows[np.sort(rng.choice(len(rows), size=args.sample, replace=False))]
+    for _, rows in _sampled_layers(model, args.every, args.sample):
         started = time.perf_counter()
         runner.solve(w, rows)
         table_seconds += time.perf_counter() - started
@@ -385,6 +385,7 @@ def kernel(args: argparse.Namespace) -> None:
         table_values += int((np.maximum(model.nb - rows[:, 0], bmin) * 6).sum())
     runner.close()
     duel_model = build_model(rules, args.floor)
+    value_iteration(duel_model, threads=1)  # a first solve loads its kernels: not timed
     started = time.perf_counter()
     duel = value_iteration(duel_model, threads=1)
     duel_seconds = time.perf_counter() - started

@@ -8,7 +8,8 @@
   3-player solve) replaced by a sentinel, so the command is checked up to the moment it would
   start computing: its arguments, the rules, the estimate's limit. The game and the web server
   are only parsed. Every other command shown names a script or test file that exists, and a
-  bench script's options are the script's own. Every repository path a page names exists.
+  bench script's options are the script's own. Every repository path a page names exists,
+  and every import line of a ``python`` block imports.
 - The README stays at most 200 lines, its Quick start two commands (the second is CI's), and
   it links every page of ``docs/``.
 - Every figure a page states (a decimal, a percentage, a time or a size) is backed: produced
@@ -180,7 +181,7 @@ def shown_commands() -> list[Shown]:
     for doc in DOCS:
         text = text_of(doc)
         for lang, body in FENCE.findall(text):
-            if lang == "sh":
+            if lang in ("sh", ""):
                 for line in body.splitlines():
                     command = line.split("#", 1)[0].strip()
                     for part in command.split("&&"):
@@ -378,6 +379,23 @@ def test_every_bench_option_shown_is_the_scripts(shown: Shown) -> None:
     source = text_of(ROOT / script.group(0))
     for _negated, option in OPTION.findall(shown.text):
         assert f'"--{option}"' in source, f"{shown}: {script.group(0)} has no --{option}"
+
+
+def python_imports() -> list[Shown]:
+    """The import lines of every ``python`` block: what a reader copies first."""
+    return [
+        Shown(rel(doc), line.strip())
+        for doc in DOCS
+        for lang, body in FENCE.findall(text_of(doc))
+        if lang == "python"
+        for line in body.splitlines()
+        if re.match(r"\s*(from \S+ )?import ", line)
+    ]
+
+
+@pytest.mark.parametrize("shown", python_imports(), ids=str)
+def test_every_import_shown_imports(shown: Shown) -> None:
+    exec(shown.text, {})  # a line of our own docs, importing our own package
 
 
 # -- figures -----------------------------------------------------------------------------------

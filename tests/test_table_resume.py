@@ -29,7 +29,7 @@ from optimal_farkle.solver.table.exact import (
 )
 from optimal_farkle.solver.table.model import build_table_model
 from optimal_farkle.solver.table.resume import LayerProgress
-from optimal_farkle.solver.table.solve import layer_flat, solve_table
+from optimal_farkle.solver.table.solve import RESUMED, layer_flat, solve_table
 from optimal_farkle.tui.cli import main
 
 CHILD = Path(__file__).parent / "resume_child.py"
@@ -70,16 +70,17 @@ def test_a_driver_killed_at_a_layer_resumes_bit_identical(tmp_path: Path) -> Non
     assert len(records) >= 5  # a checkpoint per layer until the kill
     assert not table_cache_path(rules, 3, floor, tmp_path).exists()
     # Started again: only the layers below the last checkpoint are solved.
-    shares: list[float] = []
+    reports: list[tuple[float, str]] = []
     strategy = solve_exact_table(
         rules,
         3,
         cache_dir=tmp_path,
         floor=floor,
         force=True,
-        progress=lambda share, _: shares.append(share),
+        progress=lambda share, stage: reports.append((share, stage)),
     )
-    assert next(s for s in shares if s > 0) > reached[-1]
+    assert next(s for s, _ in reports if s > 0) > reached[-1]
+    assert any(stage == RESUMED for _, stage in reports)  # the player is told
     assert np.array_equal(strategy.w, _uninterrupted(rules, floor))
     assert not _checkpoints(rules, floor, tmp_path)  # cleared once cached
 
@@ -173,3 +174,16 @@ def test_farkle_solve_refuses_bad_table_options(  # type: ignore[no-untyped-def]
     err = capsys.readouterr().err
     assert err.startswith("farkle: error:") and words in err, err
     assert not list(tmp_path.iterdir())  # nothing was written
+
+
+def test_farkle_solve_cluster_without_ray_says_how_to_get_it(  # type: ignore[no-untyped-def]
+    tmp_path: Path, capsys, monkeypatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the extra were not installed
+    argv = ["solve", "--players", "3", "--rules", "neller-busche", "--goal", "300"]
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--cluster", "local:2", "--cache-dir", str(tmp_path)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "optimal-farkle[cluster]" in err and len(err.strip().splitlines()) == 1, err
+    assert not list(tmp_path.iterdir())

@@ -255,7 +255,12 @@ def test_where_the_exact_solve_runs() -> None:
     assert exact_table_supported(preset("patch"), 3) is None
     for name in ("facebook", "zilch"):
         reason = exact_table_supported(preset(name), 3)
-        assert reason is not None and "too long" in reason and "days" in reason
+        # Refused for its memory (20.9 GB: more than 80% of a 24 GB machine) or, on a larger
+        # machine, for its time (days).
+        assert reason is not None
+        assert ("too large" in reason and "20.9 GB" in reason) or (
+            "too long" in reason and "days" in reason
+        ), reason
     assert "4" in (exact_table_supported(preset("facebook"), 4) or "")
     assert exact_table_supported(preset("facebook").with_goal(1500), 3) is None
 

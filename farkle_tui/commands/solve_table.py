@@ -62,7 +62,7 @@ def run_table(args: argparse.Namespace, rules: Rules) -> int:
     """Solve (or load) the exact 3-player strategy of ``rules`` and report it."""
     from optimal_farkle.engine.game import Player, new_game
     from optimal_farkle.solver.duel.model import unsupported
-    from optimal_farkle.solver.table.cluster import ClusterError, parse_cluster
+    from optimal_farkle.solver.table.cluster import ClusterError, check_ray, parse_cluster
     from optimal_farkle.solver.table.exact import (
         ExactTableAdvice,
         load_exact_table,
@@ -79,6 +79,7 @@ def run_table(args: argparse.Namespace, rules: Rules) -> int:
     if args.cluster is not None:
         try:
             parse_cluster(args.cluster)
+            check_ray()
         except ClusterError as exc:
             fail(f"--cluster: {exc}")
     strategy = load_exact_table(rules, 3, args.cache_dir, args.floor, warn)

@@ -1,4 +1,4 @@
-"""The game screen's helpers, one job each: the computer's paced turns, the hints, the coach.
+"""The game screen's units, one job each: the computer's paced turns, hints, coach, narration.
 
 Neither screens nor widgets: each is a small class the game screen owns, holding the state,
 timers and workers of its job. Their workers run on the screen (so a failure reaches the

@@ -9,9 +9,10 @@ Everything drawn derives from that state (and the player's selection): the dice 
 :class:`DiceView` on every change, so the dice on screen are always the dice of the state,
 whatever the event loop did; a roll's animation is decoration that a new state cancels.
 
-The screen applies the player's keys and draws; the jobs that run beside the game are small
-units of :mod:`optimal_farkle.tui.play` that it owns: the computer's paced turns
-(:class:`ComputerTurns`), the hints (:class:`GameHints`) and the coach (:class:`GameCoach`).
+The screen applies the player's keys and draws; the jobs beside that are small units of
+:mod:`optimal_farkle.tui.play` that it owns: the computer's paced turns
+(:class:`ComputerTurns`), the hints (:class:`GameHints`), the coach (:class:`GameCoach`) and
+what the log and the banner say (:class:`Narrator`).
 The game is saved atomically after every action, so quitting (or a crash) never loses a
 move. The screen dismisses with a :class:`GameExit` saying where the player goes next.
 """
@@ -37,14 +38,12 @@ from optimal_farkle.engine.game import (
     Farkled,
     GameState,
     Phase,
-    Player,
     Roll,
     Rolled,
     SetAside,
 )
 from optimal_farkle.engine.record import GameSession
 
-from ..game_setup import HUMAN
 from ..play.coach import GROUP as COACH_GROUP
 from ..play.coach import GameCoach
 from ..play.computer import GROUP as COMPUTER_GROUP
@@ -52,6 +51,7 @@ from ..play.computer import ComputerTurns, chance_words
 from ..play.hints import GROUP as HINTS_GROUP
 from ..play.hints import GameHints
 from ..play.narration import Narrator
+from ..play.saving import GameSaver
 from ..services import ServicesAccessor
 from ..widgets.banner import Banner
 from ..widgets.coach_line import CoachLine
@@ -62,10 +62,8 @@ from ..widgets.log import MoveLog
 from ..widgets.scoreboard import Scoreboard, compact_for
 from ..widgets.tray import Tray
 from ..widgets.words import (
-    Line,
     after_set_aside,
     decide_words,
-    names_and,
     pts,
     selection_words,
     status_words,
@@ -95,42 +93,6 @@ class Leave(StrEnum):
     STAY = "stay"
     START = "start"
     QUIT = "quit"
-
-
-#: Columns of the header that its title and subtitle (``title — subtitle``) cannot use: 62
-#: of 80 show whole.
-HEADER_MARGIN = 18
-SUBTITLE_WIDTH = 36
-
-
-def opponent_words(
-    players: tuple[Player, ...], titles: dict[str, str], width: int = SUBTITLE_WIDTH
-) -> str:
-    """The header's subtitle: who is playing whom (not always the optimal opponent).
-
-    Words that would not fit ``width`` give way to shorter ones: at a table of three or more,
-    a count for the names; for two, the opponent without its kind.
-    """
-    computers = [p for p in players if p.kind != HUMAN]
-    humans = [p for p in players if p.kind == HUMAN]
-    if not computers:
-        return "hot seat: " + names_and([p.name for p in players])
-    if not humans:
-        return "watching " + names_and([p.name for p in players])
-    if len(players) == 2:
-        kind = computers[0].kind
-        title = titles.get(kind, kind)
-        what = "provably optimal" if kind == "optimal" else "computer"
-        # A long rule set's name left "against Perfect (provably op…" at 80 columns.
-        pair = (f"against {title} ({what})", f"against {title}", f"vs {title}")
-        return next((words for words in pair if len(words) <= width), pair[-1])
-    who = names_and([p.name for p in humans])
-    them = names_and([p.name for p in computers])
-    count = f"{len(computers)} computer{'s' if len(computers) > 1 else ''}"
-    people = f"{len(humans)} {'people' if len(humans) > 1 else 'person'}"
-    choices = (f"{who} against {them}", f"{who} against {count}", f"{people} against {count}")
-    # The header would cut the names: count the computers, then the people too.
-    return next((words for words in choices if len(words) <= width), choices[-1])
 
 
 def selection_dice(roll: tuple[int, ...], selected: frozenset[int]) -> tuple[int, ...]:
@@ -196,17 +158,16 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         self._events: list[Any] = []  # the events that led to the state being drawn
         self._farkled: tuple[int, ...] = ()  # the farkle that ended the last turn, until a roll
         self.narrator = Narrator(self, final_chance=self._final_turn_chance)
+        self.saver = GameSaver(self, session)
         self._finished = False
-        self.unsaved = ""  # why the game is not being saved ("" while every action is saved)
         self.coach: GameCoach | None = None  # set up with the widgets in _start
-        self._told_unsaved = ""
         self.set_reactive(GameScreen.state, session.state)
 
     # -- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         # Before mount: no Header watcher race.
         self.title = f"Farkle · {self.session.state.rules.display_name}"
-        self.sub_title = self._saved_title()
+        self.sub_title = self.saver.title()
         yield TitleHeader()
         yield Scoreboard(id="scores")
         yield Static("", id="status", markup=False)
@@ -227,8 +188,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
 
     def on_resize(self) -> None:
         self._fit_scoreboard()
-        if self._started and self.sub_title != self._saved_title():
-            self.sub_title = self._saved_title()  # what fits the new width
+        if self._started:
+            self.saver.retitle()  # what fits the new width
 
     def _fit_scoreboard(self) -> None:
         """Two players per scoreboard line when one line each would crowd the screen."""
@@ -267,7 +228,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         self.query_one(HintsPanel).label = (
             "" if self.advice is None or len(players) == 2 else advice_title(self.advice.exact)
         )
-        self._show_saved()
+        self.saver.show()
         self.coach = GameCoach(
             self,
             self.query_one(CoachLine),
@@ -464,7 +425,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             done.append(action)
         if not events:
             return
-        self._save()
+        self.saver.save()
         self.narrator.events(before, self.session.state, events)
         for event in events:
             if isinstance(event, Rolled):
@@ -476,52 +437,14 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if self.coach is not None:
             self.coach.after_move(before, done)  # judged off the UI thread; reads only
 
-    def _save(self) -> None:
-        """Save after every action; a failing disk is reported but never stops the game.
+    @property
+    def unsaved(self) -> str:
+        """Why the game is not being saved ("" while every action is saved)."""
+        return self.saver.unsaved
 
-        Another farkle window on the same data dir may have put its own game where this one
-        was saved: the storage then keeps this one under Replays, and the player is told.
-        """
-        storage = self.services.storage
-        kept = ""
-        try:
-            if self.session.state.is_over:
-                if not self._finished:
-                    storage.archive(self.session.record)
-            else:
-                kept = storage.save_current(self.session.record)
-        except (OSError, FarkleError) as exc:
-            self.unsaved = str(exc)
-        else:
-            self.unsaved = ""
-        self._show_saved()
-        if kept:
-            self.notify(kept, severity="warning", timeout=12)
-            self.query_one(MoveLog).add(Line(kept, "bad"))
-
-    def _saved_title(self) -> str:
-        """The header's second line: who plays whom, or the mark of a game not being saved (or
-        saved under Replays, not as the game to continue)."""
-        if self.unsaved:
-            return f"NOT SAVED: {self.unsaved.rsplit(': ', 1)[-1]}"
-        if self.services.storage.kept_under_replays(self.session.record) is not None:
-            return "saved under Replays, not Continue"
-        state = self.session.state
-        room = self.app.size.width - HEADER_MARGIN - len(f"{self.title} — ")
-        return opponent_words(state.players, self.services.ai_titles(), room)
-
-    def _show_saved(self) -> None:
-        """Mark a game that is not being saved, in the header, and say why once in the log."""
-        if self.sub_title != self._saved_title():  # set in compose first: no Header race at mount
-            self.sub_title = self._saved_title()
-        if self.unsaved and self.unsaved != self._told_unsaved:
-            self.notify(f"This game is not being saved: {self.unsaved}", severity="error")
-            self.query_one(MoveLog).add(
-                Line(f"This game is not being saved (you can play on): {self.unsaved}", "bad")
-            )
-        elif not self.unsaved and self._told_unsaved:
-            self.query_one(MoveLog).add(Line("The game is being saved again.", "good"))
-        self._told_unsaved = self.unsaved
+    @unsaved.setter
+    def unsaved(self, why: str) -> None:
+        self.saver.unsaved = why
 
     def _final_turn_chance(self, state: GameState) -> float | None:
         """The final player's chance with the best play (the solved final-turn table).
@@ -647,7 +570,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if self.state is None or self.state.is_over:
             self.dismiss(GameExit.START)
             return
-        self._save()
+        self.saver.save()  # again: another farkle window may have taken its place
 
         def chosen(choice: Leave | None) -> None:
             if choice is Leave.QUIT:
@@ -663,24 +586,9 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
                     (Leave.START, "Start screen"),
                     (Leave.QUIT, "Quit farkle"),
                 ],
-                detail=self._where_saved(),
+                detail=self.saver.where(),
             ),
             chosen,
-        )
-
-    def _where_saved(self) -> str:
-        """The quit dialog's word on the save: where to find this game again, if anywhere."""
-        if self.unsaved:
-            return f"It is NOT saved ({self.unsaved.rsplit(': ', 1)[-1]}): leaving ends it."
-        aside = self.services.storage.kept_under_replays(self.session.record)
-        if aside is not None:
-            return (
-                f"It is saved under Replays ({aside.name}), not as the game to continue: another "
-                "farkle window put its own game there."
-            )
-        return (
-            "It is saved after every move: choose Continue on the start screen to pick it up "
-            "exactly here."
         )
 
     # -- the end -----------------------------------------------------------------------------------

@@ -116,6 +116,40 @@ def names_and(names: Sequence[str]) -> str:
     return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+#: How wide the header's subtitle may be when nothing says otherwise.
+SUBTITLE_WIDTH = 36
+
+
+def opponent_words(
+    players: tuple[Player, ...], titles: dict[str, str], width: int = SUBTITLE_WIDTH
+) -> str:
+    """The header's subtitle: who is playing whom (not always the optimal opponent).
+
+    Words that would not fit ``width`` give way to shorter ones: at a table of three or more,
+    a count for the names; for two, the opponent without its kind.
+    """
+    computers = [p for p in players if p.kind != HUMAN]
+    humans = [p for p in players if p.kind == HUMAN]
+    if not computers:
+        return "hot seat: " + names_and([p.name for p in players])
+    if not humans:
+        return "watching " + names_and([p.name for p in players])
+    if len(players) == 2:
+        kind = computers[0].kind
+        title = titles.get(kind, kind)
+        what = "provably optimal" if kind == "optimal" else "computer"
+        # A long rule set's name left "against Perfect (provably op…" at 80 columns.
+        pair = (f"against {title} ({what})", f"against {title}", f"vs {title}")
+        return next((words for words in pair if len(words) <= width), pair[-1])
+    who = names_and([p.name for p in humans])
+    them = names_and([p.name for p in computers])
+    count = f"{len(computers)} computer{'s' if len(computers) > 1 else ''}"
+    people = f"{len(humans)} {'people' if len(humans) > 1 else 'person'}"
+    choices = (f"{who} against {them}", f"{who} against {count}", f"{people} against {count}")
+    # The header would cut the names: count the computers, then the people too.
+    return next((words for words in choices if len(words) <= width), choices[-1])
+
+
 def hot_seat(players: Sequence[Player]) -> bool:
     """Whether two or more people share the keyboard (the game then says whose turn it is)."""
     return sum(1 for p in players if p.kind == HUMAN) >= 2

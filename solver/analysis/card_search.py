@@ -195,8 +195,8 @@ def candidates(rules: Rules, current: int | None, window: int | None) -> list[in
 def search_estimate(model: Model, window: int | None = None) -> Estimate:
     """The cost of :func:`build_card`'s search on ``model`` before it starts (module doc):
     the optimal player's exits (about an exact match with it), then
-    ``ESTIMATED_ROUNDS x 10`` line searches of the candidates of :func:`candidates` each.
-    About 50 minutes for ``facebook`` with a window of 150, some hours without one."""
+    ``ESTIMATED_ROUNDS x 10`` line searches of the candidates of :func:`candidates` each
+    (bench/card.py measures whole searches)."""
     rules = model.rules
     per_state = (
         EVAL_SECONDS_PER_START_STATE

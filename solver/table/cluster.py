@@ -145,13 +145,20 @@ def parse_cluster(text: str) -> tuple[str, int | None]:
     return "address", None
 
 
+def check_ray() -> None:
+    """ClusterError unless Ray can be imported (the optional extra is installed)."""
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        raise ClusterError("a cluster needs Ray: pip install 'optimal-farkle[cluster]'") from None
+
+
 def connect(text: str) -> Cluster:
     """Connect to (or start) the cluster named ``text``; reuses a Ray already initialised."""
     kind, count = parse_cluster(text)
-    try:
-        import ray
-    except ImportError:
-        raise ClusterError("a cluster needs Ray: pip install 'optimal-farkle[cluster]'") from None
+    check_ray()
+    import ray
+
     started = False
     if not ray.is_initialized():
         try:

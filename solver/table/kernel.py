@@ -461,8 +461,8 @@ def exact_setup(
     top = min(max(top, min_top), rows - p[P_EXTRA])
     last = min(top + p[P_EXTRA], rows)
     bank_rows(tt, w, woff, lanes, nl, s.info, s.bank, last)
-    # Row by row with the lanes innermost: contiguous stores (lane-outer, every store was a
-    # cache line of its own, and this fill cost as much as a third of a block).
+    # Row by row with the lanes innermost: contiguous stores (lane by lane, every store would
+    # be a cache line of its own).
     riskless = p[P_RISKLESS] > 0
     for t in range(top, last):
         for dice in range(1, 7):

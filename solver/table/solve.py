@@ -82,6 +82,8 @@ RECORD_FROM = 2
 #: Rounds of "find an equilibrium among the known policies, check it with a full turn solve".
 MIX_ROUNDS = 20
 MAX_PASSES = 500
+#: The progress stage of a solve that goes on from its checkpoints (:mod:`solver.table.resume`).
+RESUMED = "resumed from its checkpoints"
 
 
 @dataclass(frozen=True)
@@ -488,6 +490,8 @@ def _solve_layers(
     total_work = float(reachable_states(model))
     done_work = float(sum(len(rows_of(layer)) for layer in range(first + 1, top_layer + 1)))
     stage = "exact layers: the rotation of farkles in closed form"
+    if done.next_layer is not None:
+        _report(progress, *span, done_work / total_work, RESUMED)
     runner = make(model, tables, threads, True)
     try:
         for layer in range(first, -1, -1):
@@ -737,6 +741,8 @@ def _penalty_passes(
             )
             first = top_layer if done.next_layer is None else done.next_layer
             largest = done.residual
+            if done.next_layer is not None or (passes == start.passes and passes > 0):
+                _report(progress, 0.2, 1.0, _pass_share(history, tolerance), RESUMED)
             if done.next_layer is not None:
                 earlier = done.seconds - (time.perf_counter() - started)
             for layer in range(first, -1, -1):
