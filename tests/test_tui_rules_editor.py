@@ -72,14 +72,17 @@ def test_a_house_rule_set_is_built_saved_played_against_perfect_and_replayed() -
             assert setup.query_one("#seat-2-kind", Select).value == "optimal"
             setup.action_start()  # type: ignore[attr-defined]
             # The first game solves the new rules with the usual progress, then plays.
-            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen), timeout=300)
-            game = app.screen
-            assert isinstance(game, GameScreen) and game.state is not None
+            await wait_for(
+                pilot, lambda: any(isinstance(s, GameScreen) for s in app.screen_stack), timeout=300
+            )
+            # (Perfect may start, and reach 500 before the human's first turn.)
+            game = next(s for s in app.screen_stack if isinstance(s, GameScreen))
+            assert game.state is not None
             assert game.state.rules == rules and game.ais
             for _ in range(600):
                 if game.state.is_over:
                     break
-                if game.state.current == 0:
+                if game.state.player.is_human:
                     await human_step(pilot, game)
                 else:
                     await pilot.pause(0.02)
