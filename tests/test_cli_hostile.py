@@ -415,9 +415,12 @@ def test_the_hostile_campaigns_fast_part_finds_nothing(capsys: pytest.CaptureFix
         assert counts[bad] == 0, report
 
 
-def test_the_explorer_shows_a_markup_title_as_written() -> None:
+def test_the_explorer_shows_a_markup_title_as_written(tmp_path: Path) -> None:
     """The strategy explorer's note names the rules by their title: ``[/]`` in it exited the
-    app (a MarkupError), ``[link=...]`` made a link. Text from a file is never markup."""
+    app (a MarkupError), ``[link=...]`` made a link. Text from a file is never markup.
+
+    An empty cache of its own: with the strategy cached (another test may have solved these
+    rules, whose cache is named by their content, not their title) the note says other things."""
     import dataclasses
 
     from textual.widgets import Static
@@ -429,7 +432,7 @@ def test_the_explorer_shows_a_markup_title_as_written() -> None:
     rules = dataclasses.replace(RULES, title=MARKUP)
 
     async def body() -> None:
-        app = app_for_tests(rules=rules)
+        app = app_for_tests(rules=rules, cache_dir=tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
             await pilot.press("e")

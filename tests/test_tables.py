@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import PRESETS, preset, scorer
-from optimal_farkle.solver.core.rolls import distinct_rolls, grouped_tables, roll_table, roll_tables
+from optimal_farkle.solver.core.rolls import (
+    distinct_rolls,
+    grouped_tables,
+    roll_table,
+    roll_tables,
+    thrown,
+)
 
 FACEBOOK_FARKLES = {
     1: Fraction(2, 3),
@@ -67,16 +73,20 @@ def test_grouped_tables_facebook_has_118_six_dice_groups() -> None:
 def test_tables_are_complete(name: str) -> None:
     rules = preset(name)
     tables = grouped_tables(rules)
-    for n, table in roll_tables(rules).items():
+    by_dice = roll_tables(rules)
+    for n, table in by_dice.items():
         assert len(table.weights) == math.comb(n + 5, 5)
         assert int(table.weights.sum()) == 6**n
         assert (table.rolls.sum(axis=1) == n).all()
+    for n in range(1, 7):  # a column of the grouped tables throws thrown(rules, n) dice
+        dice = thrown(rules, n)
         in_groups = int(tables.group_rolls[tables.groups(n)].sum())
-        assert in_groups + table.farkle_rolls == 6**n
+        assert in_groups + by_dice[dice].farkle_rolls == 6**dice
         assert tables.group_prob[tables.groups(n)].sum() + tables.farkle_prob[n] == pytest.approx(
             1.0
         )
-    assert tables.max_points == max(int(t.option_points.max()) for t in roll_tables(rules).values())
+    thrown_counts = {thrown(rules, n) for n in range(1, 7)}
+    assert tables.max_points == max(int(by_dice[d].option_points.max()) for d in thrown_counts)
 
 
 @pytest.mark.parametrize("name", PRESETS)

@@ -417,8 +417,12 @@ def test_a_final_turn_off_the_board_from_a_patch_game(
     assert_table_is_cli(seen[1], off)
 
 
-def test_unsolved_rules_are_computed_on_request() -> None:
-    rules: Rules = preset("facebook").with_goal(600)  # a goal no other test solves
+def test_unsolved_rules_are_computed_on_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A cache of its own: the run's shared cache may hold these rules (another test's solve).
+    monkeypatch.setenv("FARKLE_CACHE_DIR", str(tmp_path))
+    rules: Rules = preset("facebook").with_goal(600)
     assert load_strategy(rules) is None
 
     async def body() -> None:

@@ -1,7 +1,7 @@
 """A seeded random-key soak through every screen: no exception, and the game screen = its state.
 
-2,000 keys by default (two seeds of 1,000, run in parallel by xdist), with resizes to 40x12 and
-back; FARKLE_SLOW=1 (``scripts/slow``) adds three more seeds and a 20,000-key run. ``python bench/soak.py`` runs longer soaks and
+1,000 keys by default (one seed), with resizes to 40x12 and back; FARKLE_SLOW=1
+(``scripts/slow``) adds four more seeds of 1,000 and a 20,000-key run. ``python bench/soak.py`` runs longer soaks and
 prints what they covered.
 """
 
@@ -25,8 +25,8 @@ def soak_app(seed: int) -> Any:
     return make_app(dice=SeededDice(seed), rules=RULES, pace=0.02, animate=0.05, farkle_hold=0.05)
 
 
-#: Two seeds by default; the other three are slow-only.
-SEEDS = [0, 1] + [pytest.param(seed, marks=pytest.mark.slow) for seed in (2, 3, 4)]
+#: One seed by default; the other four are slow-only.
+SEEDS = [0] + [pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 3, 4)]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

@@ -123,9 +123,9 @@ def existing_cache(path: Path) -> Path:
     The key in the name is a hash of the rules' content, so any such file holds the same
     rules; its header is checked like any other. ``path`` when there is none (or it exists).
     """
-    if path.exists():
-        return path
-    try:
+    try:  # a path the system refuses (too long a name) is for the caller to report
+        if path.exists():
+            return path
         legacy = sorted(path.parent.glob(f"*-{path.name}"))
     except OSError:
         return path
