@@ -78,7 +78,9 @@ def cluster_plan(model: TableModel, workers: int, seconds_two_threads: float) ->
     """The plan of a solve of ``model`` on ``workers`` cores; ``seconds_two_threads`` is the
     in-process estimate (:func:`solver.table.exact.table_estimate`, two threads)."""
     n = model.players
-    counts = [None] if model.penalty_count == 0 else list(range(n * (model.nf - 1) + 1))
+    counts: list[int | None] = (
+        [None] if model.penalty_count == 0 else list(range(n * (model.nf - 1) + 1))
+    )
     blocks = 0
     for layer in range(n * (model.nb - 1) + 1):
         for c in counts:
