@@ -181,6 +181,11 @@ class GameProcess(AppService):
             await task
         if process.stdin is not None:  # its last pipe: closed now, not by the collector
             process.stdin.close()  # once the loop has closed (a traceback on the console)
+        # The process's transport likewise: left to the collector, it is closed after the loop
+        # is (``Event loop is closed`` on the console at the server's exit).
+        transport = getattr(process, "_transport", None)
+        if transport is not None:
+            transport.close()
 
 
 class FarkleServer(Server):
