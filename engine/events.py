@@ -13,7 +13,7 @@ naming the field, by raising :class:`~engine.errors.RecordError`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, TypeAlias
 
 from .errors import RecordError
@@ -35,6 +35,8 @@ class EventBase:
         out: dict[str, Any] = {"kind": self.kind}
         for f in fields(self):  # type: ignore[arg-type]
             value = getattr(self, f.name)
+            if f.metadata.get(OPTIONAL) and value == f.default:
+                continue  # a field added later, at its default: the JSON of before
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
 
@@ -61,10 +63,17 @@ class EventBase:
                 raise RecordError(f"{kind} event: unknown field {_show(key)}")
         values: dict[str, Any] = {}
         for f in fields(target):  # type: ignore[arg-type]
+            if f.name not in data and f.metadata.get(OPTIONAL) and f.default is not MISSING:
+                continue  # a record of before the field, or one at its default
             if f.name not in data:
                 raise RecordError(f"{kind} event: missing field {f.name!r}")
             values[f.name] = _convert(kind, f.name, str(f.type), data[f.name])
         return target(**values)  # type: ignore[return-value]
+
+
+#: Field metadata of a field added after the first record format: left out of the JSON at
+#: its default, and its default when absent.
+OPTIONAL = "optional"
 
 
 def _show(value: Any) -> str:
@@ -179,11 +188,17 @@ class FinalRound(EventBase):
 
 @dataclass(frozen=True)
 class GameOver(EventBase):
-    """The game ended; ``scores`` are the final banked scores in player order."""
+    """The game ended; ``scores`` are the final banked scores in player order.
+
+    ``tied``: the players who share the win (a tie for the top under ``ties = "shared"``,
+    :class:`engine.rules.Ties`), in the order they reached the goal; ``winner`` is then the
+    first of them. Empty when one player won.
+    """
 
     kind: ClassVar[str] = "game-over"
     winner: int
     scores: tuple[int, ...]
+    tied: tuple[int, ...] = field(default=(), metadata={OPTIONAL: True})
 
     @property
     def player(self) -> int:

@@ -19,10 +19,14 @@ The endgames (:class:`engine.rules.Endgame`): under ``first-to-goal`` the engine
 the player as soon as a legal bank reaches the goal and the game ends; under ``final-turn``
 the first bank that reaches the goal starts the final round (:class:`FinalRound`), every
 other player gets one more turn, and the highest score wins, ties going to whoever reached
-the goal first; under ``equal-turns`` everyone has the same number of turns: the round in
+the goal first (or, under ``ties = "shared"``, shared by the tied players: ``tied``); under
+``equal-turns`` everyone has the same number of turns: the round in
 which someone first reaches the goal is played to its end (rounds start with the seat
 ``first``), so only the players after them in that round get a final turn, and if they were
 the last of the round the game ends at once. The winner rule is the same as final-turn's.
+Under ``six_of_a_kind_wins`` a roll of six of a kind that scores ends the game at once,
+whatever the endgame: the engine sets the six dice aside, banks for the roller, and the
+roller wins (:meth:`engine.scoring.Scorer.wins_at_once`).
 
 ``apply`` never rolls dice: a :class:`Roll` carries them, so the state machine stays pure
 and deterministic. :class:`engine.record.GameSession` fills them in from a dice source.
@@ -156,6 +160,9 @@ class GameState:
     winner: int | None
     first: int = 0  # the seat that took the first turn: rounds start there (equal-turns)
     leader: int | None = None  # who reached the goal first (the final round's leader)
+    #: the players sharing the win (a tie for the top under ``ties = "shared"``), in the order
+    #: they reached the goal; ``winner`` is then the first of them. Empty otherwise.
+    tied: tuple[int, ...] = ()
 
     @property
     def is_over(self) -> bool:
@@ -392,6 +399,8 @@ def _roll(state: GameState, action: Roll) -> tuple[GameState, tuple[Event, ...]]
         raise IllegalActionError(f"Bad roll: {exc}") from None
     me = state.current
     rolled = Rolled(me, dice)
+    if scorer(state.rules).wins_at_once(dice):
+        return _six_of_a_kind(replace(state, phase=Phase.CHOOSE, roll=dice), rolled)
     if not scorer(state.rules).is_farkle(dice):
         return replace(state, phase=Phase.CHOOSE, roll=dice), (rolled,)
     # Farkle: the turn total is lost; maybe a penalty; the turn passes.
@@ -410,7 +419,20 @@ def _roll(state: GameState, action: Roll) -> tuple[GameState, tuple[Event, ...]]
     return after, tuple(events) + end_events
 
 
-def _set_aside(state: GameState, action: SetAside) -> tuple[GameState, tuple[Event, ...]]:
+def _six_of_a_kind(state: GameState, rolled: Rolled) -> tuple[GameState, tuple[Event, ...]]:
+    """Six of a kind under ``six_of_a_kind_wins``: set aside, banked, and the roller has won."""
+    after, events = _set_aside(state, SetAside(state.roll), automatic=False)
+    me = after.current
+    score = after.standing.score + after.turn_total
+    banked = replace(after.standing, score=score, farkles=0, entered=True)
+    after = replace(after, standings=_with(after.standings, me, banked))
+    over, end = _game_over(after, me, (Banked(me, after.turn_total, score, True),))
+    return over, (rolled, *events, *end)
+
+
+def _set_aside(
+    state: GameState, action: SetAside, automatic: bool = True
+) -> tuple[GameState, tuple[Event, ...]]:
     if state.phase is Phase.DECIDE:
         if state.turn_total == 0 and not state.set_aside:
             raise IllegalActionError("Roll first: there are no dice to set aside yet.")
@@ -436,7 +458,8 @@ def _set_aside(state: GameState, action: SetAside) -> tuple[GameState, tuple[Eve
         events += (HotDice(me),)
     rules = state.rules
     if (
-        rules.endgame is Endgame.FIRST_TO_GOAL
+        automatic
+        and rules.endgame is Endgame.FIRST_TO_GOAL
         and after.standing.score + total >= rules.goal
         and after.can_bank()
     ):
@@ -468,24 +491,29 @@ def _do_bank(state: GameState, automatic: bool) -> tuple[GameState, tuple[Event,
         if owed or rules.endgame is Endgame.FINAL_TURN:
             events += (FinalRound(me),)
         if not owed:  # the last seat of the round (equal-turns), or a solo game: it ends now
-            return _game_over(state, _winner(state), events)
+            return _game_over(state, *_winner(state, events))
         after, end_events = _end_turn(replace(state, final_turns=owed), starting=True)
         return after, events + end_events
     after, end_events = _end_turn(state)
     return after, events + end_events
 
 
-def _winner(state: GameState) -> int:
-    """The highest score wins; ties go to whoever reached the goal first.
+def _winner(
+    state: GameState, events: tuple[Event, ...]
+) -> tuple[int, tuple[Event, ...], tuple[int, ...]]:
+    """The highest score wins; ties go to whoever reached the goal first, or are shared.
 
-    Final turns run in seat order after the leader, so "reached it first" is seat order
-    starting at the leader.
+    Returns the winner, ``events`` (the arguments of :func:`_game_over`) and the players
+    sharing the win (empty unless the top is tied and the rules share ties; the winner is
+    then the first of them). Final turns run in seat order
+    after the leader, so "reached it first" is seat order starting at the leader.
     """
     leader = state.leader if state.leader is not None else state.current
     n = len(state.players)
     order = [(leader + k) % n for k in range(n)]
     best = max(s.score for s in state.standings)
-    return next(p for p in order if state.standings[p].score == best)
+    top = tuple(p for p in order if state.standings[p].score == best)
+    return top[0], events, (top if len(top) > 1 and state.rules.shares_ties else ())
 
 
 def _end_turn(state: GameState, starting: bool = False) -> tuple[GameState, tuple[Event, ...]]:
@@ -498,7 +526,7 @@ def _end_turn(state: GameState, starting: bool = False) -> tuple[GameState, tupl
     if owed and not starting:
         owed = tuple(p for p in owed if p != me)
         if not owed:
-            return _game_over(replace(state, final_turns=()), _winner(state), ())
+            return _game_over(replace(state, final_turns=()), *_winner(state, ()))
     nxt = (me + 1) % len(state.players)
     return (
         replace(
@@ -517,7 +545,7 @@ def _end_turn(state: GameState, starting: bool = False) -> tuple[GameState, tupl
 
 
 def _game_over(
-    state: GameState, winner: int, events: tuple[Event, ...]
+    state: GameState, winner: int, events: tuple[Event, ...], tied: tuple[int, ...] = ()
 ) -> tuple[GameState, tuple[Event, ...]]:
     over = replace(
         state,
@@ -528,8 +556,9 @@ def _game_over(
         set_aside=(),
         final_turns=(),
         winner=winner,
+        tied=tied,
     )
-    return over, (*events, GameOver(winner, over.scores))
+    return over, (*events, GameOver(winner, over.scores, tied))
 
 
 def _with(standings: tuple[Standing, ...], i: int, standing: Standing) -> tuple[Standing, ...]:

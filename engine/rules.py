@@ -25,6 +25,8 @@ Schema (every table and key is required unless marked optional)::
     full_house = 0                    # optional (0): three of a kind and a pair of another face
     straight_1_5 = 0                  # optional (0): the five-dice straight 1-2-3-4-5
     straight_2_6 = 0                  # optional (0): the five-dice straight 2-3-4-5-6
+    six_of_a_kind_wins = false        # optional (false): rolling six of a kind that scores
+                                      # wins the game at once (six dice only)
 
     [turn]
     min_bank = 300                    # smallest turn total that may be banked
@@ -40,6 +42,10 @@ Schema (every table and key is required unless marked optional)::
     entry_minimum = 0                 # smallest first bank that gets a player on the board
     endgame = "first-to-goal"         # first-to-goal | final-turn | equal-turns
     dice = 6                          # optional (6): dice a turn starts with, 5 or 6
+    ties = "first-to-reach"           # optional ("first-to-reach"): first-to-reach | shared:
+                                      # a tie for the top after the final turns goes to who
+                                      # reached the goal first, or is shared (half a win each;
+                                      # not under first-to-goal, which cannot tie)
 
 Keys marked optional were added after the first schema: a file without them keeps its
 meaning, and a rule set whose optional keys are all at their defaults keeps its digest (so
@@ -96,6 +102,13 @@ class PenaltyCost(StrEnum):
     EVERYTHING = "everything"  # the whole banked score: it goes back to 0
 
 
+class Ties(StrEnum):
+    """Who wins a tie for the top score at the end of a final-turn or equal-turns game."""
+
+    FIRST_TO_REACH = "first-to-reach"  # whoever reached the goal first
+    SHARED = "shared"  # the tied players share the win (two players: half a win each)
+
+
 class Endgame(StrEnum):
     """How the game ends once someone reaches the goal."""
 
@@ -134,6 +147,8 @@ class Rules:
     straight_1_5: int = 0  # the five-dice straight 1-2-3-4-5 (0: not a combination)
     straight_2_6: int = 0  # the five-dice straight 2-3-4-5-6 (0: not a combination)
     penalty_cost: PenaltyCost = PenaltyCost.POINTS
+    ties: Ties = Ties.FIRST_TO_REACH  # a tie for the top at the end: first to reach, or shared
+    six_of_a_kind_wins: bool = False  # rolling six of a kind that scores wins the game at once
     title: str = ""
     description: str = field(default="", compare=False)
 
@@ -154,6 +169,11 @@ class Rules:
     def loses_everything(self) -> bool:
         """The farkle penalty takes the whole banked score (scores then never go below 0)."""
         return self.penalty_cost is PenaltyCost.EVERYTHING
+
+    @property
+    def shares_ties(self) -> bool:
+        """A tie for the top at the end is shared (each tied player counts half a win with two)."""
+        return self.ties is Ties.SHARED
 
     def after_penalty(self, score: int) -> int:
         """The banked score after the farkle penalty: the one definition of what it costs.
@@ -202,6 +222,7 @@ class Rules:
             "full_house": self.full_house,
             "straight_1_5": self.straight_1_5,
             "straight_2_6": self.straight_2_6,
+            "six_of_a_kind_wins": self.six_of_a_kind_wins,
         }
         if self.extra_dice is ExtraDice.TABLE:
             scoring["of_a_kind"] = {str(k): v for k, v in zip((4, 5, 6), self.of_a_kind)}
@@ -221,6 +242,7 @@ class Rules:
                 "entry_minimum": self.entry_minimum,
                 "endgame": self.endgame.value,
                 "dice": self.dice,
+                "ties": self.ties.value,
             },
         }
 
@@ -264,6 +286,8 @@ OPTIONAL_DEFAULTS: dict[str, object] = {
     "straight_1_5": 0,
     "straight_2_6": 0,
     "penalty_cost": PenaltyCost.POINTS,
+    "ties": Ties.FIRST_TO_REACH,
+    "six_of_a_kind_wins": False,
 }
 
 
@@ -297,6 +321,7 @@ _SCORING_KEYS = {
     "full_house",
     "straight_1_5",
     "straight_2_6",
+    "six_of_a_kind_wins",
 }
 
 
@@ -324,7 +349,7 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
     _no_unknown(scoring, _SCORING_KEYS, "scoring", source)
     _no_unknown(turn, {"min_bank"}, "turn", source)
     _no_unknown(penalty, {"farkles", "points", "costs"}, "penalty", source)
-    _no_unknown(game, {"goal", "entry_minimum", "endgame", "dice"}, "game", source)
+    _no_unknown(game, {"goal", "entry_minimum", "endgame", "dice", "ties"}, "game", source)
 
     extra = _choice(scoring, "extra_dice", ExtraDice, "scoring", source)
     if extra is ExtraDice.TABLE:
@@ -372,6 +397,12 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         "dice": _int(game, "dice", "game", source, lo=DICE_COUNTS[0], hi=DICE_COUNTS[-1])
         if "dice" in game
         else MAX_DICE,
+        "ties": _choice(game, "ties", Ties, "game", source)
+        if "ties" in game
+        else Ties.FIRST_TO_REACH,
+        "six_of_a_kind_wins": _bool(scoring, "six_of_a_kind_wins", "scoring", source)
+        if "six_of_a_kind_wins" in scoring
+        else False,
     }
     # Contradictions name the file, not the rules' own name, so check before constructing.
     problem = _contradiction(SimpleNamespace(**fields))
@@ -414,6 +445,16 @@ def _contradiction(rules: Any) -> str | None:
                 f"[scoring] {quote(used[0])} is a six-dice combination, but [game] 'dice' is "
                 f"{rules.dice}: set it to 0"
             )
+    if rules.six_of_a_kind_wins and rules.dice < MAX_DICE:
+        return (
+            f"[scoring] 'six_of_a_kind_wins' needs six dice, but [game] 'dice' is {rules.dice}: "
+            "set it to false"
+        )
+    if rules.ties is Ties.SHARED and rules.endgame is Endgame.FIRST_TO_GOAL:
+        return (
+            '[game] ties = "shared" needs endgame = "final-turn" or "equal-turns" (the first to '
+            "the goal wins at once: no tie)"
+        )
     if rules.min_bank >= rules.goal:
         return f"[turn] 'min_bank' ({rules.min_bank}) must be below the goal"
     if rules.entry_minimum >= rules.goal:

@@ -208,6 +208,16 @@ class Scorer:
         found.sort(key=lambda o: (-o.points, o.size, o.dice))
         return tuple(found)
 
+    def wins_at_once(self, roll: Sequence[int]) -> bool:
+        """Whether this roll wins the game at once: six of a kind that scores, under
+        ``six_of_a_kind_wins`` (the one definition of that rule)."""
+        return (
+            self.rules.six_of_a_kind_wins
+            and len(roll) == 6
+            and len(set(roll)) == 1
+            and not self.is_farkle(roll)
+        )
+
     def is_farkle(self, roll: Sequence[int]) -> bool:
         """True when no set-aside is legal: the turn total is lost."""
         return not self._options(counts_of(roll))

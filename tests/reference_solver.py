@@ -79,6 +79,7 @@ class Throw:
     n: int
     farkle_ways: int
     rolls: tuple[Roll, ...]
+    win_ways: int = 0  # rolls that win the game at once (six of a kind under the house rule)
 
     @property
     def farkle_probability(self) -> float:  # the article's F_n
@@ -91,16 +92,20 @@ def throw(rules: Rules, n: int) -> Throw:
     table = roll_table(rules, n)
     score = scorer(rules)
     farkle_ways = 0
+    win_ways = 0
     rolls = []
     for counts, ways in zip(table.rolls.tolist(), table.weights.tolist()):
         dice = dice_of(counts)
+        if rules.six_of_a_kind_wins and len(set(dice)) == 1 and n == 6 and score.options(dice):
+            win_ways += ways  # six of a kind that scores: the roller wins the game
+            continue
         options = score.options(dice)
         if not options:
             farkle_ways += ways
             continue
         rolls.append(Roll(dice, ways, tuple((o.points, o.size) for o in options)))
-    assert farkle_ways + sum(r.ways for r in rolls) == 6**n
-    return Throw(n, farkle_ways, tuple(rolls))
+    assert farkle_ways + win_ways + sum(r.ways for r in rolls) == 6**n
+    return Throw(n, farkle_ways, tuple(rolls), win_ways)
 
 
 class _Scorer:
@@ -200,10 +205,17 @@ class ReferenceSolver:
         self.dice = range(1, self.D + 1)
         throws = {n: throw(rules, n) for n in self.dice}
         self.F = {n: throws[n].farkle_probability for n in self.dice}
+        self.win = {n: throws[n].win_ways / 6**n for n in self.dice}  # the roll wins: value 1
         self.scorers = {n: _Scorer(throws[n], self.D) for n in self.dice}
         self.reach = max(s.reach for s in self.scorers.values())
         self.inv = {n: 1.0 / 6**n for n in self.dice}
-        self.q = self._final_turn_table()
+        if rules.endgame is Endgame.FIRST_TO_GOAL:
+            self.q = [[1.0] * 7]  # no final turn: a bank at the goal wins (R = 0)
+        elif rules.six_of_a_kind_wins:
+            raise ValueError("a final turn that six of a kind can always win has no end")
+        else:
+            self.q = self._final_turn_table()
+        self.tie = self._tie_table() if rules.shares_ties else None
 
     # -- the final turn ----------------------------------------------------------------------
     def _final_turn_table(self) -> list[list[float]]:
@@ -222,15 +234,36 @@ class ReferenceSolver:
                 row = [0.0] * 7
                 for n in self.dice:
                     # The scorer reads row ti * 6 + offset: need k - pts maps to flat row pts.
-                    row[n] = self.inv[n] * self.scorers[n].sum(flat)
+                    row[n] = self.win[n] + self.inv[n] * self.scorers[n].sum(flat)
             q.append(row)
             if k > 0 and row[self.D] < 1e-20 and max(row[1:]) < 1e-20:
                 return q
             k += 1
 
+    def _tie_table(self) -> list[list[float]]:
+        """Shared ties: ``T[j][n]``, the final player's win + half a tie needing ``j`` steps to
+        tie (``j + 1`` to win): at ``j = 0`` bank the tie (1/2) or roll; below, a bank wins."""
+        t: list[list[float]] = []
+        for j in range(len(self.q)):
+            flat = []
+            for jj in range(j, j - self.reach // 6 - 2, -1):
+                values = t[jj] if 0 <= jj < j else [1.0] * 7
+                flat.extend(values[1:7])
+            row = [0.0] * 7
+            for n in self.dice:
+                roll = self.win[n] + self.inv[n] * self.scorers[n].sum(flat)
+                row[n] = max(0.5, roll) if j == 0 else roll
+            t.append(row)
+        return t
+
     def final(self, need: int, entered: bool) -> float:
-        """``R``: the final player's chance of banking at least ``need`` points (and their minimum)."""
-        k = max(need, self.rules.bank_minimum(entered)) // STEP
+        """``R``: the final player's chance of banking at least ``need`` points (and their
+        minimum); under shared ties their win + half a tie, a tie at ``need - 50`` bankable."""
+        minimum = self.rules.bank_minimum(entered)
+        if self.tie is not None and need - STEP >= minimum:
+            j = (need - STEP) // STEP
+            return self.tie[j][self.D] if j < len(self.tie) else 0.0
+        k = max(need, minimum) // STEP
         return self.q[k][self.D] if k < len(self.q) else 0.0
 
     # -- indexing ----------------------------------------------------------------------------
@@ -292,7 +325,7 @@ class ReferenceSolver:
             base = ti * 6
             row = values[base : base + self.reach + 1]
             for n in self.dice:
-                roll = self.F[n] * farkle + self.inv[n] * self.scorers[n].sum(row)
+                roll = self.F[n] * farkle + self.win[n] + self.inv[n] * self.scorers[n].sum(row)
                 values[base + n - 1] = roll if bank is None else max(bank, roll)
         return values, top
 

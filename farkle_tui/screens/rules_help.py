@@ -86,6 +86,11 @@ def turn_rules(rules: Rules) -> list[str]:
         f"Use all {dice} dice (hot dice) and you roll all {dice} again.",
         f"Banking needs a turn total of at least {pts(rules.bank_minimum())}.",
     ]
+    if rules.six_of_a_kind_wins:
+        lines.append(
+            "Rolling six of a kind (six dice of one face, scoring) wins the game at once, "
+            "whatever the scores."
+        )
     if rules.entry_minimum:
         lines.append(
             f"Your first bank must be at least {pts(rules.entry_minimum)} to get on the board."
@@ -109,9 +114,16 @@ def turn_rules(rules: Rules) -> list[str]:
     else:
         lines.append(
             f"When a player banks {pts(rules.goal)} or more, every other player gets one final "
-            "turn; then the highest score wins (a tie goes to who reached the goal first)."
+            f"turn; then the highest score wins ({tie_words(rules)})."
         )
     return lines
+
+
+def tie_words(rules: Rules) -> str:
+    """What a tie for the top at the end means under ``rules`` (the endgame line's clause)."""
+    if rules.shares_ties:
+        return "a tie is shared: the tied players split the win, half a win each for two"
+    return "a tie goes to who reached the goal first"
 
 
 def rules_renderable(rules: Rules) -> Group:

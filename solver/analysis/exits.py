@@ -37,6 +37,7 @@ from optimal_farkle.engine import STEP, Endgame
 from ..core.endgame import WON
 from ..core.jit import njit
 from ..core.layout import LANES
+from ..core.rolls import refuse_instant_win
 from ..duel.kernel import CERT_WIDTH, TurnScratch, final_kind, record_block, turn_scratch
 from ..duel.model import P_MAX_OFF, P_NB, P_NE, P_REACH, KernelTables, Model, build_schedule
 
@@ -223,6 +224,7 @@ def optimal_exits(
     w0: np.ndarray, model: Model, threads: int = 2, progress: Progress | None = None
 ) -> Exits:
     """The optimal player's exits for every start state (``w0``: the solved table)."""
+    refuse_instant_win(model.rules, "the exits of a turn")
     kt = model.kernel_tables()
     flat = np.ascontiguousarray(w0, dtype=np.float64).reshape(-1)
     schedule = build_schedule(model)
@@ -434,6 +436,7 @@ def _level_final_reach(
 
 def level_exits(player: LevelPlayer, model: Model, threads: int = 2) -> Exits:
     """Tabulate a level's decisions (by its own methods) and run its turns forward."""
+    refuse_instant_win(model.rules, "the exits of a turn")
     nb = model.nb
     opts = model.options
     kt = model.kernel_tables()

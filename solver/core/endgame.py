@@ -16,9 +16,24 @@ more points, gets them before it farkles (all in 50-point steps)::
     Q(k, n) = 1                                                  k <= 0 (bank: done)
     Q(k, n) = sum_g p_g max_{c in g} Q(k - pts_c, h(n - used_c))  k > 0 (a farkle scores 0)
 
-``h`` is the hot-dice rule (:func:`solver.core.rolls.next_dice`). Banking short of the target
+``h`` is the hot-dice rule (:func:`solver.core.rolls.next_dice`); a roll that wins the game
+at once (``win_prob``, :mod:`solver.core.rolls`) adds ``w_n * 1`` to every sum here. Banking short of the target
 loses, so below it the final player always rolls; the farkle penalty no longer matters.
 ``Q`` is one backward pass in ``k`` (every option adds points, so ``k`` only falls).
+
+Shared ties (``ties = "shared"``). A tie for the top then counts half a win for each, and
+both players maximise win + half a tie (the game stays zero-sum: the leader's value is
+``1 - R``, ``R`` the final player's win + half a tie). The final player, needing ``j`` more
+steps to *tie* (``j + 1`` to win), may bank a tie for 1/2::
+
+    T(j, n) = 1                                                  j < 0 (bank: a win)
+    T(0, n) = max(1/2, 1 - P_n)                                  (bank the tie, or roll)
+    T(j, n) = sum_g p_g max_{c in g} T(j - pts_c, h(n - used_c))  j > 0
+
+so ``R_e(K) = T(K - 1, 6)`` when the tie ``K - 1`` meets the bank minimum ``m_e``; below it a
+tie cannot be banked and ``R_e(K) = Q(m_e, 6)`` as before. ``T(j) <= Q(j)``, so ``T`` is
+tabulated as far as ``Q``, and ``R`` still only falls as ``K`` grows (what the exact cut
+below needs).
 
 The mover's own values past the goal. The leader may keep rolling past the goal to build a
 lead, and hot dice make the turn total unbounded, so the in-turn recursion of
@@ -76,6 +91,9 @@ class FinalTurnTables:
     """
 
     q: np.ndarray  # (length, 7) Q(k, n), index 0 of n unused
+    #: (length, 7) T(j, n) of shared ties at index j + 1 (index 0: j < 0, a win), or None
+    #: when ties go to the first to reach the goal
+    tie: np.ndarray | None
     reach: np.ndarray  # (kinds, length) float64
     fill: np.ndarray  # (kinds, length, 6) float64
     p_min: float  # the smallest farkle probability among dice counts that can farkle
@@ -104,6 +122,12 @@ def entry_matters(rules: Rules) -> bool:
 @lru_cache(maxsize=16)
 def final_turn_tables(rules: Rules) -> FinalTurnTables:
     """Solve ``Q``, ``R`` and ``F`` for ``rules`` (milliseconds; cached per rule set)."""
+    if rules.six_of_a_kind_wins and needs_final_turn(rules):
+        raise SolverInputError(
+            f"{rules.name}: six of a kind wins at once, so a final turn can always still win "
+            "(the chance never falls to 0) and has no end to tabulate: the exact solver takes "
+            "this rule with the first-to-goal endgame only"
+        )
     opts = flat_options(rules)
     farkle = opts.farkle_prob
     risky = opts.risky
@@ -116,21 +140,27 @@ def final_turn_tables(rules: Rules) -> FinalTurnTables:
         q = np.ones((length, 7))
         return FinalTurnTables(
             q=q,
+            tie=None,
             reach=np.zeros((1, length)),
             fill=np.ones((1, length, 6)),
             p_min=p_min,
         )
     q = _reach_table(opts)
     length = len(q)
+    tie = _tie_table(opts, length) if rules.shares_ties else None
     reach = np.zeros((kinds, length))
     for entered in (0, 1):
         minimum = rules.bank_minimum(entered=bool(entered)) // STEP
         k = np.maximum(np.arange(length), minimum)
         reach[1 + entered] = q[np.minimum(k, length - 1), 6]
+        if tie is not None:
+            # R(K) = T(K - 1, 6) where the tie K - 1 may be banked: tie row K - 1 + 1 = K.
+            bankable = np.arange(length) - 1 >= minimum
+            reach[1 + entered, bankable] = tie[np.arange(length)[bankable], 6]
     fill = np.ones((kinds, length, 6))
     for kind in range(1, kinds):
         fill[kind] = _fill(opts, reach[kind], risky)
-    return FinalTurnTables(q=q, reach=reach, fill=fill, p_min=p_min)
+    return FinalTurnTables(q=q, tie=tie, reach=reach, fill=fill, p_min=p_min)
 
 
 def _reach_table(opts: object) -> np.ndarray:
@@ -154,11 +184,30 @@ def _reach_table(opts: object) -> np.ndarray:
         need = np.maximum(k - step, 0)
         values = q[need, nxt]
         best, _ = opts.group_best(values)
-        q[k, 1:] = opts.per_dice(best)[1:]
+        q[k, 1:] = opts.per_dice(best)[1:] + opts.win_prob[1:]  # six of a kind: won
         q[k, 0] = 0.0
         if q[k, 6] < REACH_EPSILON and q[k, 1:].max() < REACH_EPSILON:
             return q[: k + 1].copy()
         k += 1
+
+
+def _tie_table(opts: object, length: int) -> np.ndarray:
+    """``T(j, n)`` of shared ties at row ``j + 1`` for ``j = -1 .. length - 2`` (see the module
+    docstring): the final player needing ``j`` more steps to tie, ``j + 1`` to win."""
+    from .rolls import FlatOptions
+
+    assert isinstance(opts, FlatOptions)
+    step = opts.option_steps
+    nxt = opts.next_dice
+    t = np.ones((length, 7))
+    for row in range(1, length):  # row = j + 1
+        values = t[np.maximum(row - step, 0), nxt]
+        best, _ = opts.group_best(values)
+        t[row, 1:] = opts.per_dice(best)[1:] + opts.win_prob[1:]
+        if row == 1:  # j = 0: the tie is made; bank it for 1/2 or roll on
+            t[row, 1:] = np.maximum(t[row, 1:], 0.5)
+        t[row, 0] = 0.0
+    return t
 
 
 def _fill(opts: object, reach: np.ndarray, risky: np.ndarray) -> np.ndarray:
@@ -176,7 +225,7 @@ def _fill(opts: object, reach: np.ndarray, risky: np.ndarray) -> np.ndarray:
         up = np.minimum(k + opts.option_steps, length - 1)
         values = fill[up, opts.next_dice - 1]
         best, _ = opts.group_best(values)
-        per_dice = opts.per_dice(best)
+        per_dice = opts.per_dice(best) + opts.win_prob
         for n in riskless:
             fill[k, n - 1] = per_dice[n]
     return fill

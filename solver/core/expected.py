@@ -75,7 +75,13 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, IllegalActionError, Rules, RulesError, ScoringOption, scorer
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
-from optimal_farkle.solver.core.rolls import FlatOptions, column, flat_options, next_dice
+from optimal_farkle.solver.core.rolls import (
+    FlatOptions,
+    column,
+    flat_options,
+    next_dice,
+    refuse_instant_win,
+)
 
 from .choices import Choice
 from .errors import SolveFailedError, SolverInputError
@@ -99,6 +105,7 @@ def flat_tables(rules: Rules) -> FlatOptions:
     forward pass of :mod:`solver.analysis.distribution`. Raises :class:`RulesError` unless
     every option scores a positive multiple of :data:`STEP`.
     """
+    refuse_instant_win(rules, "the expected-score solver (points, not wins)")
     flat = flat_options(rules, reduce=False)
     if np.any(flat.option_points % STEP) or np.any(flat.option_points <= 0):
         raise RulesError(

@@ -18,6 +18,12 @@ there is no second definition of scoring. Two views:
   option reduced to ``(points, dice used)``. With ``reduce=True`` only the highest-scoring
   keep per number of dice used is kept, which is exact whenever values never fall as the
   turn total rises (the tests check this on solved tables rather than assume it).
+
+A roll that wins the game at once (six of a kind under ``six_of_a_kind_wins``:
+:meth:`engine.scoring.Scorer.wins_at_once`) belongs to no group either: its probability is
+``win_prob[n]``, and a solver adds ``win_prob[n] * 1`` (the mover's win) to the value of
+rolling, as it adds ``farkle_prob[n]`` times the value of farkling. A solver that does not
+read ``win_prob`` refuses such rules (:func:`refuse_instant_win`).
 """
 
 from __future__ import annotations
@@ -144,6 +150,15 @@ def hot_dice(dice: int, n: int, used: int) -> int:
     return FRESH if left == 0 else left
 
 
+def refuse_instant_win(rules: Rules, what: str) -> None:
+    """:class:`SolverInputError` when ``rules`` let a roll win the game at once and ``what``
+    (a solver or analysis that reads no ``win_prob``) cannot model it."""
+    if rules.six_of_a_kind_wins:
+        raise SolverInputError(
+            f"{what} does not model 'six of a kind wins the game at once' (rules {rules.name})"
+        )
+
+
 def roll_tables(rules: Rules) -> dict[int, RollTable]:
     """:func:`roll_table` for every dice count 1-6."""
     return {n: roll_table(rules, n) for n in range(1, 7)}
@@ -170,6 +185,7 @@ class GroupedTables:
     option_used: np.ndarray  # (O,) int64 dice it sets aside (== n means hot dice)
     farkle_prob: np.ndarray  # (7,) float64 probability that n dice farkle
     max_points: int  # the most points one roll can add
+    win_prob: np.ndarray  # (7,) float64 probability that n dice win the game at once
 
     def groups(self, n: int) -> range:
         return range(int(self.group_start[n]), int(self.group_start[n + 1]))
@@ -195,10 +211,15 @@ def grouped_tables(rules: Rules, reduce: bool = True) -> GroupedTables:
     opt_points: list[int] = []
     opt_used: list[int] = []
     farkle = [0.0] * 7
+    win = [0.0] * 7
+    score = scorer(rules)
     for n in range(1, 7):
         table = roll_table(rules, thrown(rules, n))
         merged: dict[tuple[tuple[int, int], ...], int] = {}
         for r in range(len(table.weights)):
+            if rules.six_of_a_kind_wins and score.wins_at_once(_dice(table.rolls[r].tolist())):
+                win[n] += int(table.weights[r]) / 6 ** thrown(rules, n)
+                continue
             lo, hi = int(table.option_start[r]), int(table.option_start[r + 1])
             pairs = set(zip(table.option_points[lo:hi].tolist(), table.option_used[lo:hi].tolist()))
             if not pairs:
@@ -228,6 +249,7 @@ def grouped_tables(rules: Rules, reduce: bool = True) -> GroupedTables:
         option_used=np.array(opt_used, dtype=np.int64),
         farkle_prob=np.array(farkle, dtype=np.float64),
         max_points=max(opt_points),
+        win_prob=np.array(win, dtype=np.float64),
     )
 
 
@@ -254,6 +276,7 @@ class FlatOptions:
     next_dice: np.ndarray  # (O,) int64 the column to roll next (:func:`next_dice`)
     option_off: np.ndarray  # (O,) int64 kernel row offset: steps * 6 + next_dice - 1
     farkle_prob: np.ndarray  # (7,) float64, index 0 unused
+    win_prob: np.ndarray  # (7,) float64: the roll wins the game at once (index 0 unused)
     group_dice: np.ndarray  # (G,) int64 the column n of each group
     risky: np.ndarray  # (7,) bool: column n can farkle (exact, from integer counts; index 0 False)
     max_steps: int
@@ -323,6 +346,7 @@ def flat_options(rules: Rules, reduce: bool = False) -> FlatOptions:
         "next_dice": nxt,
         "option_off": (steps * 6 + nxt - 1).astype(np.int64),
         "farkle_prob": np.ascontiguousarray(t.farkle_prob, dtype=np.float64),
+        "win_prob": np.ascontiguousarray(t.win_prob, dtype=np.float64),
         "group_dice": group_dice,
         "risky": risky,
     }

@@ -78,10 +78,17 @@ def check_game(state: GameState, rules: Rules, players: int) -> None:
 
 
 def final_target(state: GameState) -> int:
-    """Points a final turn must bank to win: more than the leader's score (ties lose)."""
+    """Points a final turn must bank to win: more than the leader's score (a tie is not a win)."""
     best = max(s.score for i, s in enumerate(state.standings) if i != state.current)
     need = best - state.standing.score + STEP
     return max(need, state.rules.bank_minimum(state.standing.entered))
+
+
+def final_tie(state: GameState) -> bool:
+    """Whether the final turn may bank a shared tie: the rules share ties, and ``final_target
+    - 50`` (the tie) meets the bank minimum."""
+    tie = final_target(state) - STEP
+    return state.rules.shares_ties and tie >= state.rules.bank_minimum(state.standing.entered)
 
 
 def turn_of(strategy: Strategy, state: GameState) -> Turn:
@@ -94,7 +101,7 @@ def turn_of(strategy: Strategy, state: GameState) -> Turn:
             f"the game uses {state.rules.name!r}"
         )
     if state.final_turn():
-        return strategy.final_turn(final_target(state))
+        return strategy.final_turn(final_target(state), final_tie(state))
     return strategy.turn_of(start_state(state))
 
 
@@ -147,8 +154,11 @@ def rank_turn(turn: Turn, state: GameState) -> list[OptionValue]:
 
 
 def win_probability(strategy: Strategy, state: GameState) -> float:
-    """The win probability of the player to move (1 or 0 once the game is over)."""
+    """The win probability of the player to move (1 or 0 once the game is over, 1/2 for a
+    shared tie: the solver counts half a tie)."""
     if state.is_over:
+        if state.current in state.tied:
+            return 0.5
         return 1.0 if state.winner == state.current else 0.0
     if state.phase is Phase.CHOOSE:
         return rank_options(strategy, state)[0].win

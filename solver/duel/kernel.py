@@ -6,10 +6,11 @@ steps above the floor and a start state is ``s = (b, d, f, e, u, o, r)``, stored
 Within a turn from ``s`` (Busche, "Optimal Farkle Strategy", the value-iteration equation)::
 
     W(t, n) = max( bank(t)                      if t >= m_u,
-                   P_n x + sum_g p_g max_{c in g} W(t + pts_c, h(n - used_c)) )
+                   P_n x + w_n + sum_g p_g max_{c in g} W(t + pts_c, h(n - used_c)) )
     bank(t) = 1 - W0(d, b + t, e, 0, o, 1, r')   while b + t is below the goal
     bank(t) = 1 - R_o(b + t - d + 1)             from the goal on (R = 0: the mover has won)
     x       = 1 - W0(d, b', e, f', o, u, r')     (the value of farkling)
+    w_n     = the probability that n dice win the game at once (six of a kind), else 0
 
 so all in-turn values follow from ``W0`` in one backward pass over ``t``, from the lane's
 *exact cut* down: the row from which banking is provably optimal for every dice count that
@@ -380,6 +381,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         # The tables the loops read, by name.
         option_off, option_start, group_prob = kt.option_off, kt.option_start, kt.group_prob
         group_start, farkle_prob, single_plan = kt.group_start, kt.farkle_prob, kt.single_plan
+        win_prob = kt.win_prob
         fill, reach = kt.fill, kt.reach
         values, rolls, info, farkv = scratch.values, scratch.rolls, scratch.info, scratch.farkv
         out, choice, banks = scratch.out, scratch.choice, scratch.banks
@@ -517,9 +519,9 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                         for lane in range(nlu):
                             values[dst + lane] = bankv[lane]
                     else:
-                        pf = farkle_prob[n]
+                        pf, pw = farkle_prob[n], win_prob[n]
                         for lane in range(nlu):
-                            acc[lane] = pf * farkv[lane]
+                            acc[lane] = pf * farkv[lane] + pw
                         # Planned keeps: their probabilities summed per target cell, made
                         # from this dice count's groups of a row plan and used again for the
                         # next cells with the same plan (under ``facebook``, once solved, 79%

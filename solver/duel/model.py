@@ -71,6 +71,7 @@ class KernelTables(NamedTuple):
     single_plan: np.ndarray  # (G,) uint8 the keep plan of a row nothing certified: 0 or NO_PLAN
     fill: np.ndarray  # (kinds, K, 6) float64 values past the exact cut
     p_min: float  # smallest farkle probability of a dice count that can farkle
+    win_prob: np.ndarray  # (7,) float64 the roll wins the game at once (six of a kind)
 
 
 #: The order of :attr:`KernelTables.params`.
@@ -240,6 +241,7 @@ class Model:
             single_plan=np.where(np.diff(opts.option_start) == 1, 0, NO_PLAN).astype(np.uint8),
             fill=np.ascontiguousarray(self.final.fill, dtype=np.float64),
             p_min=float(self.final.p_min),
+            win_prob=np.ascontiguousarray(opts.win_prob, dtype=np.float64),
         )
 
 

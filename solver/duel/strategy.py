@@ -143,25 +143,44 @@ class FinalTurnValues:
     """The final player's turn: win by banking at least ``target`` points (``Q`` of the endgame).
 
     Same interface as :class:`TurnValues`. Banking short of the target loses (0); a farkle
-    loses; from the target on, banking wins.
+    loses; from the target on, banking wins. Under shared ties (``tie`` given: ``T`` of
+    :mod:`solver.core.endgame`) banking exactly ``target - 50``, the tie, is worth 1/2, and
+    the values count half a tie.
     """
 
     target: int  # points the final turn must bank
     q: np.ndarray  # (rows, 7) Q(k, n) in steps still needed
+    tie: np.ndarray | None = None  # (rows, 7) T(j, n) at row j + 1: a bankable shared tie
+
+    def _tie_row(self, t: int) -> int | None:
+        """The row of ``T`` at turn total ``t`` (below the target), or None without a tie."""
+        if self.tie is None:
+            return None
+        return min(self.target // STEP - t // STEP, len(self.tie) - 1)
 
     def win(self, t: int, n: int) -> float:
         need = self.target // STEP - t // STEP
-        return 1.0 if need <= 0 else float(self.q[min(need, len(self.q) - 1), n])
+        if need <= 0:
+            return 1.0
+        row = self._tie_row(t)
+        if row is not None and self.tie is not None:
+            return float(self.tie[row, n])
+        return float(self.q[min(need, len(self.q) - 1), n])
 
     def roll_value(self, t: int, n: int) -> float:
         need = self.target // STEP - t // STEP
-        return float(self.q[min(max(need, 1), len(self.q) - 1), n]) if need > 0 else self.win(t, n)
+        if need == 1 and self.tie is not None:
+            return float(self.q[1, n])  # at the tie every scoring roll wins: 1 - P_n = Q(1, n)
+        return self.win(t, n)
 
     def bank_value(self, t: int) -> float | None:
-        return 1.0 if t >= self.target else 0.0
+        if t >= self.target:
+            return 1.0
+        return 0.5 if self.tie is not None and t == self.target - STEP else 0.0
 
     def action(self, t: int, n: int) -> Choice:
-        return Choice.BANK if t >= self.target else Choice.ROLL
+        bank = self.bank_value(t)
+        return Choice.BANK if bank is not None and bank >= self.roll_value(t, n) else Choice.ROLL
 
 
 Turn = TurnValues | FinalTurnValues
@@ -170,7 +189,7 @@ Turn = TurnValues | FinalTurnValues
 def _roll_from(turn: TurnValues, t: int, n: int) -> float:
     """The value of rolling past the cut, from the closed-form values above (rarely asked)."""
     opts = turn.options
-    acc = float(opts.farkle_prob[n]) * turn.farkle
+    acc = float(opts.farkle_prob[n]) * turn.farkle + float(opts.win_prob[n])
     for g in opts.groups(n):
         lo, hi = int(opts.option_start[g]), int(opts.option_start[g + 1])
         best = max(
@@ -296,9 +315,12 @@ class Strategy:
                 self._turns.popitem(last=False)
         return result
 
-    def final_turn(self, target: int) -> FinalTurnValues:
-        """The final player's values when they must bank at least ``target`` points."""
-        return FinalTurnValues(target=max(target, STEP), q=self.model.final.q)
+    def final_turn(self, target: int, tie: bool = False) -> FinalTurnValues:
+        """The final player's values when they must bank at least ``target`` points; ``tie``:
+        banking ``target - 50`` is a shared tie (the rules share ties and it meets the bank
+        minimum)."""
+        tie_table = self.model.final.tie if tie else None
+        return FinalTurnValues(target=max(target, STEP), q=self.model.final.q, tie=tie_table)
 
     def turn_arguments(
         self, key: tuple[int, int, int, int, int, int, int]

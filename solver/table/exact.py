@@ -195,6 +195,13 @@ def exact_table_supported(rules: Rules, players: int) -> str | None:
         return f"the exact solve exists for 3 players; {players} would not fit any one machine"
     from ..duel.model import unsupported
 
+    if rules.shares_ties:
+        return (
+            "the 3-player table gives a tie for the top to the first to reach the goal; "
+            "shared ties among three are not modelled"
+        )
+    if rules.six_of_a_kind_wins:
+        return "the 3-player table does not model 'six of a kind wins the game at once'"
     reason = unsupported(rules)
     if reason is not None:
         return reason
