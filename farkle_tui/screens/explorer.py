@@ -127,8 +127,10 @@ class ExplorerScreen(Screen[None]):
         if state is not None and not state.is_over and len(state.players) == 2:
             self.position = position_of(state)
             if state.turn_total > 0:
+                from optimal_farkle.solver.core.rolls import column
+
                 n = len(state.roll) if state.phase is Phase.CHOOSE else state.dice_left
-                self.cell = (state.turn_total, n)
+                self.cell = (state.turn_total, column(state.rules, n))
         self.strategy: Strategy | None = None
         self._given = strategy
         self.reason = ""  # why there is no optimal strategy ("" while waiting or unsolved)
@@ -166,7 +168,7 @@ class ExplorerScreen(Screen[None]):
             with TabPane("Table (t)", id="table"):
                 yield TurnGrid(id="explorer-table")
             with TabPane("Map (m)", id="map"):
-                yield ScoreHeatmap(self.rules.goal, id="explorer-map")
+                yield ScoreHeatmap(self.rules.goal, self.rules.dice, id="explorer-map")
             with TabPane("Compare (c)", id="compare"):
                 yield TypeAheadSelect(
                     self._compare_choices(), allow_blank=False, compact=True, id="compare-with"
@@ -308,6 +310,8 @@ class ExplorerScreen(Screen[None]):
         form = self.query_one(PositionForm)
         form.set_rules(rules)
         heatmap = self.query_one(ScoreHeatmap)
+        heatmap.full_dice = rules.dice
+        heatmap.dice = min(heatmap.dice, rules.dice)
         heatmap.goal = rules.goal
         heatmap.step = default_step(rules.goal)
         heatmap.cursor = (0, 0)
@@ -618,7 +622,7 @@ class ExplorerScreen(Screen[None]):
                 f"and B's (R roll, B bank, · won) · {c.differences} reachable cells differ"
             )
         )
-        grid.show_comparison(c)
+        grid.show_comparison(c, self.rules.dice)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A computation that failed says so (the views keep what they showed)."""

@@ -151,9 +151,11 @@ class ScoreHeatmap(Widget, can_focus=True):
             self.score = score
             self.opponent = opponent
 
-    def __init__(self, goal: int, *, id: str | None = None) -> None:
+    def __init__(self, goal: int, full_dice: int = 6, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.goal = goal
+        #: the dice a turn starts with: ``dice`` of them is the solver's column of fresh dice
+        self.full_dice = full_dice
         self.step = default_step(goal)
         self.turn_total = 0
         self._top = 0  # first map row in view (even)
@@ -179,8 +181,8 @@ class ScoreHeatmap(Widget, can_focus=True):
             return f"{where}: computing…"
         dice = f"{self.dice} {'die' if self.dice == 1 else 'dice'}"
         if self.view == WIN:
-            return f"{where}: W({m.turn_total:,}, {dice}) = {m.wins[i, j, self.dice - 1]:.2%}"
-        t = int(m.thresholds[i, j, self.dice - 1])
+            return f"{where}: W({m.turn_total:,}, {dice}) = {m.wins[i, j, self.column - 1]:.2%}"
+        t = int(m.thresholds[i, j, self.column - 1])
         if t == PENDING:
             return f"{where}: computing…"
         if t == NEVER:
@@ -206,7 +208,18 @@ class ScoreHeatmap(Widget, can_focus=True):
         score, opponent = self.scores_at(self.cursor)
         self.post_message(self.Open(score, opponent))
 
+    @property
+    def column(self) -> int:
+        """The solver's column of :attr:`dice` (a full set of fresh dice is column 6)."""
+        from optimal_farkle.solver.core.rolls import FRESH
+
+        return FRESH if self.dice == self.full_dice else self.dice
+
     def action_dice(self, n: int) -> None:
+        if n > self.full_dice:
+            self.note = f"a turn throws at most {self.full_dice} dice under these rules"
+            return
+        self.note = ""
         self.dice = n
 
     def action_toggle_view(self) -> None:
@@ -275,8 +288,8 @@ class ScoreHeatmap(Widget, can_focus=True):
         if m is None or m.step != self.step or i >= m.rows_done:
             return PENDING_COLOUR
         if self.view == WIN:
-            return win_colour(float(m.wins[i, j, self.dice - 1]))
-        return threshold_colour(int(m.thresholds[i, j, self.dice - 1]))
+            return win_colour(float(m.wins[i, j, self.column - 1]))
+        return threshold_colour(int(m.thresholds[i, j, self.column - 1]))
 
     def render(self) -> Text:
         self._follow_cursor()

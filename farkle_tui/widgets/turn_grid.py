@@ -8,6 +8,11 @@ of ``farkle strategy --json``), the max-score strategy's table (the expected fin
 when the optimal strategy is not available, and a comparison of two strategies (the first
 one's value and both actions). Every cell says its action in letters as well as colour:
 ``R`` roll (green), ``B`` bank (red), ``*`` a cell no play can reach, ``·`` a goal reached.
+
+Columns are labelled by the dice a roll throws (:func:`solver.core.rolls.dice_columns`):
+under five-dice rules the first is "5 dice", the solver's column of a full set of fresh
+dice, and the column five dice never reach (after a set-aside at most four are left) is
+not shown.
 """
 
 from __future__ import annotations
@@ -24,8 +29,17 @@ if TYPE_CHECKING:
     from optimal_farkle.solver.analysis.explore import Comparison, TurnTable
     from optimal_farkle.solver.core.expected import ExpectedStrategy
 
-#: Dice counts in the article's column order.
+#: Dice counts in the article's column order (six-dice rules: the columns are the dice).
 COLUMNS = (6, 5, 4, 3, 2, 1)
+
+
+def shown_columns(dice: int) -> list[tuple[int, int]]:
+    """``(dice thrown, solver column)`` of each column shown for ``dice``-dice rules."""
+    from optimal_farkle.solver.core.rolls import dice_columns
+
+    return dice_columns(dice)
+
+
 ROLL_STYLE = "green"
 BANK_STYLE = "bold red"
 DIFFER_STYLE = "bold black on yellow"
@@ -54,6 +68,7 @@ class TurnGrid(DataTable[Text | str]):
         super().__init__(id=id, cursor_type="cell", zebra_stripes=False)
         self.kind = ""
         self.rows_shown = 0
+        self.solver_columns: tuple[int, ...] = COLUMNS  # the solver columns shown, in order
 
     def blank(self) -> None:
         """Show nothing (the screen says why in words)."""
@@ -62,25 +77,30 @@ class TurnGrid(DataTable[Text | str]):
         self.kind = ""
         self.rows_shown = 0
 
-    def _reset(self, kind: str, thresholds: list[tuple[str, dict[int, int | None]]]) -> None:
-        """Empty the table; its fixed top rows are these labelled bank thresholds."""
+    def _reset(
+        self, kind: str, thresholds: list[tuple[str, dict[int, int | None]]], dice: int
+    ) -> None:
+        """Empty the table for ``dice``-dice rules; its fixed top rows are these labelled bank
+        thresholds (keyed by solver column)."""
         self.fixed_rows = 0
         self.clear(columns=True)
         self.kind = kind
         self.add_column("t", key="t")
-        for n in COLUMNS:
-            self.add_column(f"{n} dice", key=str(n))
+        shown = shown_columns(dice)
+        self.solver_columns = tuple(n for _, n in shown)
+        for thrown, n in shown:
+            self.add_column(f"{thrown} {'die' if thrown == 1 else 'dice'}", key=str(n))
         for label, values in thresholds:
             cells = [
                 Text("never" if values[n] is None else f"{values[n]:,}", style="bold")
-                for n in COLUMNS
+                for n in self.solver_columns
             ]
             self.add_row(Text(label, style="bold"), *cells, key=f"from:{label}")
         self.fixed_rows = len(thresholds)
 
     def show_table(self, table: TurnTable) -> None:
         """The optimal strategy's table for one position."""
-        self._reset("optimal", [("bank≥", table.thresholds)])
+        self._reset("optimal", [("bank≥", table.thresholds)], table.rules.dice)
         for k in range(table.top // STEP):
             cells = [
                 win_cell(
@@ -88,7 +108,7 @@ class TurnGrid(DataTable[Text | str]):
                     bool(table.bank[k, n - 1]),
                     bool(table.reach[k, n - 1]),
                 )
-                for n in COLUMNS
+                for n in self.solver_columns
             ]
             self.add_row(f"{k * STEP:,}", *cells, key=str(k * STEP))
         self.rows_shown = table.top // STEP
@@ -96,10 +116,10 @@ class TurnGrid(DataTable[Text | str]):
 
     def show_expected(self, strategy: ExpectedStrategy, max_turn: int) -> None:
         """The max-score strategy's table: expected final turn total and action."""
-        self._reset("max-score", [("bank≥", strategy.bank_thresholds())])
+        self._reset("max-score", [("bank≥", strategy.bank_thresholds())], strategy.rules.dice)
         for t in range(0, max_turn + STEP, STEP):
             cells = []
-            for n in COLUMNS:
+            for n in self.solver_columns:
                 bank = strategy.action(t, n) == "bank"
                 cells.append(
                     Text(
@@ -111,17 +131,19 @@ class TurnGrid(DataTable[Text | str]):
         self.rows_shown = max_turn // STEP + 1
         self._fit_columns()
 
-    def show_comparison(self, comparison: Comparison) -> None:
-        """The first side's value and both sides' actions; differing cells highlighted."""
+    def show_comparison(self, comparison: Comparison, dice: int) -> None:
+        """The first side's value and both sides' actions; differing cells highlighted
+        (``dice``: the dice a turn of the first side's rules starts with)."""
         self._reset(
             "compare",
             [("A bank≥", comparison.first.thresholds), ("B bank≥", comparison.second.thresholds)],
+            dice,
         )
         first, second = comparison.first, comparison.second
         top = second.top // STEP if second.top is not None else None
         for k in range(comparison.rows):
             cells = []
-            for n in COLUMNS:
+            for n in self.solver_columns:
                 a = bool(first.bank[k, n - 1])
                 won = top is not None and k >= top
                 b = bool(second.bank[k, n - 1]) if k < len(second.bank) and not won else False
@@ -153,15 +175,16 @@ class TurnGrid(DataTable[Text | str]):
                 column.content_width = max(column.content_width, width)
 
     def focus_cell(self, t: int, n: int) -> None:
-        """Put the cursor on ``(t, n)`` (a game's current cell), if the table has it."""
+        """Put the cursor on ``(t, n)`` (a game's current cell; ``n`` the solver column), if
+        the table has it."""
         k = t // STEP
-        if 0 <= k < self.rows_shown and n in COLUMNS:
-            self.move_cursor(row=self.fixed_rows + k, column=1 + COLUMNS.index(n))
+        if 0 <= k < self.rows_shown and n in self.solver_columns:
+            self.move_cursor(row=self.fixed_rows + k, column=1 + self.solver_columns.index(n))
 
     def cell_at_cursor(self) -> tuple[int, int] | None:
-        """``(t, n)`` under the cursor, or None on the ``t`` column."""
+        """``(t, n)`` under the cursor (``n`` the solver column), or None on the ``t`` column."""
         row, column = self.cursor_coordinate
         k = row - self.fixed_rows
         if column == 0 or not 0 <= k < self.rows_shown:
             return None
-        return k * STEP, COLUMNS[column - 1]
+        return k * STEP, self.solver_columns[column - 1]
