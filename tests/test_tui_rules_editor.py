@@ -11,7 +11,7 @@ from textual.widgets import Input, Select, Static
 from tui_support import SIZE, app_for_tests, human_step, open_setup, run, text_of, wait_for
 
 from optimal_farkle.engine import load_rules, preset, replay
-from optimal_farkle.engine.rules import PenaltyCost
+from optimal_farkle.engine.rules import Endgame, PenaltyCost, Ties
 from optimal_farkle.tui.screens.confirm import ConfirmScreen
 from optimal_farkle.tui.screens.game import GameScreen
 from optimal_farkle.tui.screens.game_over import GameOverScreen
@@ -142,5 +142,31 @@ def test_saving_over_another_rule_set_asks_first(tmp_path: Path) -> None:
             await wait_for(pilot, lambda: isinstance(app.screen, RulesEditorScreen))
             assert mine.read_text() == kept
             assert "Not saved" in status(editor)
+
+    run(body())
+
+
+def test_the_end_options_ties_and_six_of_a_kind() -> None:
+    """Ties shared and six of a kind that wins: the rules and their help follow; shared ties
+    under first-to-goal are refused in one line and change nothing."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)
+            editor.query_one("#opt-game-endgame", Select).value = Endgame.FINAL_TURN.value
+            await wait_for(pilot, lambda: editor.rules.endgame is Endgame.FINAL_TURN)
+            editor.query_one("#opt-game-ties", Select).value = Ties.SHARED.value
+            await wait_for(pilot, lambda: editor.rules.shares_ties)
+            editor.query_one("#opt-scoring-six-of-a-kind-wins", Select).value = True
+            await wait_for(pilot, lambda: editor.rules.six_of_a_kind_wins)
+            helped = " ".join(text_of(editor.query_one("#editor-help", Static)).split())
+            assert "a tie is shared: the tied players split the win" in helped
+            assert "Rolling six of a kind (six dice of one face, scoring) wins the game" in helped
+            before = editor.rules
+            editor.query_one("#opt-game-endgame", Select).value = Endgame.FIRST_TO_GOAL.value
+            await pilot.pause()
+            assert 'ties = "shared" needs endgame = "final-turn" or "equal-turns"' in status(editor)
+            assert editor.rules == before
 
     run(body())

@@ -25,7 +25,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from optimal_farkle.engine import PRESETS, FarkleError, Rules, preset
 from optimal_farkle.engine.files import FileProblem, atomic_write
-from optimal_farkle.engine.rules import Endgame, ExtraDice, PenaltyCost, rules_from_dict
+from optimal_farkle.engine.rules import Endgame, ExtraDice, PenaltyCost, Ties, rules_from_dict
 
 from ..services import ServicesAccessor
 from ..widgets.header import TitleHeader
@@ -68,6 +68,15 @@ OPTIONS: tuple[Option, ...] = (
             ("equal turns", Endgame.EQUAL_TURNS.value),
         ),
     ),
+    Option(
+        ("game", "ties"),
+        "Ties",
+        "who wins a tie for the top",
+        (
+            ("first to reach", Ties.FIRST_TO_REACH.value),
+            ("shared, half each", Ties.SHARED.value),
+        ),
+    ),
     Option(("game", "entry_minimum"), "Entry minimum", "first bank must reach it (0: none)"),
     Option(("turn", "min_bank"), "Minimum bank", "smallest turn total you may bank"),
     Option(("penalty", "farkles"), "Penalty farkles", "farkles in a row to pay (0: none)"),
@@ -100,6 +109,12 @@ OPTIONS: tuple[Option, ...] = (
     *(
         Option(("scoring", "of_a_kind", str(size)), f"{word} of a kind", "with fixed values")
         for size, word in ((4, "Four"), (5, "Five"), (6, "Six"))
+    ),
+    Option(
+        ("scoring", "six_of_a_kind_wins"),
+        "Six of a kind",
+        "when rolled (six dice only)",
+        (("just scores", False), ("wins the game", True)),
     ),
     Option(("scoring", "full_house"), "Full house", "three of a kind and a pair (0: none)"),
     Option(("scoring", "straight_1_5"), "Straight 1-5", "five dice 1 to 5 (0: none)"),
