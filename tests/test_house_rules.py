@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -36,10 +37,16 @@ from optimal_farkle.engine.game import (
 from optimal_farkle.engine.rules import HotDiceRule, PenaltyCost, load_rules_text
 from optimal_farkle.engine.scoring import ComboKind
 from optimal_farkle.solver import used_floor
-from optimal_farkle.solver.core.expected import expected_strategy
+from optimal_farkle.solver.analysis.match import MatchError, exact_odds
+from optimal_farkle.solver.core.choices import Choice
+from optimal_farkle.solver.core.expected import expected_strategy, unmodelled
 from optimal_farkle.solver.core.rolls import column
+from optimal_farkle.solver.duel.cache import solve_strategy
+from optimal_farkle.solver.duel.decisions import decide, rank_options, start_state
 from optimal_farkle.solver.duel.model import build_model
 from optimal_farkle.solver.duel.valueiter import value_iteration
+from optimal_farkle.solver.table.exact import exact_table_supported
+from optimal_farkle.tui.cli import main
 from optimal_farkle.tui.screens.rules_help import rules_renderable, turn_rules
 
 AGREE = 1e-12
@@ -436,3 +443,62 @@ def test_an_exact_goal_with_a_penalty_is_a_fixed_point_of_the_literal_reference(
     result = ReferenceSolver(rules, model.floor).solve(initial=kernel)
     assert result.history[-1] < 1e-14
     assert float(np.abs(kernel - result.w0).max()) <= AGREE
+
+
+def test_the_optimal_player_rolls_hot_dice_that_must_be_rolled(tmp_path: Path) -> None:
+    rules = house("facebook", goal=1500, penalty_farkles=0, penalty_points=0, **MUST_ROLL)
+    strategy = solve_strategy(rules, cache_dir=tmp_path)
+    state = _hot(rules)  # 1,500 with six fresh dice: the goal, but no bank
+    decision = decide(strategy, state)
+    assert decision.bank is None and decision.best is Choice.ROLL
+    assert 0.9 < decision.win < 1.0  # the fresh dice may still farkle
+    turn = strategy.turn_of(start_state(state))
+    assert turn.action(10_000, 6) is Choice.ROLL and turn.action(10_000, 5) is Choice.BANK
+
+
+def test_the_optimal_player_keeps_exactly_the_goal_and_never_busts_by_choice(
+    tmp_path: Path,
+) -> None:
+    rules = house(goal=1000, exact_goal=True)
+    strategy = solve_strategy(rules, cache_dir=tmp_path)
+    state = new_game(rules, TWO, start_scores=(950, 0))
+    state, _ = apply(state, Roll((1, 5, 2, 3, 4, 6)))
+    ranked = rank_options(strategy, state)
+    assert ranked[0].option.dice == (5,) and ranked[0].win == 1.0  # exactly 1,000
+    bust = next(ov for ov in ranked if ov.option.dice == (1,))  # 1,050: busts
+    start = strategy.turn_of(start_state(state))
+    assert bust.win == pytest.approx(start.bank_value(100)) and bust.win < 1.0
+
+
+def test_the_exact_table_solve_refuses_both_with_the_reason() -> None:
+    must = exact_table_supported(house(goal=1000, **MUST_ROLL), 3)
+    assert must is not None and must.startswith("hot dice that must be rolled are not in")
+    exact = exact_table_supported(house(goal=1000, exact_goal=True), 3)
+    assert exact is not None and exact.startswith("an exact goal is not in the exact 3-player")
+
+
+def test_the_expected_score_tools_refuse_both_with_the_reason(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "exact.toml"
+    path.write_text(house(exact_goal=True).to_toml())
+    with pytest.raises(SystemExit) as exited:
+        main(["expected", "--rules", str(path)])
+    assert exited.value.code == 2
+    assert "the expected-score strategy ignores the goal" in capsys.readouterr().err
+    assert unmodelled(house(**MUST_ROLL)) is not None and unmodelled(house()) is None
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"exact_goal": True}, "an exact goal is outside the exact evaluation"),
+        (MUST_ROLL, "hot dice that must be rolled are outside the exact evaluation"),
+    ],
+)
+def test_the_exact_match_evaluation_refuses_both_with_the_reason(
+    changes: dict[str, object], reason: str
+) -> None:
+    """Its turns end in a bank or a farkle and bank every risky dice count past the cut."""
+    with pytest.raises(MatchError, match=re.escape(reason)):
+        exact_odds(house(goal=500, **changes), "max-score", "cautious")

@@ -77,7 +77,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         ("game", "exact_goal"),
         "Exact goal",
-        "passing it busts the turn (first to it)",
+        "passing it busts the turn",
         YES_NO,
     ),
     Option(("game", "entry_minimum"), "Entry minimum", "first bank must reach it (0: none)"),
