@@ -90,3 +90,69 @@ def test_statistics_and_replays_say_in_one_line_why_no_game_is_shown(tmp_path: P
                 await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
 
     run(body())
+
+
+# -- e. one vocabulary for the coach's verdict and its tally ------------------------------------
+def test_the_coachs_verdict_and_tally_speak_one_vocabulary_explained_on_screen() -> None:
+    """The verdict said "−1.31 win-chance points, an inaccuracy" and the tally beside it "1.31
+    points lost in 3 decisions (1 inaccuracy)": two wordings of one figure, and the marks'
+    meaning nowhere. Both say ``cost −1.31`` (the hints' Cost column's word and sign), and a
+    mark is named with the costs it covers."""
+    from tui_support import SIZE, screen_rows, start_game
+
+    from optimal_farkle.tui.widgets.coach_line import CoachLine
+    from optimal_farkle.tui.widgets.words import points_lost
+
+    ranges = {"inaccuracy": "0.5 to 2", "mistake": "2 to 5", "blunder": "5 or more"}
+
+    from test_tui_coach import play_to_choose, worst_keys
+
+    async def body() -> None:
+        app = app_for_tests(seed=5)
+        app.services.settings.coach = True
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, "cautious", solve=True)
+            coach, line = screen.coach, screen.query_one(CoachLine)
+            assert coach is not None
+            legend = " ".join(screen_rows(app, range(line.region.y, line.region.bottom)))
+            assert "its cost" in legend and "A cost is the win chance given away" in legend
+            for _ in range(12):
+                state = await play_to_choose(pilot, screen)
+                if state.is_over:
+                    break
+                seen = len(coach.verdicts)
+                for key in worst_keys(state):
+                    await pilot.press(key)
+                await wait_for(pilot, lambda seen=seen: len(coach.verdicts) > seen)
+                judgement = coach.verdicts[-1].judgement
+                if judgement.mark in ("inaccuracy", "mistake", "blunder"):
+                    break
+            mark, tally = judgement.mark, coach.verdicts[-1].tally
+            assert mark in ("inaccuracy", "mistake", "blunder"), mark
+            region = line.content_region
+            verdict, second = screen_rows(app, range(region.y, region.bottom))
+            article = "an" if mark == "inaccuracy" else "a"
+            said = f"cost {points_lost(judgement.loss)}, {article} {mark} ({ranges[mark]})"
+            assert said in verdict, verdict
+            # The game so far, whole (at 80 columns it was cut off), in the verdict's words.
+            assert f"game: cost {points_lost(tally.loss)}" in second, second
+            assert f" {mark})" in second or f" {mark}," in second, second
+            assert "…" not in verdict + second, (verdict, second)
+            for old in ("win-chance points,", "points lost", "?!"):
+                assert old not in verdict + second, (verdict, second)
+
+    run(body())
+
+
+def test_a_marks_costs_come_from_the_replays_thresholds() -> None:
+    from optimal_farkle.tui.widgets.coach_line import mark_range, verdict_text
+
+    assert [mark_range(m) for m in ("good", "inaccuracy", "mistake", "blunder")] == [
+        "under 0.5",
+        "0.5 to 2",
+        "2 to 5",
+        "5 or more",
+    ]
+    assert verdict_text(0.0).plain == "the best move"
+    assert verdict_text(0.002).plain == "cost −0.20, good (under 0.5)"
+    assert verdict_text(0.0131).plain == "cost −1.31, an inaccuracy (0.5 to 2)"
