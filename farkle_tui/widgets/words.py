@@ -72,6 +72,12 @@ def points_lost(loss: float) -> str:
     return f"−{points:.2f}" if points > 0 else "0.00"
 
 
+def kept_games_problem(error: str) -> str:
+    """Why no kept game is shown, in one line (``error``: :attr:`Storage.games_error`, the
+    reason first): the Replays list and Statistics say it, never "No games kept yet"."""
+    return f"The kept games cannot be shown: {error}"
+
+
 def pct(p: float) -> str:
     """A win probability as a percentage with one decimal: ``53.5%``.
 

@@ -90,16 +90,8 @@ from ..duel.decisions import (
 )
 from ..duel.estimate import BASE_BYTES, USABLE_MEMORY, Estimate, machine_memory
 from ..duel.passes import SolveCancelled
+from .blocks import solver_for
 from .finalround import FinalRound, final_round
-from .kernel import (
-    P_EXTRA,
-    P_ROWS,
-    TableTables,
-    solver_for,
-    steps_next,
-    table_scratch,
-    table_tables,
-)
 from .model import TableModel, build_table_model
 from .resume import SolveJournal
 from .solve import (
@@ -111,6 +103,7 @@ from .solve import (
     reachable_states,
     solve_table,
 )
+from .tables import P_EXTRA, P_ROWS, TableTables, steps_next, table_scratch, table_tables
 from .turn import LastFinalTurn, TableTurn, TurnTooShort, lead_final_turn
 
 if TYPE_CHECKING:
