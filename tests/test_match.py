@@ -116,8 +116,8 @@ def test_exits_are_probability_distributions(rules, tmp_path: Path) -> None:  # 
 
 
 SIMULATED = [
-    (SMALL, "max-score", "cautious", 20000),
-    (SMALL, "coach", "max-score", 20000),
+    (SMALL, "max-score", "cautious", 4000),
+    (SMALL, "coach", "max-score", 4000),
     (ZILCH, "coach", "max-score", 4000),  # the final turn: each player's own reach
     (PATCH, "cautious", "coach", 4000),  # the entry minimum and the final turn
     (EQUAL, "max-score", "coach", 4000),  # equal turns: who started matters
@@ -133,8 +133,8 @@ def test_exact_and_simulated_games_agree_within_three_standard_errors(
 
 
 @slow
-@pytest.mark.parametrize("rules,a,b,games", SIMULATED[2:], ids=lambda x: getattr(x, "name", x))
-def test_the_new_endgames_agree_over_20000_games(rules, a: str, b: str, games: int) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("rules,a,b,games", SIMULATED, ids=lambda x: getattr(x, "name", x))
+def test_every_pairing_agrees_over_20000_games(rules, a: str, b: str, games: int) -> None:  # type: ignore[no-untyped-def]
     _agree(rules, a, b, 20000)
 
 
