@@ -42,6 +42,7 @@ from optimal_farkle.engine.events import Banked, Event, GameOver
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 from optimal_farkle.engine.record import GameRecord, replay_steps
 
+from ..core.choices import PlayerKind
 from ..core.errors import SolverInputError
 from ..core.floor import OutsideModel
 from ..duel.model import unsupported
@@ -497,7 +498,7 @@ class History:
 
 def my_seat(record: GameRecord, me: str | None) -> int | None:
     """The seat of the human called ``me``, else the first human seat; None without humans."""
-    humans = [i for i, p in enumerate(record.players) if p.kind == "human"]
+    humans = [i for i, p in enumerate(record.players) if p.kind == PlayerKind.HUMAN]
     for i in humans:
         if me is not None and record.players[i].name == me:
             return i
@@ -534,7 +535,7 @@ def history(
         seat = my_seat(record, me)
         when = _when(record)
         for event in record.events:
-            if isinstance(event, Banked) and record.players[event.player].kind == "human":
+            if isinstance(event, Banked) and record.players[event.player].kind == PlayerKind.HUMAN:
                 turns.append(
                     BestTurn(
                         event.points, record.players[event.player].name, when, record.rules.name
@@ -552,7 +553,7 @@ def history(
         won = end.winner == seat
         place = finishing_place(seat, end.winner, end.scores)
         others = sorted(
-            "human (hot seat)" if p.kind == "human" else p.kind
+            "human (hot seat)" if p.kind == PlayerKind.HUMAN else p.kind
             for i, p in enumerate(record.players)
             if i != seat
         )

@@ -24,8 +24,8 @@ optimal player's exits are 562,500 turns: a few minutes and about 0.6 GB.
 
 Simulation
 ----------
-:func:`simulate_odds` plays real games through :class:`engine.record.GameSession` with
-:class:`engine.dice.SeededDice`, half with each player first, and reports standard errors.
+:func:`simulate_odds` plays real games through the match simulator
+(:mod:`solver.analysis.simulate`), half with each player first, and reports standard errors.
 """
 
 from __future__ import annotations
@@ -39,11 +39,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from optimal_farkle.engine import STEP, Rules
-from optimal_farkle.engine.dice import SeededDice
-from optimal_farkle.engine.game import Player
-from optimal_farkle.engine.record import GameSession
 
-from ..core.errors import SolveFailedError, SolverInputError
+from ..core.choices import Method, PlayerKind
+from ..core.errors import MatchError, SolveFailedError
 from ..core.floor import DEFAULT_FLOOR
 from ..core.jit import njit
 from ..core.layout import ENDGAME_CODES
@@ -51,21 +49,18 @@ from ..duel.kernel import after_farkle, final_kind, flat_fields, flat_index
 from ..duel.model import Model, build_model, unsupported
 from ..players.levels import LEVEL_PLAYERS, LevelPlayer
 from .exits import Exits, level_exits, optimal_exits
+from .simulate import play_games
 
 if TYPE_CHECKING:
     from ..duel.strategy import Strategy
 
-OPTIMAL = "optimal"
+OPTIMAL = PlayerKind.OPTIMAL
 TOLERANCE = 1e-12
 MAX_SWEEPS = 100_000
 Progress = Callable[[float, str], None]
 
 
-class MatchError(SolverInputError):
-    """The match cannot be evaluated as asked (unknown player, unsupported rules, ...)."""
-
-
-def exact_players() -> list[str]:
+def exact_players() -> list[PlayerKind]:
     """Every player id the exact evaluation knows: the optimal player and the levels."""
     return [OPTIMAL, *LEVEL_PLAYERS]
 
@@ -74,11 +69,11 @@ def exact_players() -> list[str]:
 class MatchOdds:
     """P(A wins) with A first, with B first, and with a fair coin for who starts."""
 
-    players: tuple[str, str]
+    players: tuple[PlayerKind, PlayerKind]
     first: float
     second: float
     overall: float
-    method: str  # "exact" | "simulation"
+    method: Method
     seconds: float
     games: int | None = None
     stderr: float | None = None  # of ``overall``
@@ -96,7 +91,7 @@ class MatchOdds:
             "overall": self.overall,
             "method": self.method,
         }
-        if self.method == "simulation":
+        if self.method is Method.SIMULATION:
             data.update(
                 games=self.games,
                 stderr=self.stderr,
@@ -287,10 +282,11 @@ def evaluate(
     return Evaluation(va.reshape(model.shape), vb.reshape(model.shape), sweeps, change)
 
 
-def _check_players(ids: Sequence[str], known: Sequence[str]) -> None:
+def _check_players(ids: Sequence[PlayerKind], known: Sequence[PlayerKind]) -> None:
     for pid in ids:
         if pid not in known:
-            raise MatchError(f"unknown player {pid!r}; the players are: {', '.join(known)}")
+            name = str(pid)
+            raise MatchError(f"unknown player {name!r}; the players are: {', '.join(known)}")
 
 
 def check_start(model: Model, start_scores: tuple[int, int]) -> tuple[int, int]:
@@ -314,7 +310,7 @@ def start_index(model: Model, mover: int, other: int) -> tuple[int, ...]:
 
 
 def exits_of(
-    pid: str, model: Model, strategy: Strategy | None, threads: int, progress: Progress
+    pid: PlayerKind, model: Model, strategy: Strategy | None, threads: int, progress: Progress
 ) -> Exits:
     """The exits of one player id (the optimal player needs the solved strategy)."""
     if pid == OPTIMAL:
@@ -327,8 +323,8 @@ def exits_of(
 
 def exact_odds(
     rules: Rules,
-    a: str,
-    b: str,
+    a: PlayerKind,
+    b: PlayerKind,
     strategy: Strategy | None = None,
     floor: int = DEFAULT_FLOOR,
     start_scores: tuple[int, int] = (0, 0),
@@ -352,7 +348,7 @@ def exact_odds(
     model = build_model(rules, floor)
     check_start(model, start_scores)
     say = progress or (lambda fraction, message: None)
-    exits: dict[str, Exits] = {}
+    exits: dict[PlayerKind, Exits] = {}
     for pid in dict.fromkeys((a, b)):
         say(0.0, f"the turns of {pid}")
         exits[pid] = exits_of(pid, model, strategy, threads, lambda x, m: say(0.9 * x, m))
@@ -375,7 +371,7 @@ def exact_odds(
         first=first,
         second=second,
         overall=0.5 * (first + second),
-        method="exact",
+        method=Method.EXACT,
         seconds=time.perf_counter() - started,
         sweeps=result.sweeps,
         residual=result.residual,
@@ -383,13 +379,13 @@ def exact_odds(
 
 
 # -- simulation ------------------------------------------------------------------------------------
-MakePlayer = Callable[[str, Rules], Any]
+MakePlayer = Callable[[PlayerKind, Rules], Any]
 
 
 def simulate_odds(
     rules: Rules,
-    a: str,
-    b: str,
+    a: PlayerKind,
+    b: PlayerKind,
     games: int,
     seed: int,
     make: MakePlayer,
@@ -399,35 +395,15 @@ def simulate_odds(
     """Play ``games`` real games (half with each player first) with seeded dice.
 
     ``make(id, rules)`` builds a player with ``act(state)``. Game ``k`` uses dice seeded with
-    ``seed + k``, so any single game can be replayed on its own.
+    ``seed + k`` and A first when ``k`` is even (:func:`solver.analysis.simulate.play_games`),
+    so any single game can be replayed on its own.
     """
-    if games < 2:
-        raise MatchError(f"simulate at least 2 games, not {games}")
-    started = time.perf_counter()
-    pa, pb = make(a, rules), make(b, rules)
-    wins = [0, 0]
-    played = [0, 0]
-    seats = (Player(f"A ({a})", a), Player(f"B ({b})", b))
-    for k in range(games):
-        a_first = k % 2 == 0
-        session = GameSession.start(
-            rules,
-            seats,
-            first=0 if a_first else 1,
-            dice=SeededDice(seed + k),
-            start_scores=start_scores,
-        )
-        actors = (pa, pb)
-        while not session.is_over:
-            state = session.state
-            session.act(actors[state.current].act(state))
-        slot = 0 if a_first else 1
-        played[slot] += 1
-        wins[slot] += session.state.winner == 0
-        if progress is not None and (k + 1) % 200 == 0:
-            progress((k + 1) / games, f"{k + 1:,} of {games:,} games")
-    first = wins[0] / played[0]
-    second = wins[1] / played[1]
+    tally = play_games(
+        rules, (a, b), games, seed, lambda pid: make(pid, rules), start_scores, progress
+    )
+    played = [int(n) for n in tally.played]
+    first = int(tally.wins[0, 0]) / played[0]
+    second = int(tally.wins[1, 0]) / played[1]
     se1 = math.sqrt(first * (1 - first) / played[0])
     se2 = math.sqrt(second * (1 - second) / played[1])
     return MatchOdds(
@@ -435,8 +411,8 @@ def simulate_odds(
         first=first,
         second=second,
         overall=0.5 * (first + second),
-        method="simulation",
-        seconds=time.perf_counter() - started,
+        method=Method.SIMULATION,
+        seconds=tally.seconds,
         games=games,
         stderr=0.5 * math.sqrt(se1 * se1 + se2 * se2),
         stderr_first=se1,

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from optimal_farkle.engine import Rules
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
-from ..core.choices import Choice
+from ..core.choices import Choice, PlayerKind
 from ..core.errors import SolverInputError
 from ..core.floor import OutsideModel, used_floor
 from ..duel.decisions import decide, decide_turn, rank_options, rank_turn
@@ -47,7 +47,7 @@ APPROX_DESCRIPTION = (
 
 
 class AIPlayer(Protocol):
-    id: str
+    id: PlayerKind
     title: str
     description: str
 
@@ -62,7 +62,7 @@ class OptimalPlayer:
     (``exact`` False, ``title`` :data:`APPROX_TITLE`).
     """
 
-    id = "optimal"
+    id = PlayerKind.OPTIMAL
     title = "Perfect"
     description = (
         "Plays provably optimal Farkle: every choice maximises its chance of winning the game, "
@@ -143,9 +143,9 @@ def at_floor(state: GameState, floor: int) -> GameState:
     return replace(state, standings=standings)
 
 
-def _registry() -> dict[str, Any]:
+def _registry() -> dict[PlayerKind, Any]:
     """Player classes by id: each has ``id``, ``title``, ``description`` and ``(rules, strategy)``."""
-    players: dict[str, Any] = {OptimalPlayer.id: OptimalPlayer}
+    players: dict[PlayerKind, Any] = {OptimalPlayer.id: OptimalPlayer}
     try:
         from .levels import LEVEL_PLAYERS
     except ImportError:  # pragma: no cover - levels ship with the package
@@ -154,7 +154,7 @@ def _registry() -> dict[str, Any]:
     return players
 
 
-def ai_players(players: int = 2, exact: bool = False) -> list[tuple[str, str, str]]:
+def ai_players(players: int = 2, exact: bool = False) -> list[tuple[PlayerKind, str, str]]:
     """``(id, title, description)`` of every computer player, strongest first.
 
     ``players``: the table size; ``exact``: whether the exact solve of that table size is
@@ -181,15 +181,15 @@ def exact_description(players: int) -> str:
 
 
 #: The approximation as a player of its own (see the module docstring).
-STRONG = "strong"
+STRONG = PlayerKind.STRONG
 
 
-def table_player_ids() -> list[str]:
+def table_player_ids() -> list[PlayerKind]:
     """Every id :func:`make_player` accepts: :func:`ai_players`' and ``strong``."""
     return [pid for pid, _, _ in ai_players()] + [STRONG]
 
 
-def needs_strategy(player_id: str) -> bool:
+def needs_strategy(player_id: PlayerKind) -> bool:
     """Whether a player needs the solved win-probability strategy."""
     if player_id == STRONG:
         return True
@@ -198,7 +198,7 @@ def needs_strategy(player_id: str) -> bool:
 
 
 def make_player(
-    player_id: str,
+    player_id: PlayerKind,
     rules: Rules,
     strategy: Strategy | None = None,
     *,
@@ -220,7 +220,8 @@ def make_player(
             strong.description = APPROX_DESCRIPTION
         return strong
     if player_id not in registry:
-        raise SolverInputError(f"unknown player {player_id!r}: choose from {', '.join(registry)}")
+        name = str(player_id)
+        raise SolverInputError(f"unknown player {name!r}: choose from {', '.join(registry)}")
     if player_id == OptimalPlayer.id:
         return OptimalPlayer(rules, strategy, players, exact)
     player: AIPlayer = registry[player_id](rules, strategy)
