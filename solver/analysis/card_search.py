@@ -54,7 +54,9 @@ from ..duel.passes import SolveCancelled
 from ..players.card import PAPER_GO_FOR_IT, Card, GoForIt, Odds, is_paper_rules
 from ..players.card_estimate import estimate_table
 from ..players.levels import CardPlayer
-from .exits import Exits, level_exits, optimal_exits
+from .exits import Exits
+from .exits_levels import level_exits
+from .exits_optimal import optimal_exits
 from .match import evaluate, start_index
 
 if TYPE_CHECKING:

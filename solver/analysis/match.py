@@ -48,7 +48,9 @@ from ..core.layout import ENDGAME_CODES
 from ..duel.kernel import after_farkle, final_kind, flat_fields, flat_index
 from ..duel.model import Model, build_model, unsupported
 from ..players.levels import LEVEL_PLAYERS, LevelPlayer
-from .exits import Exits, level_exits, optimal_exits
+from .exits import Exits
+from .exits_levels import level_exits
+from .exits_optimal import optimal_exits
 from .simulate import play_games
 
 if TYPE_CHECKING:
@@ -81,6 +83,21 @@ class MatchOdds:
     stderr_second: float | None = None
     sweeps: int | None = None  # Gauss-Seidel sweeps of the exact evaluation
     residual: float | None = None  # the largest change of its last sweep
+
+    @classmethod
+    def of(
+        cls,
+        players: tuple[PlayerKind, PlayerKind],
+        first: float,
+        second: float,
+        method: Method,
+        seconds: float,
+        **details: Any,
+    ) -> MatchOdds:
+        """The odds from A's chances with A first and with B first; ``overall`` is their
+        mean (a fair coin for who starts). ``details``: the method's own fields."""
+        overall = 0.5 * (first + second)
+        return cls(players, first, second, overall, method, seconds, **details)
 
     def to_json(self) -> dict[str, Any]:
         """The ``farkle match --json`` object."""
@@ -366,15 +383,9 @@ def exact_odds(
     say(1.0, "done")
     first = float(result.va[start_index(model, *start_scores)])
     second = 1.0 - float(result.vb[start_index(model, start_scores[1], start_scores[0])])
-    return MatchOdds(
-        players=(a, b),
-        first=first,
-        second=second,
-        overall=0.5 * (first + second),
-        method=Method.EXACT,
-        seconds=time.perf_counter() - started,
-        sweeps=result.sweeps,
-        residual=result.residual,
+    seconds = time.perf_counter() - started
+    return MatchOdds.of(
+        (a, b), first, second, Method.EXACT, seconds, sweeps=result.sweeps, residual=result.residual
     )
 
 
@@ -406,13 +417,12 @@ def simulate_odds(
     second = int(tally.wins[1, 0]) / played[1]
     se1 = math.sqrt(first * (1 - first) / played[0])
     se2 = math.sqrt(second * (1 - second) / played[1])
-    return MatchOdds(
-        players=(a, b),
-        first=first,
-        second=second,
-        overall=0.5 * (first + second),
-        method=Method.SIMULATION,
-        seconds=tally.seconds,
+    return MatchOdds.of(
+        (a, b),
+        first,
+        second,
+        Method.SIMULATION,
+        tally.seconds,
         games=games,
         stderr=0.5 * math.sqrt(se1 * se1 + se2 * se2),
         stderr_first=se1,
