@@ -22,6 +22,7 @@ is the two-player optimum, which is what the approximation reduces to.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -31,7 +32,14 @@ from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, Set
 from ..core.choices import Choice, PlayerKind
 from ..core.errors import SolverInputError
 from ..core.floor import OutsideModel, used_floor
-from ..duel.decisions import decide, decide_turn, rank_options, rank_turn
+from ..duel.decisions import (
+    Decision,
+    OptionValue,
+    decide,
+    decide_turn,
+    rank_options,
+    rank_turn,
+)
 from ..duel.strategy import Strategy
 
 if TYPE_CHECKING:
@@ -113,26 +121,29 @@ class OptimalPlayer:
 
     def _act(self, state: GameState) -> Action:
         if self.players == 2 and self.strategy is not None:
-            if state.phase is Phase.CHOOSE:
-                return SetAside(rank_options(self.strategy, state)[0].option.dice)
-            if state.turn_total == 0:
-                return Roll()
-            return Bank() if decide(self.strategy, state).best == Choice.BANK else Roll()
+            strategy = self.strategy
+            return play(state, lambda s: rank_options(strategy, s), lambda s: decide(strategy, s))
         choose = getattr(self.advice, "choose", None)
         if choose is not None:
             # The exact table strategy: the turn of the policy this mover plays (where it
             # mixes two, the one drawn for this turn: solver.table.exact.mixed_draw).
             turn = choose(state)
-            if state.phase is Phase.CHOOSE:
-                return SetAside(rank_turn(turn, state)[0].option.dice)
-            if state.turn_total == 0:
-                return Roll()
-            return Bank() if decide_turn(turn, state).best == Choice.BANK else Roll()
-        if state.phase is Phase.CHOOSE:
-            return SetAside(self.advice.rank_options(state)[0].option.dice)
-        if state.turn_total == 0:
-            return Roll()
-        return Bank() if self.advice.decide(state).best == Choice.BANK else Roll()
+            return play(state, lambda s: rank_turn(turn, s), lambda s: decide_turn(turn, s))
+        return play(state, self.advice.rank_options, self.advice.decide)
+
+
+def play(
+    state: GameState,
+    rank: Callable[[GameState], list[OptionValue]],
+    decide_at: Callable[[GameState], Decision],
+) -> Action:
+    """The action of a player who sets aside the best-ranked option (``rank``), rolls a turn's
+    first throw, and otherwise banks or rolls as ``decide_at`` says (ties bank)."""
+    if state.phase is Phase.CHOOSE:
+        return SetAside(rank(state)[0].option.dice)
+    if state.turn_total == 0:
+        return Roll()
+    return Bank() if decide_at(state).best == Choice.BANK else Roll()
 
 
 def at_floor(state: GameState, floor: int) -> GameState:
