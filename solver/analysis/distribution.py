@@ -141,7 +141,7 @@ class TurnDistribution:
 
     Attributes:
         rules: the rule set.
-        policy: the policy's name.
+        policy: whose play it is (the :class:`TurnPolicy`'s name).
         points: ``(K,)`` int64, the turn scores with positive probability, ascending (0 is a
             farkle).
         probability: ``(K,)`` float64, their probabilities.
@@ -152,7 +152,7 @@ class TurnDistribution:
     """
 
     rules: Rules
-    policy: str
+    policy: PlayerKind
     points: np.ndarray
     probability: np.ndarray
     farkle_probability: float
