@@ -34,7 +34,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -122,17 +122,26 @@ class MatchOdds:
 
 
 # -- evaluation ---------------------------------------------------------------------------------
+class Game(NamedTuple):
+    """What every evaluation kernel reads of the model: the start states' shape, the endgame
+    code (:data:`solver.core.layout.ENDGAME_CODES`) and the farkle penalty."""
+
+    shape: np.ndarray  # (7,) int64: Model.shape
+    endgame: int
+    pen_count: int
+    pen_steps: int
+
+
+def game_of(model: Model) -> Game:
+    """The evaluation kernels' record of ``model``."""
+    shape = np.array(model.shape, dtype=np.int64)
+    endgame = ENDGAME_CODES[model.endgame]
+    return Game(shape, endgame, model.penalty_count, model.penalty_steps)
+
+
 @njit(cache=True, nogil=True)
-def _turn_value(
-    s: int,
-    shape: np.ndarray,
-    endgame: int,
-    pen_count: int,
-    pen_steps: int,
-    x: Exits,
-    reach_y: np.ndarray,
-    other: np.ndarray,
-) -> float:
+def _turn_value(s: int, game: Game, x: Exits, reach_y: np.ndarray, other: np.ndarray) -> float:
+    shape, endgame = game.shape, game.endgame
     nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
     b, d, f, e, u, o, r2 = flat_fields(s, nb, nf, ne, ns)
     rr = ns - 1 - r2
@@ -155,32 +164,24 @@ def _turn_value(
         for k in range(plo, x.past_offset[row + 1]):
             big_k = min(g + k - plo + b - d + 1, length - 1)
             acc += x.past[k] * (1.0 - reach_y[d, o if ne > 1 else 1, big_k])
-    b2, f2 = after_farkle(b, f, pen_count, pen_steps)
+    b2, f2 = after_farkle(b, f, game.pen_count, game.pen_steps)
     acc += x.farkle[row] * (1.0 - other[flat_index(d, b2, e, f2, o, u, rr, nb, nf, ne, ns)])
     return float(acc)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _farkle_next(s: int, shape: np.ndarray, pen_count: int, pen_steps: int) -> int:
+def _farkle_next(s: int, game: Game) -> int:
     """The start state the opponent moves from after the mover farkles in ``s``."""
+    shape = game.shape
     nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
     b, d, f, e, u, o, r2 = flat_fields(s, nb, nf, ne, ns)
-    b2, f2 = after_farkle(b, f, pen_count, pen_steps)
+    b2, f2 = after_farkle(b, f, game.pen_count, game.pen_steps)
     return flat_index(d, b2, e, f2, o, u, ns - 1 - r2, nb, nf, ne, ns)
 
 
 @njit(cache=True, nogil=True)
 def _pair(
-    s: int,
-    s2: int,
-    shape: np.ndarray,
-    endgame: int,
-    pen_count: int,
-    pen_steps: int,
-    x: Exits,
-    y: Exits,
-    vx: np.ndarray,
-    vy: np.ndarray,
+    s: int, s2: int, game: Game, x: Exits, y: Exits, vx: np.ndarray, vy: np.ndarray
 ) -> tuple[float, float]:
     """``V_X(s)`` and ``V_Y(s2)`` solved together, where each one's farkle leads to the other.
 
@@ -193,8 +194,8 @@ def _pair(
 
     so the pair is exact in one step instead of shrinking by ``f_X f_Y`` per sweep.
     """
-    tx = _turn_value(s, shape, endgame, pen_count, pen_steps, x, y.reach, vy)
-    ty = _turn_value(s2, shape, endgame, pen_count, pen_steps, y, x.reach, vx)
+    tx = _turn_value(s, game, x, y.reach, vy)
+    ty = _turn_value(s2, game, y, x.reach, vx)
     fx = x.farkle[x.row_of[s]]
     fy = y.farkle[y.row_of[s2]]
     cx = tx - fx * (1.0 - vy[s2])
@@ -205,15 +206,7 @@ def _pair(
 
 @njit(cache=True, nogil=True)
 def _sweep(
-    order: np.ndarray,
-    shape: np.ndarray,
-    endgame: int,
-    pen_count: int,
-    pen_steps: int,
-    a: Exits,
-    b: Exits,
-    va: np.ndarray,
-    vb: np.ndarray,
+    order: np.ndarray, game: Game, a: Exits, b: Exits, va: np.ndarray, vb: np.ndarray
 ) -> float:
     """One Gauss-Seidel sweep of both players' values in layer order; the largest change.
 
@@ -224,20 +217,20 @@ def _sweep(
     largest = 0.0
     for i in range(order.shape[0]):
         s = order[i]
-        s2 = _farkle_next(s, shape, pen_count, pen_steps)
+        s2 = _farkle_next(s, game)
         if s2 == s:  # equal scores: each player's farkle hands the other the same state
-            new_a, new_b = _pair(s, s, shape, endgame, pen_count, pen_steps, a, b, va, vb)
-        elif _farkle_next(s2, shape, pen_count, pen_steps) == s:
+            new_a, new_b = _pair(s, s, game, a, b, va, vb)
+        elif _farkle_next(s2, game) == s:
             if s2 < s:
                 continue  # solved with its partner, which comes first in the layer
-            new_a, pair_b = _pair(s, s2, shape, endgame, pen_count, pen_steps, a, b, va, vb)
-            new_b, pair_a = _pair(s, s2, shape, endgame, pen_count, pen_steps, b, a, vb, va)
+            new_a, pair_b = _pair(s, s2, game, a, b, va, vb)
+            new_b, pair_a = _pair(s, s2, game, b, a, vb, va)
             largest = max(largest, abs(pair_b - vb[s2]), abs(pair_a - va[s2]))
             vb[s2] = pair_b
             va[s2] = pair_a
         else:
-            new_a = _turn_value(s, shape, endgame, pen_count, pen_steps, a, b.reach, vb)
-            new_b = _turn_value(s, shape, endgame, pen_count, pen_steps, b, a.reach, va)
+            new_a = _turn_value(s, game, a, b.reach, vb)
+            new_b = _turn_value(s, game, b, a.reach, va)
         change = max(abs(new_a - va[s]), abs(new_b - vb[s]))
         largest = max(largest, change)
         va[s] = new_a
@@ -279,14 +272,11 @@ def evaluate(
         va = np.ascontiguousarray(initial[0], dtype=np.float64).reshape(-1).copy()
         vb = np.ascontiguousarray(initial[1], dtype=np.float64).reshape(-1).copy()
     order = layer_order(model)
-    shape = np.array(model.shape, dtype=np.int64)
-    endgame = ENDGAME_CODES[model.endgame]
+    game = game_of(model)
     sweeps = 0
     while True:
         sweeps += 1
-        change = _sweep(
-            order, shape, endgame, model.penalty_count, model.penalty_steps, a, b, va, vb
-        )
+        change = _sweep(order, game, a, b, va, vb)
         if progress is not None and sweeps % 10 == 0:
             progress(
                 min(0.99, math.log10(max(change, 1e-300)) / math.log10(tolerance)),
