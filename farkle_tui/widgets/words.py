@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from optimal_farkle.engine import FarkleError, ScoringOption
 from optimal_farkle.engine.game import (
     Banked,
+    Busted,
     Farkled,
     FinalRound,
     GameOver,
@@ -69,6 +70,12 @@ def points_lost(loss: float) -> str:
     what rounds to nothing (it read ``−0.00``)."""
     points = round(100 * loss, 2)
     return f"−{points:.2f}" if points > 0 else "0.00"
+
+
+def kept_games_problem(error: str) -> str:
+    """Why no kept game is shown, in one line (``error``: :attr:`Storage.games_error`, the
+    reason first): the Replays list and Statistics say it, never "No games kept yet"."""
+    return f"The kept games cannot be shown: {error}"
 
 
 def pct(p: float) -> str:
@@ -199,8 +206,14 @@ def selection_words(state: GameState, dice: tuple[int, ...]) -> tuple[str, bool]
     except FarkleError as exc:
         return str(exc), True
     total = state.turn_total + option.points
+    if state.rules.busts(state.standing.score, total):
+        goal = pts(state.rules.goal)
+        score = pts(state.standing.score + total)
+        return f"{option.describe()} · busts: {score} passes the exact goal {goal}", False
     after = after_set_aside(state, option)
-    if after is not None and not after.is_over and after.bank_refusal() is not None:
+    if option.size == n and state.rules.must_roll_hot_dice:
+        bank = "hot dice must be rolled"
+    elif after is not None and not after.is_over and after.bank_refusal() is not None:
         bank = f"bank needs {pts(state.rules.bank_minimum(state.standing.entered))}"
     else:
         bank = f"bank now = {pts(state.turn_total)} + {pts(option.points)} = {pts(total)}"
@@ -256,6 +269,13 @@ def describe_event(
         lost = f" and loses {pts(event.lost)} points" if event.lost else ""
         marks = f" ({event.farkles} in a row)" if event.farkles > 1 else ""
         return Line(f"FARKLE! {name} rolled {dice_text(event.dice)}{lost}{marks}", "bad", True)
+    if isinstance(event, Busted):
+        goal = f" {pts(state.rules.goal)}" if state is not None else ""
+        return Line(
+            f"BUST! {name} passed the exact goal{goal} and loses {pts(event.lost)} points",
+            "bad",
+            True,
+        )
     if isinstance(event, Penalty):
         return Line(
             f"Penalty: {name}'s third farkle in a row costs {pts(event.points)} points: "

@@ -34,6 +34,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from optimal_farkle.engine import Rules
+
+from ..core.errors import SolverInputError
 from ..core.jit import njit
 from ..duel.model import KernelTables
 
@@ -89,6 +92,30 @@ def bank_past(past: np.ndarray, ti: int, goal: int, w: float, past_len: int) -> 
     return max(past_len, ti - goal + 1)
 
 
+def unmodelled(rules: Rules) -> str | None:
+    """A house rule the exits do not model, in words (None: they model these rules).
+
+    A turn's exits here are banks and farkles, and past the exact cut every dice count that
+    can farkle banks; an exact goal adds a third exit (the bust) and hot dice that must be
+    rolled take the bank from six fresh dice, so both are refused rather than evaluated wrong.
+    """
+    if rules.exact_goal:
+        return "an exact goal is outside the exact evaluation (a bust is a third way a turn ends)"
+    if rules.must_roll_hot_dice:
+        return (
+            "hot dice that must be rolled are outside the exact evaluation (past its cut six "
+            "fresh dice would bank)"
+        )
+    return None
+
+
+def check_modelled(rules: Rules) -> None:
+    """:class:`SolverInputError` naming the house rule of ``rules`` the exits do not model."""
+    reason = unmodelled(rules)
+    if reason is not None:
+        raise SolverInputError(f"{rules.name}: {reason}")
+
+
 def in_threads(run: Callable[[int], None], threads: int) -> None:
     """``run(worker)`` on ``threads`` threads (the kernels release the GIL)."""
     threads = max(1, threads)
@@ -99,4 +126,14 @@ def in_threads(run: Callable[[int], None], threads: int) -> None:
         list(pool.map(run, range(threads)))
 
 
-__all__ = ["NEGLIGIBLE", "Exits", "Progress", "bank_past", "in_threads", "roll_on", "start_turn"]
+__all__ = [
+    "NEGLIGIBLE",
+    "Exits",
+    "Progress",
+    "bank_past",
+    "check_modelled",
+    "in_threads",
+    "roll_on",
+    "start_turn",
+    "unmodelled",
+]

@@ -18,7 +18,7 @@ from optimal_farkle.engine import STEP, Endgame
 
 from ..core.jit import njit
 from ..duel.model import KernelTables, Model
-from .exits import NEGLIGIBLE, Exits, bank_past, in_threads, roll_on, start_turn
+from .exits import NEGLIGIBLE, Exits, bank_past, check_modelled, in_threads, roll_on, start_turn
 
 if TYPE_CHECKING:
     from ..players.levels import LevelPlayer
@@ -155,6 +155,7 @@ def _level_final_reach(
 
 def level_exits(player: LevelPlayer, model: Model, threads: int = 2) -> Exits:
     """Tabulate a level's decisions (by its own methods) and run its turns forward."""
+    check_modelled(model.rules)
     nb = model.nb
     opts = model.options
     kt = model.kernel_tables()

@@ -16,7 +16,16 @@ from ..core.jit import njit
 from ..core.layout import LANES
 from ..duel.kernel import CERT_WIDTH, TurnScratch, record_block, turn_scratch
 from ..duel.model import P_REACH, KernelTables, Model, build_schedule
-from .exits import NEGLIGIBLE, Exits, Progress, bank_past, in_threads, roll_on, start_turn
+from .exits import (
+    NEGLIGIBLE,
+    Exits,
+    Progress,
+    bank_past,
+    check_modelled,
+    in_threads,
+    roll_on,
+    start_turn,
+)
 
 
 @njit(cache=True, nogil=True, boundscheck=False)
@@ -164,6 +173,7 @@ def optimal_exits(
     w0: np.ndarray, model: Model, threads: int = 2, progress: Progress | None = None
 ) -> Exits:
     """The optimal player's exits for every start state (``w0``: the solved table)."""
+    check_modelled(model.rules)
     kt = model.kernel_tables()
     flat = np.ascontiguousarray(w0, dtype=np.float64).reshape(-1)
     schedule = build_schedule(model)

@@ -48,7 +48,7 @@ from ..core.layout import ENDGAME_CODES
 from ..duel.kernel import after_farkle, final_kind, flat_fields, flat_index
 from ..duel.model import Model, build_model, unsupported
 from ..players.levels import LEVEL_PLAYERS, LevelPlayer
-from .exits import Exits
+from .exits import Exits, unmodelled
 from .exits_levels import level_exits
 from .exits_optimal import optimal_exits
 from .simulate import play_games
@@ -345,7 +345,7 @@ def exact_odds(
     """
     started = time.perf_counter()
     _check_players((a, b), exact_players())
-    reason = unsupported(rules)
+    reason = unsupported(rules) or unmodelled(rules)
     if reason is not None:
         raise MatchError(f"these rules cannot be evaluated: {reason}")
     if OPTIMAL in (a, b):

@@ -157,6 +157,28 @@ def _gains(flat: FlatOptions, rules: Rules) -> np.ndarray:
     )  # pragma: no cover
 
 
+def unmodelled(rules: Rules) -> str | None:
+    """Why the expected-score tables do not describe a turn of ``rules``, in words; or None.
+
+    The table's closed form past its cap (``t + c_n``: every risky dice count banks) and its
+    blindness to the goal are this model; two house rules break them. The computer levels
+    still play from the table (the engine refuses the moves these rules forbid), but the
+    tools that print it as a strategy refuse such rules with this reason.
+    """
+    if rules.exact_goal:
+        return (
+            f"{rules.name}: under an exact goal a turn's worth depends on how far the goal is, "
+            "and the expected-score strategy ignores the goal (the optimal player knows it)"
+        )
+    if rules.must_roll_hot_dice:
+        return (
+            f"{rules.name}: hot dice that must be rolled are outside the expected-score model "
+            "(past its table every dice count banks; six fresh dice then may not), so it "
+            "prints no table for them (the optimal player knows them)"
+        )
+    return None
+
+
 def safe_cap(rules: Rules, penalty: float = 0.0, entered: bool = True) -> int:
     """The smallest turn total from which the above-the-cap form is exact (see the module doc)."""
     flat = flat_tables(rules)

@@ -20,7 +20,7 @@ import numpy as np
 
 from optimal_farkle.engine import Endgame
 
-from ..core.layout import LANES
+from ..core.layout import LANES, duel_index
 from .kernel import CERT_HI, CERT_LO, CERT_ROOM, CERT_WIDTH
 from .model import NO_PLAN, KernelTables, Model, Schedule
 
@@ -31,6 +31,17 @@ CERTIFY_FACTOR = 5.0
 LOCAL_FLOOR = 0.1
 #: How far margins computed in float64 can be from exact arithmetic.
 ARITHMETIC_SLACK = 1e-13
+
+
+def bust_targets(model: Model, schedule: Schedule) -> np.ndarray | None:
+    """Under an exact goal, the state each lane's bust leads to (a turn's third exit, beside
+    its banks and its farkle: :func:`solver.duel.kernel.lane_setup`); None without one."""
+    if not model.rules.exact_goal:
+        return None
+    b, d, _, e, u, o, r = (schedule.block_lanes[:, i, :] for i in range(7))
+    r2 = model.ns - 1 - r
+    index: np.ndarray = duel_index(d, b, e, 0, o, u, r2, model.nb, model.nf, model.ne, model.ns)
+    return index
 
 
 class Certificates:
@@ -61,6 +72,7 @@ class Certificates:
         self.tops = np.zeros(blocks, dtype=np.int64)
         self.bank_first = np.zeros((blocks, LANES), dtype=np.int64)
         self.farkle = np.zeros((blocks, LANES), dtype=np.int64)
+        self.bust = bust_targets(self.model, self.schedule)
         self.inputs = False  # whether a pass has recorded them yet
         self.guessed = False  # whether certs and plan hold a guessing pass's guesses (sweep)
         self.reserving: threading.Thread | None = None  # see reserve_plans
@@ -179,6 +191,8 @@ class Certificates:
         above = np.maximum.accumulate(column[:, ::-1], axis=1)[:, ::-1].reshape(-1)
         above = np.append(above, 0.0)  # index -1: no bank target below the goal
         lanes: np.ndarray = np.maximum(above[self.bank_first], delta[self.farkle])
+        if self.bust is not None:
+            lanes = np.maximum(lanes, delta[self.bust])
         drift: np.ndarray = lanes.max(axis=1)
         return drift
 

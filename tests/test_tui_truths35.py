@@ -1,0 +1,158 @@
+"""Issue 35, what remained after its eleven defects: Statistics counts only games it can check
+and says why it shows none; the first wait's progress; one vocabulary for the coach's verdicts;
+rows whole at 60x20 and 80x24. Each test asserts on what the widgets render."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+from tui_support import RULES, app_for_tests, no_solver, rows_of, run, wait_for
+
+from optimal_farkle.engine.dice import ScriptedDice, SeededDice
+from optimal_farkle.engine.game import Bank, Phase, Player, Roll, SetAside
+from optimal_farkle.engine.record import GameRecord, GameSession
+from optimal_farkle.tui.game_setup import HUMAN
+from optimal_farkle.tui.screens.replays import ReplaysScreen
+from optimal_farkle.tui.screens.start import StartScreen
+from optimal_farkle.tui.storage import Storage
+
+
+def fair_game(names: tuple[str, str] = ("Ann", "Bob"), seed: int = 7) -> GameRecord:
+    """A finished game dealt by its seed: the biggest set-aside, then bank at 300 or more."""
+    session = GameSession.start(RULES, tuple(Player(n) for n in names), dice=SeededDice(seed))
+    while not session.is_over:
+        state = session.state
+        if state.phase is Phase.CHOOSE:
+            session.act(SetAside(state.options()[0].dice))
+        else:
+            session.act(Bank() if state.can_bank() and state.turn_total >= 300 else Roll())
+    return session.record
+
+
+# -- a. a game without a seed is no win against Perfect ---------------------------------------
+def test_a_game_without_a_seed_is_unverified_and_no_win_against_perfect(tmp_path: Path) -> None:
+    """A record with no seed (hand-made, or dealt by other dice) cannot be checked against its
+    dice: it was counted as a win against Perfect. It is counted apart, and said."""
+    from optimal_farkle.tui.screens.stats import StatsScreen
+
+    players = (Player("Ann", HUMAN), Player("Perfect", "optimal"))
+    session = GameSession.start(RULES, players, dice=ScriptedDice([(1, 1, 1, 1, 1, 1)]))
+    session.act(Roll())
+    session.act(SetAside((1, 1, 1, 1, 1, 1)))  # six 1s: 1,000, the goal, won
+    assert session.state.winner == 0 and session.record.seed is None
+    storage = Storage(tmp_path)
+    storage.archive(session.record, discard=False)
+    storage.archive(fair_game(), discard=False)
+
+    async def body() -> None:
+        app = app_for_tests(supports=no_solver, data_dir=tmp_path)
+        app.services.settings.player_name = "Ann"
+        async with app.run_test(size=(100, 40)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            await pilot.press("s")
+            await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen))
+            await pilot.pause()
+            shown = rows_of(app, app.screen.query_one("#stats-body"))
+            assert "1 finished game," in shown, shown
+            assert "1 unverified: no seed to check the dice by (not counted)" in shown, shown
+            assert "Perfect" not in shown, shown  # no tally against Perfect at all
+
+    run(body())
+
+
+# -- b. a games folder that cannot be listed ----------------------------------------------------
+def test_statistics_and_replays_say_in_one_line_why_no_game_is_shown(tmp_path: Path) -> None:
+    """The games "folder" is a file (as root, a folder without permission reads fine):
+    Statistics showed "0 finished games" with no reason; both screens say why, in one row."""
+    from optimal_farkle.tui.screens.stats import StatsScreen
+
+    async def body() -> None:
+        app = app_for_tests(data_dir=tmp_path)
+        games = app.services.storage.games_dir
+        games.parent.mkdir(parents=True, exist_ok=True)
+        games.write_text("not a folder")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            for key, screen, info in (
+                ("s", StatsScreen, "#stats-body"),
+                ("p", ReplaysScreen, "#replays-info"),
+            ):
+                await pilot.press(key)
+                await wait_for(pilot, lambda screen=screen: isinstance(app.screen, screen))
+                await pilot.pause()
+                widget = app.screen.query_one(info, Static)
+                shown = rows_of(app, widget).strip("║ ")
+                assert shown.startswith("The kept games cannot be shown: not a directory"), shown
+                assert widget.content_region.height == 1, shown
+                assert "finished game" not in shown and "No games" not in shown, shown
+                await pilot.press("escape")
+                await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+
+    run(body())
+
+
+# -- e. one vocabulary for the coach's verdict and its tally ------------------------------------
+def test_the_coachs_verdict_and_tally_speak_one_vocabulary_explained_on_screen() -> None:
+    """The verdict said "−1.31 win-chance points, an inaccuracy" and the tally beside it "1.31
+    points lost in 3 decisions (1 inaccuracy)": two wordings of one figure, and the marks'
+    meaning nowhere. Both say ``cost −1.31`` (the hints' Cost column's word and sign), and a
+    mark is named with the costs it covers."""
+    from tui_support import SIZE, screen_rows, start_game
+
+    from optimal_farkle.tui.widgets.coach_line import CoachLine
+    from optimal_farkle.tui.widgets.words import points_lost
+
+    ranges = {"inaccuracy": "0.5 to 2", "mistake": "2 to 5", "blunder": "5 or more"}
+
+    from test_tui_coach import play_to_choose, worst_keys
+
+    async def body() -> None:
+        app = app_for_tests(seed=5)
+        app.services.settings.coach = True
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, "cautious", solve=True)
+            coach, line = screen.coach, screen.query_one(CoachLine)
+            assert coach is not None
+            legend = " ".join(screen_rows(app, range(line.region.y, line.region.bottom)))
+            assert "its cost" in legend and "A cost is the win chance given away" in legend
+            for _ in range(12):
+                state = await play_to_choose(pilot, screen)
+                if state.is_over:
+                    break
+                seen = len(coach.verdicts)
+                for key in worst_keys(state):
+                    await pilot.press(key)
+                await wait_for(pilot, lambda seen=seen: len(coach.verdicts) > seen)
+                judgement = coach.verdicts[-1].judgement
+                if judgement.mark in ("inaccuracy", "mistake", "blunder"):
+                    break
+            mark, tally = judgement.mark, coach.verdicts[-1].tally
+            assert mark in ("inaccuracy", "mistake", "blunder"), mark
+            region = line.content_region
+            verdict, second = screen_rows(app, range(region.y, region.bottom))
+            article = "an" if mark == "inaccuracy" else "a"
+            said = f"cost {points_lost(judgement.loss)}, {article} {mark} ({ranges[mark]})"
+            assert said in verdict, verdict
+            # The game so far, whole (at 80 columns it was cut off), in the verdict's words.
+            assert f"game: cost {points_lost(tally.loss)}" in second, second
+            assert f" {mark})" in second or f" {mark}," in second, second
+            assert "…" not in verdict + second, (verdict, second)
+            for old in ("win-chance points,", "points lost", "?!"):
+                assert old not in verdict + second, (verdict, second)
+
+    run(body())
+
+
+def test_a_marks_costs_come_from_the_replays_thresholds() -> None:
+    from optimal_farkle.tui.widgets.coach_line import mark_range, verdict_text
+
+    assert [mark_range(m) for m in ("good", "inaccuracy", "mistake", "blunder")] == [
+        "under 0.5",
+        "0.5 to 2",
+        "2 to 5",
+        "5 or more",
+    ]
+    assert verdict_text(0.0).plain == "the best move"
+    assert verdict_text(0.002).plain == "cost −0.20, good (under 0.5)"
+    assert verdict_text(0.0131).plain == "cost −1.31, an inaccuracy (0.5 to 2)"
