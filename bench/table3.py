@@ -441,7 +441,7 @@ def kernel(args: argparse.Namespace) -> None:
         return
 
     def fig(name: str) -> str:
-        lo, hi = row[f"{name}_spread"]
+        lo, hi = row[name.replace("_per_value", "") + "_spread"]
         return f"{row[name]:.2f} ({lo:.2f}-{hi:.2f})"
 
     print(

@@ -39,7 +39,7 @@ from optimal_farkle.engine.scoring import ComboKind
 from optimal_farkle.solver import used_floor
 from optimal_farkle.solver.analysis.match import MatchError, exact_odds
 from optimal_farkle.solver.core.choices import Choice
-from optimal_farkle.solver.core.expected import expected_strategy, unmodelled
+from optimal_farkle.solver.core.expected import expected_strategy, solve_expected, unmodelled
 from optimal_farkle.solver.core.rolls import column
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import decide, rank_options, start_state
@@ -477,7 +477,7 @@ def test_the_exact_table_solve_refuses_both_with_the_reason() -> None:
     assert exact is not None and exact.startswith("an exact goal is not in the exact 3-player")
 
 
-def test_the_expected_score_tools_refuse_both_with_the_reason(
+def test_the_expected_score_tools_refuse_an_exact_goal_with_the_reason(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "exact.toml"
@@ -486,7 +486,7 @@ def test_the_expected_score_tools_refuse_both_with_the_reason(
         main(["expected", "--rules", str(path)])
     assert exited.value.code == 2
     assert "the expected-score strategy ignores the goal" in capsys.readouterr().err
-    assert unmodelled(house(**MUST_ROLL)) is not None and unmodelled(house()) is None
+    assert unmodelled(house(**MUST_ROLL)) is None and unmodelled(house()) is None
 
 
 @pytest.mark.parametrize(
@@ -502,3 +502,31 @@ def test_the_exact_match_evaluation_refuses_both_with_the_reason(
     """Its turns end in a bank or a farkle and bank every risky dice count past the cut."""
     with pytest.raises(MatchError, match=re.escape(reason)):
         exact_odds(house(goal=500, **changes), "max-score", "cautious")
+
+
+@pytest.mark.parametrize(("base", "penalty"), [("facebook", 0.0), ("neller-busche", 300.0)])
+def test_expected_score_with_hot_dice_that_must_be_rolled_agrees_with_the_brute_force(
+    base: str, penalty: float
+) -> None:
+    """Values below the cap to 1e-9 and every bank threshold exactly; six fresh dice never
+    bank (above the cap they roll: ``alpha t + beta``, against a literal roll there)."""
+    rules = house(base, **MUST_ROLL)
+    s = expected_strategy(rules, penalty)
+    assert s.fresh is not None and s.bank_threshold(6) is None
+    assert s.action(s.cap + 5000, 6) is Choice.ROLL and s.action(s.cap + 5000, 5) is Choice.BANK
+    reference = brute_force(rules, s.cap, penalty)
+    ours = solver_values(s, reference)
+    assert max(abs(v - ours[key]) for key, v in reference.items()) < 1e-9
+    minimum = rules.bank_minimum()
+    for n in range(1, 6):
+        banks = [t >= minimum and reference[(t, n)] <= t + 1e-9 for t in range(0, s.cap, 50)]
+        rolls_from = max((i for i, b in enumerate(banks) if not b), default=-1)
+        threshold = s.bank_threshold(column(rules, n))
+        if rolls_from < len(banks) - 1:
+            assert threshold == (rolls_from + 1) * 50, (n, threshold)
+    # A larger cap changes nothing; the default's table is another.
+    wider = solve_expected(rules, penalty, cap=s.cap + 1000)
+    assert abs(wider.value(0, 6) - s.value(0, 6)) < 1e-9
+    # At 20,000 the default banks six fresh dice; here they roll, and are worth less.
+    default = expected_strategy(house(base), penalty)
+    assert default.action(20_000, 6) is Choice.BANK and s.value(20_000, 6) < 20_000 - 1

@@ -14,6 +14,11 @@ import numpy as np
 from ..core.jit import njit
 from .tables import FAST_MATH, NO_PLAN, TableScratch, TableTables
 
+#: A group the lanes did not agree on is compared lane by lane in the next rows, and
+#: checked again for a plan only every this many rows (where the lanes' choices differ, as
+#: from a random ``W``, checking every row cost more than it saved).
+RETRY = 4
+
 
 def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
     """The solve's backward pass (no separate decision plane, nothing recorded), with keep plans.
@@ -43,8 +48,7 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
         v1 = s.vals[1] if two else s.vals[0]
         prob, bank, x = s.prob, s.bank, s.x
         buf = s.lane_buf
-        a0, top1, lo = buf[0], buf[3], buf[4]
-        picks = s.picks
+        a0, lo = buf[0], buf[6]
         option_off, option_start = tt.option_off, tt.option_start
         group_start, group_prob = tt.group_start, tt.group_prob
         row_plan, made_from, made = s.row_plan, s.made_from, s.made
@@ -69,6 +73,9 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
                         row_plan[g] = 0
                         continue
                     c = made_from[slot, g] if made[slot] == 1 else NO_PLAN
+                    if c == NO_PLAN and made[slot] == 1 and ti % RETRY != 0:
+                        row_plan[g] = NO_PLAN  # the lanes did not agree a row above
+                        continue
                     unsure = 1
                     last = c == NO_PLAN  # lane 0's best is the last candidate
                     for _ in range(2):
@@ -181,36 +188,38 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
                         w0 = sum_weight[slot, rest]
                         for lane in range(nlu):
                             acc[lane] += w0 * src[s0 + lane]
-                    # The other groups: each lane's first best option by W_0 (its index kept
-                    # as a float, like the values), then that option's other components.
-                    for i in range(npend):
-                        g = compared[slot, i]
-                        o = option_start[g]
-                        k = option_start[g + 1] - o
-                        pg = group_prob[g]
-                        s0 = np.uint64(base + option_off[o]) * nlu
-                        pick = picks[i]
-                        if pl == 0:
-                            for lane in range(nlu):
-                                top1[lane] = v0[s0 + lane]
-                                pick[lane] = 0.0
-                            for j in range(1, k):
-                                sj = np.uint64(base + option_off[o + j]) * nlu
-                                fj = float(j)
-                                for lane in range(nlu):
-                                    v = v0[sj + lane]
-                                    pick[lane] = fj if v > top1[lane] else pick[lane]
-                                    top1[lane] = max(top1[lane], v)
-                        else:
-                            for lane in range(nlu):
-                                top1[lane] = src[s0 + lane]
-                            for j in range(1, k):
-                                sj = np.uint64(base + option_off[o + j]) * nlu
-                                fj = float(j)
-                                for lane in range(nlu):
-                                    top1[lane] = src[sj + lane] if pick[lane] == fj else top1[lane]
+                # The other groups: each lane's first best option by W_0, its other
+                # components with it (as in solver.table.kernel).
+                a1, ap = buf[1], buf[planes - 1]  # P is the last component
+                b0, b1, bp = buf[3], buf[4], buf[5]
+                for i in range(npend):
+                    g = compared[slot, i]
+                    o = option_start[g]
+                    k = option_start[g + 1] - o
+                    pg = group_prob[g]
+                    s0 = np.uint64(base + option_off[o]) * nlu
+                    for lane in range(nlu):
+                        b0[lane] = v0[s0 + lane]
+                        if two:
+                            b1[lane] = v1[s0 + lane]
+                        if track:
+                            bp[lane] = prob[s0 + lane]
+                    for j in range(1, k):
+                        sj = np.uint64(base + option_off[o + j]) * nlu
                         for lane in range(nlu):
-                            acc[lane] += pg * top1[lane]
+                            v = v0[sj + lane]
+                            take = v > b0[lane]
+                            if two:
+                                b1[lane] = v1[sj + lane] if take else b1[lane]
+                            if track:
+                                bp[lane] = prob[sj + lane] if take else bp[lane]
+                            b0[lane] = v if take else b0[lane]
+                    for lane in range(nlu):
+                        a0[lane] += pg * b0[lane]
+                        if two:
+                            a1[lane] += pg * b1[lane]
+                        if track:
+                            ap[lane] += pg * bp[lane]
                 # Bank or roll, by W_0 (ties bank): the other components follow.
                 for pl in range(planes - 1, -1, -1):
                     dst_arr = v0 if pl == 0 else (v1 if pl == 1 and two else prob)
