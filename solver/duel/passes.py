@@ -161,9 +161,9 @@ class Runner(Certificates):
 
         The sample is taken twice, and a third time unless the two agree within
         :data:`SAMPLE_AGREE`; the fastest counts. Another process on the machine can only
-        slow a sample down, and it lasts a tenth of a second: on a shared machine one sample
-        of ``facebook`` took 1.8 times as long as the passes then foretold, which puts the
-        predicted total about 60% too long until the first pass is done.
+        slow a sample down, and it lasts a tenth of a second: one slowed sample would put the
+        predicted total far too long until the first pass is done (the figures are in
+        ``docs/benchmarks.md``).
         """
         blocks = self.schedule.blocks
         stride = min(SAMPLE_STRIDE, blocks)
@@ -315,10 +315,9 @@ class Runner(Certificates):
         time as they finish the last (stride 0: dealt from :attr:`dealt`), write each
         block's values when it is done, and start a block once the batch before it is
         written, so they end together however unequal the blocks' costs. (Dealt in turn
-        instead, one thread waited for the other 0.3 s in a full pass of ``facebook``.
-        Called batch by batch, a pass that skips what is certified took 0.96 s against
-        0.905 s, under ``facebook``, in the calls and in waking the threads: a batch holds
-        about 18 blocks of 0.1 ms.) A thread can fail only before it takes a block (the
+        instead, a thread waits for the other at the end of the pass; called batch by batch,
+        the calls and the waking of the threads cost a share of a batch of a few short
+        blocks.) A thread can fail only before it takes a block (the
         kernel takes its buffers first and raises nothing after), so no thread waits for a
         block that never comes.
         """
@@ -414,8 +413,8 @@ class Runner(Certificates):
             cost_k = work_k x (1 - skipped cells_k / (6 x rows_k))
 
         The certificates lie unevenly over the pass, so by the work alone a pass that skips
-        what is certified seemed to have done 0.34 of itself half way through (``facebook``);
-        by this, 0.50 to 0.58. The clock's pace is measured on these shares while a pass runs
+        what is certified seems to have done far less than half of itself half way through;
+        by this, about half. The clock's pace is measured on these shares while a pass runs
         (:meth:`Clock.report`).
         """
         rows = np.maximum(6 * (self.tops if self.inputs else self.schedule.top), 1)
