@@ -43,11 +43,12 @@ from optimal_farkle.solver.core.expected import expected_strategy, solve_expecte
 from optimal_farkle.solver.core.rolls import column
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import decide, rank_options, start_state
-from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.duel.model import build_model, unsupported
 from optimal_farkle.solver.duel.valueiter import value_iteration
 from optimal_farkle.solver.table.exact import exact_table_supported
 from optimal_farkle.tui.cli import main
 from optimal_farkle.tui.screens.rules_help import rules_renderable, turn_rules
+from optimal_farkle.tui.screens.setup import rules_summary
 
 AGREE = 1e-12
 TWO = (Player("Ann"), Player("Bob"))
@@ -380,7 +381,7 @@ def test_exactly_the_goal_below_the_bank_minimum_can_only_bust_or_farkle() -> No
 
 
 def test_the_rules_help_says_what_an_exact_goal_does() -> None:
-    line = turn_rules(_exact(goal=10_000))[-1]
+    line = next(line for line in turn_rules(_exact(goal=10_000)) if "exactly" in line)
     assert line.startswith(
         "The first player to reach exactly 10,000 wins at once. A set-aside that takes the "
         "score past 10,000 busts: the turn total is lost and the turn ends at once"
@@ -437,7 +438,7 @@ def test_an_exact_goal_agrees_with_the_literal_reference_from_a_cold_start() -> 
 
 def test_an_exact_goal_with_a_penalty_is_a_fixed_point_of_the_literal_reference() -> None:
     """Every start state; a bust resets the farkle count (the kernel's third exit)."""
-    rules = house("facebook", goal=400, min_bank=100, exact_goal=True, **MUST_ROLL)
+    rules = house("facebook", goal=400, min_bank=0, exact_goal=True, **MUST_ROLL)
     model = build_model(rules, 0)
     kernel = value_iteration(model).w0
     result = ReferenceSolver(rules, model.floor).solve(initial=kernel)
@@ -530,3 +531,21 @@ def test_expected_score_with_hot_dice_that_must_be_rolled_agrees_with_the_brute_
     # At 20,000 the default banks six fresh dice; here they roll, and are worth less.
     default = expected_strategy(house(base), penalty)
     assert default.action(20_000, 6) is Choice.BANK and s.value(20_000, 6) < 20_000 - 1
+
+
+def test_the_setup_summary_names_both_rules() -> None:
+    summary = rules_summary(house("facebook", exact_goal=True, **MUST_ROLL))
+    assert summary.endswith("hot dice must roll · first to exactly 10,000 wins")
+    assert "hot dice" not in rules_summary(house("facebook"))
+
+
+def test_an_exact_goal_with_a_bank_minimum_is_refused_by_the_solver_with_the_reason() -> None:
+    """Within the minimum of the goal a score can never reach it exactly: no end to settle."""
+    reason = unsupported(house("facebook", exact_goal=True))
+    assert reason is not None and reason.startswith(
+        "an exact goal is solved only with a bank minimum of 50 and no entry minimum: with 300 "
+        "a score less than 300 short of the goal can never reach it exactly"
+    )
+    assert unsupported(house(exact_goal=True)) is None
+    lines = turn_rules(house("facebook", exact_goal=True))
+    assert lines[-1].startswith("So a score less than 300 short of 10,000 cannot win until")
