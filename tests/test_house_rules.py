@@ -39,7 +39,12 @@ from optimal_farkle.engine.scoring import ComboKind
 from optimal_farkle.solver import used_floor
 from optimal_farkle.solver.analysis.match import MatchError, exact_odds
 from optimal_farkle.solver.core.choices import Choice
-from optimal_farkle.solver.core.expected import expected_strategy, solve_expected, unmodelled
+from optimal_farkle.solver.core.expected import (
+    ExpectedStrategy,
+    expected_strategy,
+    solve_expected,
+    unmodelled,
+)
 from optimal_farkle.solver.core.rolls import column
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import decide, rank_options, start_state
@@ -228,14 +233,20 @@ def test_the_combinations_in_a_final_turn_game_are_a_fixed_point_of_the_referenc
 def test_expected_score_agrees_with_the_brute_force(base: str) -> None:
     rules = house(base, **COMBOS)
     s = expected_strategy(rules)
-    reference = brute_force(rules, s.cap)
+    _agrees_with_the_brute_force(s, brute_force(rules, s.cap), range(1, 7))
+
+
+def _agrees_with_the_brute_force(
+    s: ExpectedStrategy, reference: dict[tuple[int, int], float], counts: range
+) -> None:
+    """Values to 1e-9, and the bank threshold of each of ``counts`` (real dice) exactly."""
     ours = solver_values(s, reference)
     assert max(abs(v - ours[key]) for key, v in reference.items()) < 1e-9
-    minimum = rules.bank_minimum()
-    for n in range(1, 7):
+    minimum = s.rules.bank_minimum()
+    for n in counts:
         banks = [t >= minimum and reference[(t, n)] <= t + 1e-9 for t in range(0, s.cap, 50)]
         rolls_from = max((i for i, b in enumerate(banks) if not b), default=-1)
-        threshold = s.bank_threshold(column(rules, n))
+        threshold = s.bank_threshold(column(s.rules, n))
         if rolls_from < len(banks) - 1:
             assert threshold == (rolls_from + 1) * 50, (n, threshold)
 
@@ -515,16 +526,7 @@ def test_expected_score_with_hot_dice_that_must_be_rolled_agrees_with_the_brute_
     s = expected_strategy(rules, penalty)
     assert s.fresh is not None and s.bank_threshold(6) is None
     assert s.action(s.cap + 5000, 6) is Choice.ROLL and s.action(s.cap + 5000, 5) is Choice.BANK
-    reference = brute_force(rules, s.cap, penalty)
-    ours = solver_values(s, reference)
-    assert max(abs(v - ours[key]) for key, v in reference.items()) < 1e-9
-    minimum = rules.bank_minimum()
-    for n in range(1, 6):
-        banks = [t >= minimum and reference[(t, n)] <= t + 1e-9 for t in range(0, s.cap, 50)]
-        rolls_from = max((i for i, b in enumerate(banks) if not b), default=-1)
-        threshold = s.bank_threshold(column(rules, n))
-        if rolls_from < len(banks) - 1:
-            assert threshold == (rolls_from + 1) * 50, (n, threshold)
+    _agrees_with_the_brute_force(s, brute_force(rules, s.cap, penalty), range(1, 6))
     # A larger cap changes nothing; the default's table is another.
     wider = solve_expected(rules, penalty, cap=s.cap + 1000)
     assert abs(wider.value(0, 6) - s.value(0, 6)) < 1e-9
