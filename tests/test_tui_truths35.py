@@ -228,3 +228,82 @@ def test_at_60x20_the_selection_the_footer_and_the_hints_answer_show_whole() -> 
 
     run(body())
 
+
+# -- d. the first wait: the bar moves and says what is done ------------------------------------
+def test_the_solve_bar_moves_and_says_what_is_done_while_the_solver_compiles(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under load the first solve's bar sat at 0% through the compile and the first timed
+    sample (the solver reports once, then nothing for seconds): it creeps on while the solver
+    is silent, never goes back when the next report comes, and the line says what is done.
+
+    The screen's clock is one the test moves and the solver a stand-in that reports when the
+    test says: nothing here depends on how fast the machine is."""
+    import threading
+    from typing import Any
+
+    from test_tui_screens import FakeStrategy
+    from textual.widgets import ProgressBar
+
+    from optimal_farkle.engine import Rules
+    from optimal_farkle.tui.game_setup import GameSetup
+    from optimal_farkle.tui.screens.game import GameScreen
+    from optimal_farkle.tui.screens.solve import SolveScreen
+
+    def said_by(note: Static) -> str:
+        return " ".join(text_of(note).split())
+
+    now = [1000.0]
+    monkeypatch.setattr(SolveScreen, "clock", staticmethod(lambda: now[0]))
+    step, release = threading.Event(), threading.Event()
+
+    def wait(event: threading.Event, cancel: threading.Event) -> None:
+        while not event.wait(0.05):
+            if cancel.is_set():  # the test failed and the app quits
+                raise RuntimeError("SolveCancelled")
+
+    def compiling_solve(rules: Rules, progress: Any, cancel: threading.Event, report: Any) -> Any:
+        progress(0.0, "compiling the solver (once for this machine)")
+        wait(step, cancel)  # the compile and the timed sample, in silence
+        progress(0.01, "passes")  # below what the bar crept to: it must not go back
+        wait(release, cancel)
+        return FakeStrategy(rules)
+
+    async def body() -> None:
+        app = app_for_tests(
+            load=lambda r, report: None, supports=lambda r: None, solve=compiling_solve
+        )
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.begin(GameSetup(RULES, (Player("Ann"), Player("Bob")), 0))
+            await wait_for(pilot, lambda: isinstance(app.screen, SolveScreen))
+            solve = app.screen
+            bar, note = solve.query_one(ProgressBar), solve.query_one("#solve-note", Static)
+            await wait_for(pilot, lambda: "compiling" in said_by(note))
+            said = said_by(note)
+            assert "compiling the solver (once for this machine), then timing this machine's" in (
+                said
+            ), said
+            shown = [bar.progress]
+            for _ in range(4):  # four silent stretches of 5 s: the bar moves in each
+                now[0] += 5.0
+                await wait_for(pilot, lambda: (bar.progress or 0) > shown[-1], timeout=30.0)
+                shown.append(bar.progress)
+                assert "compiling the solver" in said_by(note)
+            assert shown[-1] < 0.05 * 1000, shown  # a creep, not a claim of work done
+            step.set()
+            await wait_for(pilot, lambda: "passes" in said_by(note))
+            assert (bar.progress or 0) >= shown[-1]  # never back
+            release.set()
+            await wait_for(pilot, lambda: isinstance(app.screen, GameScreen))
+            await pilot.pause(0.1)
+
+    run(body())
+
+
+def test_the_creep_moves_on_slows_down_and_stays_below_its_share() -> None:
+    from optimal_farkle.tui.screens.solve import CREEP, crept
+
+    shares = [crept(0.2, t) for t in (0, 1, 10, 60, 600)]
+    assert shares[0] == 0.2 and all(a < b for a, b in itertools.pairwise(shares))
+    assert shares[-1] < 0.2 + CREEP * 0.8
