@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from optimal_farkle.engine import Rules, preset
-from optimal_farkle.engine.rules import PenaltyCost
+from optimal_farkle.engine.rules import HotDiceRule, PenaltyCost
 from optimal_farkle.solver.duel.cache import cache_path, solve_strategy
 
 COMBOS = {"full_house": 1500, "straight_1_5": 500, "straight_2_6": 750}
@@ -42,6 +42,8 @@ def variants(goal: int) -> dict[str, Rules]:
         ),
         "full-house-and-straights": house("facebook", "combos", **COMBOS),
         "lose-everything": house("facebook", "lose-all", **LOSE_ALL),
+        "hot-dice-must-roll": house("facebook", "must-roll", hot_dice=HotDiceRule.MUST_ROLL),
+        "exact-goal": house("facebook", "exact-goal", exact_goal=True),
     }
 
 

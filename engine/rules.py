@@ -28,6 +28,8 @@ Schema (every table and key is required unless marked optional)::
 
     [turn]
     min_bank = 300                    # smallest turn total that may be banked
+    hot_dice = "optional"             # optional ("optional"): optional | must-roll (after hot
+                                      # dice the fresh dice must be rolled before a bank)
 
     [penalty]
     farkles = 3                       # consecutive farkled turns that cost points (0: none)
@@ -40,6 +42,8 @@ Schema (every table and key is required unless marked optional)::
     entry_minimum = 0                 # smallest first bank that gets a player on the board
     endgame = "first-to-goal"         # first-to-goal | final-turn | equal-turns
     dice = 6                          # optional (6): dice a turn starts with, 5 or 6
+    exact_goal = false                # optional (false): a turn that would pass the goal busts
+                                      # (scores nothing); only with endgame = "first-to-goal"
 
 Keys marked optional were added after the first schema: a file without them keeps its
 meaning, and a rule set whose optional keys are all at their defaults keeps its digest (so
@@ -96,6 +100,13 @@ class PenaltyCost(StrEnum):
     EVERYTHING = "everything"  # the whole banked score: it goes back to 0
 
 
+class HotDiceRule(StrEnum):
+    """Whether a player who used every die (hot dice) may bank before rolling them again."""
+
+    OPTIONAL = "optional"  # bank or roll the fresh dice, as after any other set-aside
+    MUST_ROLL = "must-roll"  # the fresh dice must be rolled: no bank until they score
+
+
 class Endgame(StrEnum):
     """How the game ends once someone reaches the goal."""
 
@@ -134,6 +145,8 @@ class Rules:
     straight_1_5: int = 0  # the five-dice straight 1-2-3-4-5 (0: not a combination)
     straight_2_6: int = 0  # the five-dice straight 2-3-4-5-6 (0: not a combination)
     penalty_cost: PenaltyCost = PenaltyCost.POINTS
+    hot_dice: HotDiceRule = HotDiceRule.OPTIONAL
+    exact_goal: bool = False  # a set-aside that takes the score past the goal busts the turn
     title: str = ""
     description: str = field(default="", compare=False)
 
@@ -154,6 +167,18 @@ class Rules:
     def loses_everything(self) -> bool:
         """The farkle penalty takes the whole banked score (scores then never go below 0)."""
         return self.penalty_cost is PenaltyCost.EVERYTHING
+
+    @property
+    def must_roll_hot_dice(self) -> bool:
+        """After hot dice the fresh dice must be rolled: no bank with a full set of fresh dice."""
+        return self.hot_dice is HotDiceRule.MUST_ROLL
+
+    def busts(self, score: int, turn_total: int) -> bool:
+        """Whether ``turn_total`` on top of ``score`` passes an exact goal: the turn is lost.
+
+        The one definition of the exact-goal bust (never under rules without ``exact_goal``).
+        """
+        return self.exact_goal and score + turn_total > self.goal
 
     def after_penalty(self, score: int) -> int:
         """The banked score after the farkle penalty: the one definition of what it costs.
@@ -210,7 +235,7 @@ class Rules:
             "title": self.title,
             "description": self.description,
             "scoring": scoring,
-            "turn": {"min_bank": self.min_bank},
+            "turn": {"min_bank": self.min_bank, "hot_dice": self.hot_dice.value},
             "penalty": {
                 "farkles": self.penalty_farkles,
                 "points": self.penalty_points,
@@ -221,6 +246,7 @@ class Rules:
                 "entry_minimum": self.entry_minimum,
                 "endgame": self.endgame.value,
                 "dice": self.dice,
+                "exact_goal": self.exact_goal,
             },
         }
 
@@ -264,6 +290,8 @@ OPTIONAL_DEFAULTS: dict[str, object] = {
     "straight_1_5": 0,
     "straight_2_6": 0,
     "penalty_cost": PenaltyCost.POINTS,
+    "hot_dice": HotDiceRule.OPTIONAL,
+    "exact_goal": False,
 }
 
 
@@ -322,9 +350,9 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         tables[table] = data[table]
     scoring, turn, penalty, game = (tables[t] for t in ("scoring", "turn", "penalty", "game"))
     _no_unknown(scoring, _SCORING_KEYS, "scoring", source)
-    _no_unknown(turn, {"min_bank"}, "turn", source)
+    _no_unknown(turn, {"min_bank", "hot_dice"}, "turn", source)
     _no_unknown(penalty, {"farkles", "points", "costs"}, "penalty", source)
-    _no_unknown(game, {"goal", "entry_minimum", "endgame", "dice"}, "game", source)
+    _no_unknown(game, {"goal", "entry_minimum", "endgame", "dice", "exact_goal"}, "game", source)
 
     extra = _choice(scoring, "extra_dice", ExtraDice, "scoring", source)
     if extra is ExtraDice.TABLE:
@@ -364,6 +392,9 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         if "costs" in penalty
         else PenaltyCost.POINTS,
         "min_bank": _points(turn, "min_bank", "turn", source),
+        "hot_dice": _choice(turn, "hot_dice", HotDiceRule, "turn", source)
+        if "hot_dice" in turn
+        else HotDiceRule.OPTIONAL,
         "penalty_farkles": _int(penalty, "farkles", "penalty", source, lo=0, hi=10),
         "penalty_points": _points(penalty, "points", "penalty", source),
         "goal": _points(game, "goal", "game", source, lo=STEP, hi=MAX_GOAL),
@@ -372,6 +403,7 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         "dice": _int(game, "dice", "game", source, lo=DICE_COUNTS[0], hi=DICE_COUNTS[-1])
         if "dice" in game
         else MAX_DICE,
+        "exact_goal": _bool(game, "exact_goal", "game", source) if "exact_goal" in game else False,
     }
     # Contradictions name the file, not the rules' own name, so check before constructing.
     problem = _contradiction(SimpleNamespace(**fields))
@@ -414,6 +446,11 @@ def _contradiction(rules: Any) -> str | None:
                 f"[scoring] {quote(used[0])} is a six-dice combination, but [game] 'dice' is "
                 f"{rules.dice}: set it to 0"
             )
+    if rules.exact_goal and rules.endgame is not Endgame.FIRST_TO_GOAL:
+        return (
+            "[game] 'exact_goal' needs endgame = \"first-to-goal\" (nobody can pass a leader "
+            "who has exactly the goal, so a final turn could never change the winner)"
+        )
     if rules.min_bank >= rules.goal:
         return f"[turn] 'min_bank' ({rules.min_bank}) must be below the goal"
     if rules.entry_minimum >= rules.goal:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from optimal_farkle.engine import FarkleError, ScoringOption
 from optimal_farkle.engine.game import (
     Banked,
+    Busted,
     Farkled,
     FinalRound,
     GameOver,
@@ -225,8 +226,14 @@ def selection_words(
     except FarkleError as exc:
         return str(exc), True
     total = state.turn_total + option.points
+    if state.rules.busts(state.standing.score, total):
+        goal = pts(state.rules.goal)
+        score = pts(state.standing.score + total)
+        return f"{option.describe()} · busts: {score} passes the exact goal {goal}", False
     after = after_set_aside(state, option)
-    if after is not None and not after.is_over and after.bank_refusal() is not None:
+    if option.size == n and state.rules.must_roll_hot_dice:
+        bank = "hot dice must be rolled"
+    elif after is not None and not after.is_over and after.bank_refusal() is not None:
         bank = f"bank needs {pts(state.rules.bank_minimum(state.standing.entered))}"
     elif short:
         bank = f"bank {pts(total)}"
@@ -284,6 +291,13 @@ def describe_event(
         lost = f" and loses {pts(event.lost)} points" if event.lost else ""
         marks = f" ({event.farkles} in a row)" if event.farkles > 1 else ""
         return Line(f"FARKLE! {name} rolled {dice_text(event.dice)}{lost}{marks}", "bad", True)
+    if isinstance(event, Busted):
+        goal = f" {pts(state.rules.goal)}" if state is not None else ""
+        return Line(
+            f"BUST! {name} passed the exact goal{goal} and loses {pts(event.lost)} points",
+            "bad",
+            True,
+        )
     if isinstance(event, Penalty):
         return Line(
             f"Penalty: {name}'s third farkle in a row costs {pts(event.points)} points: "

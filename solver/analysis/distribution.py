@@ -105,8 +105,19 @@ def max_score_policy(strategy: ExpectedStrategy) -> TurnPolicy:
 
 
 def optimal_policy(strategy: Strategy, state: GameState) -> TurnPolicy:
-    """The optimal play of the turn in progress in ``state`` (from its start) as a policy."""
+    """The optimal play of the turn in progress in ``state`` (from its start) as a policy.
+
+    Refused (:class:`SolverInputError`) under hot dice that must be rolled and an exact goal:
+    this chain ends every turn at the goal, where six fresh dice would then still roll and an
+    exact goal's totals past it bust.
+    """
     rules = state.rules
+    if rules.must_roll_hot_dice or rules.exact_goal:
+        raise SolverInputError(
+            f"{rules.name}: the optimal turn's distribution does not model "
+            + ("an exact goal" if rules.exact_goal else "hot dice that must be rolled")
+            + " (it ends every turn at the goal)"
+        )
     turn = turn_of(strategy, state)
     goal = turn.target if isinstance(turn, FinalTurnValues) else rules.goal - state.standing.score
     ends = state.final_turn() or not state.owed_after_goal(state.current)

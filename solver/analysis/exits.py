@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from optimal_farkle.engine import STEP, Endgame
+from optimal_farkle.engine import STEP, Endgame, Rules
 
 from ..core.endgame import WON
+from ..core.errors import SolverInputError
 from ..core.jit import njit
 from ..core.layout import LANES
 from ..duel.kernel import CERT_WIDTH, TurnScratch, final_kind, record_block, turn_scratch
@@ -219,10 +220,34 @@ def _optimal_block(
         past_len[lane] = length
 
 
+def unmodelled(rules: Rules) -> str | None:
+    """A house rule the exits do not model, in words (None: they model these rules).
+
+    A turn's exits here are banks and farkles, and past the exact cut every dice count that
+    can farkle banks; an exact goal adds a third exit (the bust) and hot dice that must be
+    rolled take the bank from six fresh dice, so both are refused rather than evaluated wrong.
+    """
+    if rules.exact_goal:
+        return "an exact goal is outside the exact evaluation (a bust is a third way a turn ends)"
+    if rules.must_roll_hot_dice:
+        return (
+            "hot dice that must be rolled are outside the exact evaluation (past its cut six "
+            "fresh dice would bank)"
+        )
+    return None
+
+
+def _check_modelled(rules: Rules) -> None:
+    reason = unmodelled(rules)
+    if reason is not None:
+        raise SolverInputError(f"{rules.name}: {reason}")
+
+
 def optimal_exits(
     w0: np.ndarray, model: Model, threads: int = 2, progress: Progress | None = None
 ) -> Exits:
     """The optimal player's exits for every start state (``w0``: the solved table)."""
+    _check_modelled(model.rules)
     kt = model.kernel_tables()
     flat = np.ascontiguousarray(w0, dtype=np.float64).reshape(-1)
     schedule = build_schedule(model)
@@ -434,6 +459,7 @@ def _level_final_reach(
 
 def level_exits(player: LevelPlayer, model: Model, threads: int = 2) -> Exits:
     """Tabulate a level's decisions (by its own methods) and run its turns forward."""
+    _check_modelled(model.rules)
     nb = model.nb
     opts = model.options
     kt = model.kernel_tables()

@@ -50,7 +50,7 @@ from ..core.layout import ENDGAME_CODES
 from ..duel.kernel import after_farkle, final_kind, flat_fields, flat_index
 from ..duel.model import Model, build_model, unsupported
 from ..players.levels import LEVEL_PLAYERS, LevelPlayer
-from .exits import Exits, level_exits, optimal_exits
+from .exits import Exits, level_exits, optimal_exits, unmodelled
 
 if TYPE_CHECKING:
     from ..duel.strategy import Strategy
@@ -342,7 +342,7 @@ def exact_odds(
     """
     started = time.perf_counter()
     _check_players((a, b), exact_players())
-    reason = unsupported(rules)
+    reason = unsupported(rules) or unmodelled(rules)
     if reason is not None:
         raise MatchError(f"these rules cannot be evaluated: {reason}")
     if OPTIMAL in (a, b):

@@ -17,7 +17,7 @@ import numpy as np
 from optimal_farkle.engine import Endgame
 
 from ..core.errors import Cancelled, SolverInputError
-from ..core.layout import LANES
+from ..core.layout import LANES, duel_index
 from . import prebuilt
 from .acceleration import aitken
 from .kernel import (
@@ -55,6 +55,17 @@ SAMPLE_AGREE = 1.15
 
 class SolveCancelled(Cancelled):
     """The caller's cancel event was set; nothing was written."""
+
+
+def bust_targets(model: Model, schedule: Schedule) -> np.ndarray | None:
+    """Under an exact goal, the state each lane's bust leads to (a turn's third exit, beside
+    its banks and its farkle: :func:`solver.duel.kernel.lane_setup`); None without one."""
+    if not model.rules.exact_goal:
+        return None
+    b, d, _, e, u, o, r = (schedule.block_lanes[:, i, :] for i in range(7))
+    r2 = model.ns - 1 - r
+    index: np.ndarray = duel_index(d, b, e, 0, o, u, r2, model.nb, model.nf, model.ne, model.ns)
+    return index
 
 
 class Runner:
@@ -111,6 +122,7 @@ class Runner:
         self.tops = np.zeros(blocks, dtype=np.int64)
         self.bank_first = np.zeros((blocks, LANES), dtype=np.int64)
         self.farkle = np.zeros((blocks, LANES), dtype=np.int64)
+        self.bust = bust_targets(model, self.schedule)
         self.inputs = False  # whether a pass has recorded them yet
         self.guessed = False  # whether certs and plan hold a guessing pass's guesses (sweep)
         self.reserving: threading.Thread | None = None  # see reserve_plans
@@ -236,6 +248,8 @@ class Runner:
         above = np.maximum.accumulate(column[:, ::-1], axis=1)[:, ::-1].reshape(-1)
         above = np.append(above, 0.0)  # index -1: no bank target below the goal
         lanes: np.ndarray = np.maximum(above[self.bank_first], delta[self.farkle])
+        if self.bust is not None:
+            lanes = np.maximum(lanes, delta[self.bust])
         drift: np.ndarray = lanes.max(axis=1)
         return drift
 

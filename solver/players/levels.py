@@ -127,7 +127,8 @@ class LevelPlayer(ABC):
             return None
         minimum = rules.bank_minimum(entered)
         for i, (points, _used) in enumerate(pairs):
-            if score + t + points >= rules.goal and t + points >= minimum:
+            reaches = score + t + points >= rules.goal and not rules.busts(score, t + points)
+            if reaches and t + points >= minimum:
                 return i
         return None
 

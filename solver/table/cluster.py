@@ -33,11 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from ..core.layout import LANES
 from ..duel.estimate import duration, size
-from .kernel import TableTables, table_tables
 from .model import TableModel
 from .solve import BlockRunner, RunnerFactory, _Blocks, batch_states
+from .tables import TABLE_LANES, TableTables, table_tables
 
 #: Tasks per worker and batch: enough to even out unequal chunks, few enough to keep the
 #: per-task overhead (milliseconds) small beside a chunk's work.
@@ -67,7 +66,7 @@ class ClusterPlan:
 
     def words(self) -> str:
         return (
-            f"{self.workers} workers; {self.blocks_per_sweep:,} blocks of {LANES} start states "
+            f"{self.workers} workers; {self.blocks_per_sweep:,} blocks of {TABLE_LANES} start states "
             f"per sweep, up to {self.tasks_per_batch} tasks per batch; W is "
             f"{size(self.w_bytes)} in the object store, about {size(self.worker_bytes)} per "
             f"worker; estimated {duration(self.seconds)} at this machine's speed per core"
@@ -84,7 +83,7 @@ def cluster_plan(model: TableModel, workers: int, seconds_two_threads: float) ->
     blocks = 0
     for layer in range(n * (model.nb - 1) + 1):
         for c in counts:
-            blocks += -(-len(batch_states(model, layer, c)) // LANES)
+            blocks += -(-len(batch_states(model, layer, c)) // TABLE_LANES)
     w_bytes = model.start_states * model.comps * 8
     return ClusterPlan(
         workers=workers,
@@ -231,7 +230,7 @@ class RayBlocks:
     def solve(
         self, w_flat: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        blocks = -(-len(rows) // LANES)
+        blocks = -(-len(rows) // TABLE_LANES)
         if blocks <= LOCAL_BLOCKS:
             return self.local.solve(w_flat, rows, shift)
         import ray
@@ -240,7 +239,7 @@ class RayBlocks:
         chunk = -(-blocks // (self.cluster.workers * CHUNKS_PER_WORKER))
         tasks = []
         for first in range(0, blocks, chunk):
-            part = slice(first * LANES, (first + chunk) * LANES)
+            part = slice(first * TABLE_LANES, (first + chunk) * TABLE_LANES)
             tasks.append(
                 _remote().remote(
                     self.key,

@@ -90,16 +90,8 @@ from ..duel.decisions import (
 )
 from ..duel.estimate import BASE_BYTES, USABLE_MEMORY, Estimate, machine_memory
 from ..duel.passes import SolveCancelled
+from .blocks import solver_for
 from .finalround import FinalRound, final_round
-from .kernel import (
-    P_EXTRA,
-    P_ROWS,
-    TableTables,
-    solver_for,
-    steps_next,
-    table_scratch,
-    table_tables,
-)
 from .model import TableModel, build_table_model
 from .resume import SolveJournal
 from .solve import (
@@ -111,6 +103,7 @@ from .solve import (
     reachable_states,
     solve_table,
 )
+from .tables import P_EXTRA, P_ROWS, TableTables, steps_next, table_scratch, table_tables
 from .turn import LastFinalTurn, TableTurn, TurnTooShort, lead_final_turn
 
 if TYPE_CHECKING:
@@ -187,6 +180,26 @@ def table_estimate(rules: Rules, players: int = 3, floor: int = DEFAULT_FLOOR) -
     )
 
 
+def table_house_rule(rules: Rules) -> str | None:
+    """A house rule the exact table solve does not model, in words (None: it models them all).
+
+    Its kernel (:mod:`solver.table.kernel`) lets every dice count bank past the goal and
+    counts every turn total there as reaching it; hot dice that must be rolled and an exact
+    goal change both, so a table under them plays the approximation instead.
+    """
+    if rules.must_roll_hot_dice:
+        return (
+            "hot dice that must be rolled are not in the exact 3-player solve (past the goal "
+            "its turns bank six fresh dice); a table plays them with the approximation"
+        )
+    if rules.exact_goal:
+        return (
+            "an exact goal is not in the exact 3-player solve (past the goal its turns win or "
+            "start the final round, never bust); a table plays it with the approximation"
+        )
+    return None
+
+
 def exact_table_supported(rules: Rules, players: int) -> str | None:
     """None when the exact solve of ``players`` seats under ``rules`` can run here, else why not."""
     if players == 2:
@@ -195,7 +208,7 @@ def exact_table_supported(rules: Rules, players: int) -> str | None:
         return f"the exact solve exists for 3 players; {players} would not fit any one machine"
     from ..duel.model import unsupported
 
-    reason = unsupported(rules)
+    reason = unsupported(rules) or table_house_rule(rules)
     if reason is not None:
         return reason
     estimate = table_estimate(rules, players)
@@ -675,7 +688,7 @@ def load_exact_table(
         return None
     from ..duel.model import unsupported
 
-    if unsupported(rules) is not None:
+    if unsupported(rules) is not None or table_house_rule(rules) is not None:
         return None
     path = existing_cache(table_cache_path(rules, players, floor, cache_dir))
     try:

@@ -1,6 +1,7 @@
 """Value iteration for the exact table solve: a vector of win chances per start state.
 
-The state model is :mod:`solver.table.model`, one turn's recursion :mod:`solver.table.kernel`.
+The state model is :mod:`solver.table.model`, one turn's recursion :mod:`solver.table.kernel`
+(:mod:`solver.table.blocks` runs it block by block).
 The order of work follows how the states read each other:
 
 * a bank below the goal raises the *layer* ``S = b_0 + ... + b_{N-1}`` (by at least one
@@ -66,14 +67,14 @@ import numpy as np
 from optimal_farkle.engine import STEP
 
 from ..core.errors import SolveFailedError
-from ..core.layout import LANES
 from ..duel.cache import CacheError
 from ..duel.passes import SolveCancelled
 from ..duel.valueiter import default_threads
-from .kernel import TableTables, solver_for, steps_next, table_scratch, table_tables
+from .blocks import solver_for
 from .mixing import Equilibrium, Policy, add_policy, mixed_equilibrium
 from .model import TableModel
 from .resume import LayerProgress, MixEntry, Snapshot, SolveJournal
+from .tables import TABLE_LANES, TableTables, steps_next, table_scratch, table_tables
 
 Progress = Callable[[float, str], None]
 TOLERANCE = 1e-12
@@ -254,9 +255,9 @@ class _Blocks:
         self.tables = tables
         self.threads = max(1, threads)
         self.track = track
-        self.solver = solver_for(LANES, model.comps, track=track)
+        self.solver = solver_for(TABLE_LANES, model.comps, track=track)
         self.steps_next = steps_next(tables)
-        self.scratch = [table_scratch(tables, LANES) for _ in range(self.threads)]
+        self.scratch = [table_scratch(tables, TABLE_LANES) for _ in range(self.threads)]
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
 
     def wrote(self, idx: np.ndarray) -> None:
@@ -274,15 +275,15 @@ class _Blocks:
         ``shift`` (``(k,)``) moves each state's own farkle exit (see :mod:`solver.table.mixing`).
         """
         k = len(rows)
-        blocks = -(-k // LANES)
-        padded = np.concatenate([rows, np.repeat(rows[-1:], blocks * LANES - k, axis=0)])
-        lanes = np.ascontiguousarray(padded.reshape(blocks, LANES, -1).transpose(0, 2, 1))
-        out = np.empty((blocks, self.model.comps, LANES))
-        outp = np.empty((blocks, LANES))
-        flat_shift = np.zeros(blocks * LANES)
+        blocks = -(-k // TABLE_LANES)
+        padded = np.concatenate([rows, np.repeat(rows[-1:], blocks * TABLE_LANES - k, axis=0)])
+        lanes = np.ascontiguousarray(padded.reshape(blocks, TABLE_LANES, -1).transpose(0, 2, 1))
+        out = np.empty((blocks, self.model.comps, TABLE_LANES))
+        outp = np.empty((blocks, TABLE_LANES))
+        flat_shift = np.zeros(blocks * TABLE_LANES)
         if shift is not None:
             flat_shift[:k] = shift
-        moved = flat_shift.reshape(blocks, LANES)
+        moved = flat_shift.reshape(blocks, TABLE_LANES)
 
         def run(worker: int, stride: int) -> None:
             self.solver(
@@ -307,7 +308,7 @@ class _Blocks:
             run(0, self.threads)
             for fut in futures:
                 fut.result()
-        values = out.transpose(0, 2, 1).reshape(blocks * LANES, -1)[:k]
+        values = out.transpose(0, 2, 1).reshape(blocks * TABLE_LANES, -1)[:k]
         return values, outp.reshape(-1)[:k]
 
 
@@ -319,10 +320,10 @@ def compile_table_kernels(model: TableModel) -> None:
     """
     tables = table_tables(model)
     w = np.full(model.start_states * model.comps, 1.0 / model.players)
-    lanes = np.zeros((1, model.fields, LANES), dtype=np.int64)
+    lanes = np.zeros((1, model.fields, TABLE_LANES), dtype=np.int64)
     lanes[:, 2 * model.players : 3 * model.players, :] = model.ne - 1
     for track in (False, True):
-        solver_for(LANES, model.comps, track=track)(
+        solver_for(TABLE_LANES, model.comps, track=track)(
             tables,
             w,
             lanes,
@@ -330,10 +331,10 @@ def compile_table_kernels(model: TableModel) -> None:
             1,
             1,
             steps_next(tables),
-            table_scratch(tables, LANES),
-            np.empty((1, model.comps, LANES)),
-            np.empty((1, LANES)),
-            np.zeros((1, LANES)),
+            table_scratch(tables, TABLE_LANES),
+            np.empty((1, model.comps, TABLE_LANES)),
+            np.empty((1, TABLE_LANES)),
+            np.zeros((1, TABLE_LANES)),
             0,
         )
 
