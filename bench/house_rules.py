@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from optimal_farkle.engine import Rules, preset
-from optimal_farkle.engine.rules import PenaltyCost
+from optimal_farkle.engine.rules import Endgame, HotDiceRule, PenaltyCost, Ties
 from optimal_farkle.solver.duel.cache import cache_path, solve_strategy
 
 COMBOS = {"full_house": 1500, "straight_1_5": 500, "straight_2_6": 750}
@@ -42,6 +42,16 @@ def variants(goal: int) -> dict[str, Rules]:
         ),
         "full-house-and-straights": house("facebook", "combos", **COMBOS),
         "lose-everything": house("facebook", "lose-all", **LOSE_ALL),
+        "hot-dice-must-roll": house("facebook", "must-roll", hot_dice=HotDiceRule.MUST_ROLL),
+        # Exact goal: solved with a bank minimum of 50 (facebook's 300 is refused: within 300
+        # of the goal a score could never reach it exactly).
+        "exact-goal": house("neller-busche", "exact-goal", exact_goal=True),
+        # Shared ties need a final turn: facebook's scoring with the final-turn endgame.
+        "ties-shared": house(
+            "facebook", "ties-shared", endgame=Endgame.FINAL_TURN, ties=Ties.SHARED
+        ),
+        # Exact with first-to-goal only (a final turn that can always still win has no end).
+        "six-of-a-kind-wins": house("facebook", "six-wins", six_of_a_kind_wins=True),
     }
 
 

@@ -3,9 +3,9 @@
 Three reports, each printed as a table (and ``--json`` one JSON object per line):
 
 * ``sizes`` -- for every preset at goal 10,000 (or ``--goal``): start states, the memory of
-  ``W`` and the solve's peak, the option checks of one sweep (``solver.table.exact.table_work``),
+  ``W`` and the solve's peak, the option checks of one sweep (``solver.table.sizes.table_work``),
   the estimated time of one sweep and of the whole solve on this machine (two threads), and
-  whether :func:`solver.table.exact.exact_table_supported` lets it run here.
+  whether :func:`solver.table.sizes.exact_table_supported` lets it run here.
 * ``solve --rules R [--goal G] [--floor F]`` -- solves (into a fresh cache directory unless
   ``--cache-dir``) and prints what it took: wall and CPU time, turn solves per state
   ("sweeps"), penalty passes, the residual, the states whose mover mixes, peak memory
@@ -22,11 +22,16 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   threads) and on local Ray clusters of each number of workers (``solver.table.cluster``),
   one after the other in this run: wall time, the ratio of each to one worker, the peak
   resident memory of the workers, and whether ``W`` is bit-identical to the in-process one.
-* ``kernel --rules R [--goal G]`` -- time per in-turn value of the table kernel beside the
-  duel kernel's, one thread each, in one run. An in-turn value is one decision state
+* ``kernel --rules R [--goal G] [--repeat K]`` -- CPU time per in-turn value of the table
+  kernel beside the duel kernel's, one thread each, in one run: ``K`` rounds (3 by default),
+  each timing the table kernel, the table kernel that compares every option in every
+  component (the one before the keep plans, which recording still runs) and the duel kernel
+  one after the other; medians and spreads. An in-turn value is one decision state
   ``(t, n, s)`` below the goal (``solver.model.Model.in_turn_states``'s count, the same for
-  both): the table kernel's over sampled layers (as ``pass``, from a random ``W``), the
-  duel's averaged over its whole solve (every pass, its certificates included).
+  both): the table kernel's over sampled layers (as ``pass``, from a random ``W``, or with
+  ``--solved`` from the solved one, whose choices agree across a block's lanes as a real
+  solve's do), the duel's averaged over its whole solve (every pass, its certificates
+  included).
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
   exact policy evaluation (:mod:`solver.table.evaluate`): seat by seat, the approximation in one
   seat and the exact optimum in the others, against all three exact.
@@ -57,7 +62,8 @@ from typing import Any
 def sizes(goal: int | None, as_json: bool) -> None:
     from optimal_farkle.engine import PRESETS, preset
     from optimal_farkle.solver.duel.estimate import duration, size
-    from optimal_farkle.solver.table.exact import (
+    from optimal_farkle.solver.table.model import build_table_model
+    from optimal_farkle.solver.table.sizes import (
         SECONDS_PER_CHECK,
         SWEEPS_NO_PENALTY,
         SWEEPS_PENALTY,
@@ -65,7 +71,6 @@ def sizes(goal: int | None, as_json: bool) -> None:
         table_estimate,
         table_work,
     )
-    from optimal_farkle.solver.table.model import build_table_model
 
     rows = []
     for name in PRESETS:
@@ -204,6 +209,8 @@ def main() -> None:
     parser.add_argument("--floor", type=int, default=-2500)
     parser.add_argument("--cache-dir")
     parser.add_argument("--dump", help="save W as a .npy file (solve)")
+    parser.add_argument("--repeat", type=int, default=3, help="kernel: interleaved rounds")
+    parser.add_argument("--solved", action="store_true", help="kernel: from the solved W")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.report == "sizes":
@@ -242,7 +249,7 @@ def _sampled_layers(model: Any, every: int, sample: int) -> Iterator[tuple[int, 
     count's batch together, at most ``sample`` of them drawn at random (kept in block order)."""
     import numpy as np
 
-    from optimal_farkle.solver.table.solve import batch_states
+    from optimal_farkle.solver.table.batches import batch_states
 
     rng = np.random.default_rng(2)
     top_layer = 3 * (model.nb - 1)
@@ -260,16 +267,16 @@ def _sampled_layers(model: Any, every: int, sample: int) -> Iterator[tuple[int, 
 def one_pass(args: argparse.Namespace) -> None:
     import numpy as np
 
-    from optimal_farkle.solver.table.kernel import table_tables
-    from optimal_farkle.solver.table.solve import (
-        _Blocks,
+    from optimal_farkle.solver.table.batches import (
         entry_limit,
         reachable_states,
         scores_with_sum,
     )
+    from optimal_farkle.solver.table.runners import LocalBlocks
+    from optimal_farkle.solver.table.tables import table_tables
 
     rules, model, w = _sampling(args)
-    runner = _Blocks(model, table_tables(model), 2, track=model.penalty_count == 0)
+    runner = LocalBlocks(model, table_tables(model), 2, track=model.penalty_count == 0)
     top_layer = 3 * (model.nb - 1)
     sampled: list[tuple[int, int, float]] = []
     counts = {}
@@ -370,47 +377,81 @@ def kernel(args: argparse.Namespace) -> None:
 
     from optimal_farkle.solver.duel.model import build_model
     from optimal_farkle.solver.duel.valueiter import value_iteration
-    from optimal_farkle.solver.table.kernel import table_tables
-    from optimal_farkle.solver.table.solve import _Blocks
+    from optimal_farkle.solver.table.blocks import solver_for
+    from optimal_farkle.solver.table.runners import LocalBlocks
+    from optimal_farkle.solver.table.tables import TABLE_LANES, table_tables
 
     rules, model, w = _sampling(args)
-    runner = _Blocks(model, table_tables(model), 1, track=False)
-    table_seconds = 0.0
+    if args.solved:  # the solved W: choices as smooth as a real solve's (random W's are not)
+        from optimal_farkle.solver.table.solve import solve_table
+
+        w = solve_table(model, threads=2).w
+    track = model.penalty_count == 0  # as the solve runs it
+    planned = LocalBlocks(model, table_tables(model), 1, track=track)
+    compared = LocalBlocks(model, table_tables(model), 1, track=track)
+    compared.solver = solver_for(TABLE_LANES, model.comps, track=track, planned=False)
+    samples = list(_sampled_layers(model, args.every, args.sample))
     table_values = 0
-    for _, rows in _sampled_layers(model, args.every, args.sample):
-        started = time.perf_counter()
-        runner.solve(w, rows)
-        table_seconds += time.perf_counter() - started
+    for _, rows in samples:
         bmin = np.array(model.bank_min)[np.where(model.ne > 1, rows[:, 6], 1)]
         table_values += int((np.maximum(model.nb - rows[:, 0], bmin) * 6).sum())
-    runner.close()
     duel_model = build_model(rules, args.floor)
     value_iteration(duel_model, threads=1)  # a first solve loads its kernels: not timed
-    started = time.perf_counter()
-    duel = value_iteration(duel_model, threads=1)
-    duel_seconds = time.perf_counter() - started
-    duel_values = duel_model.in_turn_states * (duel.passes + duel.cheap_passes)
-    table_ns = 1e9 * table_seconds / table_values
-    duel_ns = 1e9 * duel_seconds / duel_values
+    planned.solve(w, samples[0][1][:1])
+    compared.solve(w, samples[0][1][:1])
+    # CPU time of this process (one thread each), the three interleaved round by round: the
+    # machine is shared, and its load moves wall times far more than CPU times.
+    runs: dict[str, list[float]] = {"planned": [], "compared": [], "duel": []}
+    duel_values = 0
+    for _ in range(args.repeat):
+        for name, runner in (("planned", planned), ("compared", compared)):
+            started = time.process_time()
+            for _, rows in samples:
+                runner.solve(w, rows)
+            runs[name].append(1e9 * (time.process_time() - started) / table_values)
+        started = time.process_time()
+        duel = value_iteration(duel_model, threads=1)
+        duel_values = duel_model.in_turn_states * (duel.passes + duel.cheap_passes)
+        runs["duel"].append(1e9 * (time.process_time() - started) / duel_values)
+    planned.close()
+    compared.close()
+    ratios = [p / d for p, d in zip(runs["planned"], runs["duel"], strict=True)]
+    before = [c / d for c, d in zip(runs["compared"], runs["duel"], strict=True)]
     row = {
         "rules": rules.name,
         "goal": rules.goal,
-        "table_ns_per_value": table_ns,
+        "repeats": args.repeat,
+        "table_ns_per_value": float(np.median(runs["planned"])),
+        "table_ns_spread": [min(runs["planned"]), max(runs["planned"])],
+        "compared_ns_per_value": float(np.median(runs["compared"])),
+        "compared_ns_spread": [min(runs["compared"]), max(runs["compared"])],
         "table_values_timed": table_values,
-        "duel_ns_per_value": duel_ns,
+        "duel_ns_per_value": float(np.median(runs["duel"])),
+        "duel_ns_spread": [min(runs["duel"]), max(runs["duel"])],
         "duel_passes": duel.passes,
         "duel_skipped": duel.skipped,
-        "ratio": table_ns / duel_ns,
+        "ratio": float(np.median(ratios)),
+        "ratio_spread": [min(ratios), max(ratios)],
+        "ratio_before": float(np.median(before)),
+        "ratio_before_spread": [min(before), max(before)],
         "load_average": os.getloadavg()[0],
     }
     if args.json:
         print(json.dumps(row))
         return
+
+    def fig(name: str) -> str:
+        lo, hi = row[name.replace("_per_value", "") + "_spread"]
+        return f"{row[name]:.2f} ({lo:.2f}-{hi:.2f})"
+
     print(
-        f"{rules.name}, goal {rules.goal:,}, one thread each: table kernel {table_ns:.1f} ns per "
-        f"in-turn value ({table_values:,} timed), duel kernel {duel_ns:.1f} ns averaged over its "
-        f"solve ({duel.passes} passes, {100 * duel.skipped:.0f}% of rolls certified): "
-        f"{row['ratio']:.2f}x (load average {row['load_average']:.1f}; noisy)"
+        f"{rules.name}, goal {rules.goal:,}, one thread each, CPU time, medians of {args.repeat} "
+        f"interleaved rounds (spread): table kernel {fig('table_ns_per_value')} ns per in-turn "
+        f"value ({table_values:,} timed; every option compared in every component, as before: "
+        f"{fig('compared_ns_per_value')} ns), duel kernel {fig('duel_ns_per_value')} ns averaged "
+        f"over its solve ({duel.passes} passes, {100 * duel.skipped:.0f}% of rolls certified): "
+        f"table/duel {fig('ratio')}x, before {fig('ratio_before')}x (load average "
+        f"{row['load_average']:.1f})"
     )
 
 

@@ -167,6 +167,16 @@ class Farkled(EventBase):
 
 
 @dataclass(frozen=True)
+class Busted(EventBase):
+    """Under an exact goal the set-aside took the score past the goal: the turn total ``lost``
+    is gone and the turn ends (it is no farkle: the count of farkles in a row starts again)."""
+
+    kind: ClassVar[str] = "busted"
+    player: int
+    lost: int
+
+
+@dataclass(frozen=True)
 class Penalty(EventBase):
     """Too many farkles in a row cost ``points`` banked points (all of them when the penalty
     costs everything); the score is now ``score``."""
@@ -207,7 +217,7 @@ class GameOver(EventBase):
 
 
 Event: TypeAlias = (
-    Rolled | SetAsideEvent | HotDice | Banked | Farkled | Penalty | FinalRound | GameOver
+    Rolled | SetAsideEvent | HotDice | Banked | Farkled | Busted | Penalty | FinalRound | GameOver
 )
 EVENT_TYPES: tuple[type[EventBase], ...] = (
     Rolled,
@@ -215,6 +225,7 @@ EVENT_TYPES: tuple[type[EventBase], ...] = (
     HotDice,
     Banked,
     Farkled,
+    Busted,
     Penalty,
     FinalRound,
     GameOver,

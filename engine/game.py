@@ -13,7 +13,12 @@ A turn, for the player to move:
   score: :meth:`Rules.after_penalty`) and resets; the turn passes;
 * otherwise phase ``CHOOSE``: :class:`SetAside` one legal option of the roll
   (:meth:`engine.scoring.Scorer.validate`); using every die is hot dice (all
-  ``rules.dice`` dice again).
+  ``rules.dice`` dice again; under ``hot_dice = "must-roll"`` they must be rolled before a
+  bank);
+* under an exact goal (:attr:`Rules.exact_goal`) a set-aside that takes the score past the
+  goal busts (:meth:`Rules.busts`): the turn total is lost and the turn passes at once (any
+  later roll could only add points, so the turn can never be banked); a bust is no farkle,
+  so it ends a run of farkles like a bank.
 
 The endgames (:class:`engine.rules.Endgame`): under ``first-to-goal`` the engine banks for
 the player as soon as a legal bank reaches the goal and the game ends; under ``final-turn``
@@ -43,6 +48,7 @@ from .errors import FarkleError, GameOverError, IllegalActionError, IllegalSelec
 from .events import (
     EVENT_TYPES,
     Banked,
+    Busted,
     Event,
     EventBase,
     Farkled,
@@ -63,6 +69,7 @@ __all__ = [
     "Action",
     "Bank",
     "Banked",
+    "Busted",
     "Event",
     "EventBase",
     "Farkled",
@@ -207,6 +214,8 @@ class GameState:
             return "Set aside scoring dice first, then bank."
         if self.turn_total <= 0:
             return "Roll first: a turn starts with a roll."
+        if self.rules.must_roll_hot_dice and self.dice_left == self.rules.dice:
+            return f"Hot dice must be rolled: throw all {self.dice_left} dice before you bank."
         entered = self.standing.entered
         minimum = self.rules.bank_minimum(entered)
         if self.turn_total >= minimum:
@@ -420,19 +429,24 @@ def _roll(state: GameState, action: Roll) -> tuple[GameState, tuple[Event, ...]]
 
 
 def _six_of_a_kind(state: GameState, rolled: Rolled) -> tuple[GameState, tuple[Event, ...]]:
-    """Six of a kind under ``six_of_a_kind_wins``: set aside, banked, and the roller has won."""
-    after, events = _set_aside(state, SetAside(state.roll), automatic=False)
-    me = after.current
-    score = after.standing.score + after.turn_total
-    banked = replace(after.standing, score=score, farkles=0, entered=True)
-    after = replace(after, standings=_with(after.standings, me, banked))
-    over, end = _game_over(after, me, (Banked(me, after.turn_total, score, True),))
-    return over, (rolled, *events, *end)
+    """Six of a kind under ``six_of_a_kind_wins``: set aside, banked, and the roller has won
+    (whatever the bank minimum, the endgame or an exact goal say)."""
+    option = scorer(state.rules).validate(state.roll, state.roll)
+    me = state.current
+    total = state.turn_total + option.points
+    score = state.standing.score + total
+    banked = replace(state.standing, score=score, farkles=0, entered=True)
+    after = replace(state, turn_total=total, standings=_with(state.standings, me, banked), roll=())
+    events: tuple[Event, ...] = (
+        rolled,
+        SetAsideEvent(me, option.dice, option.points, total, state.rules.dice),
+        HotDice(me),
+        Banked(me, total, score, True),
+    )
+    return _game_over(after, me, events)
 
 
-def _set_aside(
-    state: GameState, action: SetAside, automatic: bool = True
-) -> tuple[GameState, tuple[Event, ...]]:
+def _set_aside(state: GameState, action: SetAside) -> tuple[GameState, tuple[Event, ...]]:
     if state.phase is Phase.DECIDE:
         if state.turn_total == 0 and not state.set_aside:
             raise IllegalActionError("Roll first: there are no dice to set aside yet.")
@@ -443,6 +457,8 @@ def _set_aside(
     option = scorer(state.rules).validate(state.roll, tuple(dice))
     me = state.current
     total = state.turn_total + option.points
+    if state.rules.busts(state.standing.score, total):
+        return _bust(state, option, total)
     hot = option.size == len(state.roll)
     left = state.rules.dice if hot else len(state.roll) - option.size
     after = replace(
@@ -458,14 +474,29 @@ def _set_aside(
         events += (HotDice(me),)
     rules = state.rules
     if (
-        automatic
-        and rules.endgame is Endgame.FIRST_TO_GOAL
+        rules.endgame is Endgame.FIRST_TO_GOAL
         and after.standing.score + total >= rules.goal
         and after.can_bank()
     ):
         after, bank_events = _do_bank(after, automatic=True)
         events += bank_events
     return after, events
+
+
+def _bust(
+    state: GameState, option: ScoringOption, total: int
+) -> tuple[GameState, tuple[Event, ...]]:
+    """An exact goal passed: the turn total is lost, the farkle count starts again, the turn
+    passes."""
+    me = state.current
+    left = len(state.roll) - option.size or state.rules.dice
+    events: tuple[Event, ...] = (
+        SetAsideEvent(me, option.dice, option.points, total, left),
+        Busted(me, total),
+    )
+    standings = _with(state.standings, me, replace(state.standing, farkles=0))
+    after, end_events = _end_turn(replace(state, standings=standings))
+    return after, events + end_events
 
 
 def _bank(state: GameState) -> tuple[GameState, tuple[Event, ...]]:

@@ -30,6 +30,8 @@ Schema (every table and key is required unless marked optional)::
 
     [turn]
     min_bank = 300                    # smallest turn total that may be banked
+    hot_dice = "optional"             # optional ("optional"): optional | must-roll (after hot
+                                      # dice the fresh dice must be rolled before a bank)
 
     [penalty]
     farkles = 3                       # consecutive farkled turns that cost points (0: none)
@@ -46,6 +48,8 @@ Schema (every table and key is required unless marked optional)::
                                       # a tie for the top after the final turns goes to who
                                       # reached the goal first, or is shared (half a win each;
                                       # not under first-to-goal, which cannot tie)
+    exact_goal = false                # optional (false): a turn that would pass the goal busts
+                                      # (scores nothing); only with endgame = "first-to-goal"
 
 Keys marked optional were added after the first schema: a file without them keeps its
 meaning, and a rule set whose optional keys are all at their defaults keeps its digest (so
@@ -109,6 +113,13 @@ class Ties(StrEnum):
     SHARED = "shared"  # the tied players share the win (two players: half a win each)
 
 
+class HotDiceRule(StrEnum):
+    """Whether a player who used every die (hot dice) may bank before rolling them again."""
+
+    OPTIONAL = "optional"  # bank or roll the fresh dice, as after any other set-aside
+    MUST_ROLL = "must-roll"  # the fresh dice must be rolled: no bank until they score
+
+
 class Endgame(StrEnum):
     """How the game ends once someone reaches the goal."""
 
@@ -149,6 +160,8 @@ class Rules:
     penalty_cost: PenaltyCost = PenaltyCost.POINTS
     ties: Ties = Ties.FIRST_TO_REACH  # a tie for the top at the end: first to reach, or shared
     six_of_a_kind_wins: bool = False  # rolling six of a kind that scores wins the game at once
+    hot_dice: HotDiceRule = HotDiceRule.OPTIONAL
+    exact_goal: bool = False  # a set-aside that takes the score past the goal busts the turn
     title: str = ""
     description: str = field(default="", compare=False)
 
@@ -174,6 +187,18 @@ class Rules:
     def shares_ties(self) -> bool:
         """A tie for the top at the end is shared (each tied player counts half a win with two)."""
         return self.ties is Ties.SHARED
+
+    @property
+    def must_roll_hot_dice(self) -> bool:
+        """After hot dice the fresh dice must be rolled: no bank with a full set of fresh dice."""
+        return self.hot_dice is HotDiceRule.MUST_ROLL
+
+    def busts(self, score: int, turn_total: int) -> bool:
+        """Whether ``turn_total`` on top of ``score`` passes an exact goal: the turn is lost.
+
+        The one definition of the exact-goal bust (never under rules without ``exact_goal``).
+        """
+        return self.exact_goal and score + turn_total > self.goal
 
     def after_penalty(self, score: int) -> int:
         """The banked score after the farkle penalty: the one definition of what it costs.
@@ -231,7 +256,7 @@ class Rules:
             "title": self.title,
             "description": self.description,
             "scoring": scoring,
-            "turn": {"min_bank": self.min_bank},
+            "turn": {"min_bank": self.min_bank, "hot_dice": self.hot_dice.value},
             "penalty": {
                 "farkles": self.penalty_farkles,
                 "points": self.penalty_points,
@@ -243,6 +268,7 @@ class Rules:
                 "endgame": self.endgame.value,
                 "dice": self.dice,
                 "ties": self.ties.value,
+                "exact_goal": self.exact_goal,
             },
         }
 
@@ -288,6 +314,8 @@ OPTIONAL_DEFAULTS: dict[str, object] = {
     "penalty_cost": PenaltyCost.POINTS,
     "ties": Ties.FIRST_TO_REACH,
     "six_of_a_kind_wins": False,
+    "hot_dice": HotDiceRule.OPTIONAL,
+    "exact_goal": False,
 }
 
 
@@ -347,9 +375,11 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         tables[table] = data[table]
     scoring, turn, penalty, game = (tables[t] for t in ("scoring", "turn", "penalty", "game"))
     _no_unknown(scoring, _SCORING_KEYS, "scoring", source)
-    _no_unknown(turn, {"min_bank"}, "turn", source)
+    _no_unknown(turn, {"min_bank", "hot_dice"}, "turn", source)
     _no_unknown(penalty, {"farkles", "points", "costs"}, "penalty", source)
-    _no_unknown(game, {"goal", "entry_minimum", "endgame", "dice", "ties"}, "game", source)
+    _no_unknown(
+        game, {"goal", "entry_minimum", "endgame", "dice", "exact_goal", "ties"}, "game", source
+    )
 
     extra = _choice(scoring, "extra_dice", ExtraDice, "scoring", source)
     if extra is ExtraDice.TABLE:
@@ -389,6 +419,9 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         if "costs" in penalty
         else PenaltyCost.POINTS,
         "min_bank": _points(turn, "min_bank", "turn", source),
+        "hot_dice": _choice(turn, "hot_dice", HotDiceRule, "turn", source)
+        if "hot_dice" in turn
+        else HotDiceRule.OPTIONAL,
         "penalty_farkles": _int(penalty, "farkles", "penalty", source, lo=0, hi=10),
         "penalty_points": _points(penalty, "points", "penalty", source),
         "goal": _points(game, "goal", "game", source, lo=STEP, hi=MAX_GOAL),
@@ -403,6 +436,7 @@ def rules_from_dict(data: dict[str, Any], source: str = "rules") -> Rules:
         "six_of_a_kind_wins": _bool(scoring, "six_of_a_kind_wins", "scoring", source)
         if "six_of_a_kind_wins" in scoring
         else False,
+        "exact_goal": _bool(game, "exact_goal", "game", source) if "exact_goal" in game else False,
     }
     # Contradictions name the file, not the rules' own name, so check before constructing.
     problem = _contradiction(SimpleNamespace(**fields))
@@ -454,6 +488,11 @@ def _contradiction(rules: Any) -> str | None:
         return (
             '[game] ties = "shared" needs endgame = "final-turn" or "equal-turns" (the first to '
             "the goal wins at once: no tie)"
+        )
+    if rules.exact_goal and rules.endgame is not Endgame.FIRST_TO_GOAL:
+        return (
+            "[game] 'exact_goal' needs endgame = \"first-to-goal\" (nobody can pass a leader "
+            "who has exactly the goal, so a final turn could never change the winner)"
         )
     if rules.min_bank >= rules.goal:
         return f"[turn] 'min_bank' ({rules.min_bank}) must be below the goal"

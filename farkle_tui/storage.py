@@ -520,7 +520,8 @@ class Storage:
         except FileNotFoundError:
             return []
         except OSError as exc:
-            self.games_error = f"{self.games_dir}: cannot list the kept games: {os_reason(exc)}"
+            # The reason before the path: a screen gives it one line, cut at its end.
+            self.games_error = f"{os_reason(exc)} ({self.games_dir})"
             return []
         paths = sorted((self.games_dir / n for n in names if n.endswith(".json")), reverse=True)
         return [_read(path) for path in paths]

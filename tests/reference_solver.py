@@ -15,6 +15,11 @@ state ``(t, n, b, d, f, e)``::
     b' = max(L, P(b)) if f == K - 1 else b,  f' = (f + 1) mod K
     h(0) = D, h(x) = x
 
+Two house rules (issue 38): under ``hot_dice = "must-roll"`` the bank is left out of
+``W(t, D, ...)`` for ``t > 0`` (six fresh dice after hot dice must roll); under an exact goal
+every ``t`` with ``b + t > goal`` is worth ``1 - W(0, D, d, b, e, 0)`` (the set-aside busted:
+the opponent moves, our score and a farkle count of 0).
+
 with ``D = rules.dice`` (a turn starts with ``W(0, D, ...)``; ``n`` here is always the real
 number of dice, never the solver's column), ``min_bank = rules.bank_minimum()``, ``K = rules.penalty_farkles`` (``K = 1`` and no
 penalty for rules without one, so ``f = e = 0`` throughout), ``P`` the engine's score after
@@ -209,12 +214,14 @@ class ReferenceSolver:
         self.scorers = {n: _Scorer(throws[n], self.D) for n in self.dice}
         self.reach = max(s.reach for s in self.scorers.values())
         self.inv = {n: 1.0 / 6**n for n in self.dice}
-        if rules.endgame is Endgame.FIRST_TO_GOAL:
-            self.q = [[1.0] * 7]  # no final turn: a bank at the goal wins (R = 0)
-        elif rules.six_of_a_kind_wins:
-            raise ValueError("a final turn that six of a kind can always win has no end")
-        else:
+        if not rules.six_of_a_kind_wins:
             self.q = self._final_turn_table()
+        elif rules.endgame is Endgame.FIRST_TO_GOAL and not rules.must_roll_hot_dice:
+            # A turn that six of a kind can always win never stops reaching: no Q table. None
+            # is needed: a bank at the goal wins (R = 0), so the cut is at the goal.
+            self.q = [[1.0] * 7]
+        else:
+            raise ValueError("a turn that six of a kind can always win has no cut here")
         self.tie = self._tie_table() if rules.shares_ties else None
 
     # -- the final turn ----------------------------------------------------------------------
@@ -291,11 +298,20 @@ class ReferenceSolver:
         return self.rules.bank_minimum(entered=bool(u) or self.E == 1)
 
     def cut(self, b: int, d: int, o: int, r: int, u: int) -> int:
-        """The row the reference cuts the turn at (see the class docstring)."""
+        """The row the reference cuts the turn at (see the class docstring).
+
+        An exact goal: the row past the goal (every row from there has busted). Hot dice that
+        must be rolled: a forced bank of six fresh dice can be off by anything, so the cut
+        waits until reaching it at all is below 1e-16.
+        """
+        if self.rules.exact_goal:
+            return (self.goal - b) // STEP + 1
         ti = max((self.goal - b) // STEP, self.bank_minimum(u) // STEP, 0)
         while True:
             t = ti * STEP
             lose = 1.0 - self.bank_value([], b, d, 0, o, r, t) if b + t >= self.goal else 1.0
+            if self.rules.must_roll_hot_dice:
+                lose = 1.0
             reach_t = self.q[min(ti, len(self.q) - 1)][self.D]
             if reach_t * lose < 1e-16:
                 return ti
@@ -312,8 +328,14 @@ class ReferenceSolver:
         top = self.cut(b, d, o, r, u)
         minimum = self.bank_minimum(u)
         values = [0.0] * ((top + 1) * 6 + self.reach)
+        # An exact goal passed: the set-aside busted, the opponent moves with our score and
+        # farkle count 0 (a bust is no farkle).
+        bust = 1.0 - w0[self.index(d, b, e, 0, o, u, 1 - r)] if self.rules.exact_goal else 0.0
         for row in range(top * 6, len(values)):
-            values[row] = self.bank_value(w0, b, d, e, o, r, (row // 6) * STEP)
+            if self.rules.exact_goal:
+                values[row] = bust
+            else:
+                values[row] = self.bank_value(w0, b, d, e, o, r, (row // 6) * STEP)
         # Farkle: b' = max(L, P(b)) on the K-th in a row, f' = (f + 1) mod K; the opponent next.
         after = (
             max(self.floor, self.rules.after_penalty(b)) if f == self.K - 1 and self.penalty else b
@@ -326,7 +348,9 @@ class ReferenceSolver:
             row = values[base : base + self.reach + 1]
             for n in self.dice:
                 roll = self.F[n] * farkle + self.win[n] + self.inv[n] * self.scorers[n].sum(row)
-                values[base + n - 1] = roll if bank is None else max(bank, roll)
+                # n = D with t > 0 is after hot dice: no bank when they must be rolled.
+                may_bank = bank is not None and not (n == self.D and self.rules.must_roll_hot_dice)
+                values[base + n - 1] = max(bank, roll) if may_bank and bank is not None else roll
         return values, top
 
     def start_value(self, w0: list[float], *state: int) -> float:

@@ -251,3 +251,15 @@ def test_what_cannot_model_a_variant_refuses_in_one_line() -> None:
     assert expected_strategy(shared()).bank_threshold(6) is not None  # points: ties don't matter
     assert "shared ties" in str(exact_table_supported(shared(), 3))
     assert "six of a kind" in str(exact_table_supported(house(**SIX_WINS), 3))
+
+
+def test_the_result_screen_and_the_narration_say_tie() -> None:
+    from optimal_farkle.tui.screens.game_over import result_text
+    from optimal_farkle.tui.widgets.words import describe_event
+
+    state = new_game(shared(goal=1000), TWO)
+    state, _ = bank_1000(state)
+    state, events = bank_1000(state)
+    assert result_text(state) == "A tie: Ann and Bob share the win, 1,000 each, after 2 turns"
+    line = describe_event(events[-1], TWO, state)
+    assert line.text.startswith("Game over: a tie, Ann and Bob share the win")

@@ -30,6 +30,7 @@ from optimal_farkle.engine import Rules, preset
 from optimal_farkle.solver.table.exact import solve_exact_table
 from optimal_farkle.solver.table.model import build_table_model
 from optimal_farkle.solver.table.solve import TableSolveResult, solve_table
+from optimal_farkle.solver.table.tables import TABLE_LANES
 
 pytest.importorskip("ray")
 
@@ -114,4 +115,5 @@ def test_a_driver_killed_in_process_resumes_on_the_cluster(
     )
     assert np.array_equal(strategy.w, solve_table(build_table_model(rules, 3, floor)).w)
     # The plan is stated before the solve starts.
-    assert any("2 workers" in n and "blocks of 64" in n and "per worker" in n for n in notes)
+    blocks = f"blocks of {TABLE_LANES}"
+    assert any("2 workers" in n and blocks in n and "per worker" in n for n in notes)

@@ -295,8 +295,8 @@ def test_the_coach_speaks_plainly_and_never_passes_off_its_last_verdict_as_curre
                 else:
                     await pilot.pause(0.05)
             judged = next(s for s in seen if s.startswith("judged"))
-            assert "this game:" in judged and "points lost in" in judged, judged
-            assert "best move" in judged or "win-chance points" in judged, judged
+            assert "this game: cost " in judged, judged
+            assert "best move" in judged or "cost −" in judged, judged
             assert "?!" not in judged and "game −" not in judged, judged
             forced = [s for s in seen[1:] if s.startswith("forced")]
             assert forced and "the only move: nothing to judge" in forced[0], seen

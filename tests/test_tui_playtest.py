@@ -232,7 +232,7 @@ def test_nothing_given_away_is_not_a_negative_zero() -> None:
     assert points_lost(0.0) == "0.00" and points_lost(0.00004) == "0.00"
     assert points_lost(0.0123) == "−1.23"
     tally = CoachTally(decisions=2)
-    assert tally.words() == "this game: 0.00 points lost in 2 decisions"
+    assert tally.words() == "this game: cost 0.00 in 2 decisions"
 
 
 def test_a_resumed_game_keeps_the_hints_and_says_it_resumed() -> None:

@@ -11,7 +11,7 @@ from textual.widgets import Input, Select, Static
 from tui_support import SIZE, app_for_tests, human_step, open_setup, run, text_of, wait_for
 
 from optimal_farkle.engine import load_rules, preset, replay
-from optimal_farkle.engine.rules import Endgame, PenaltyCost, Ties
+from optimal_farkle.engine.rules import Endgame, HotDiceRule, PenaltyCost, Ties
 from optimal_farkle.tui.screens.confirm import ConfirmScreen
 from optimal_farkle.tui.screens.game import GameScreen
 from optimal_farkle.tui.screens.game_over import GameOverScreen
@@ -142,6 +142,32 @@ def test_saving_over_another_rule_set_asks_first(tmp_path: Path) -> None:
             await wait_for(pilot, lambda: isinstance(app.screen, RulesEditorScreen))
             assert mine.read_text() == kept
             assert "Not saved" in status(editor)
+
+    run(body())
+
+
+def test_hot_dice_and_an_exact_goal_are_options_with_their_help() -> None:
+    """Issue 38, variants 4 and 5: each a row of the form; the help says what it does, and an
+    exact goal under a final-turn endgame is refused with the reason."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)
+            editor.query_one("#opt-turn-hot-dice", Select).value = HotDiceRule.MUST_ROLL.value
+            await wait_for(pilot, lambda: editor.rules.must_roll_hot_dice)
+            editor.query_one("#opt-game-exact-goal", Select).value = True
+            await wait_for(pilot, lambda: editor.rules.exact_goal)
+            helped = " ".join(text_of(editor.query_one("#editor-help", Static)).split())
+            assert "you must roll all six again" in helped
+            assert "reach exactly" in helped and "busts or farkles" in helped, helped[-700:]
+            before = editor.rules
+            editor.query_one("#opt-game-endgame", Select).value = Endgame.FINAL_TURN.value
+            await pilot.pause()
+            assert status(editor).startswith(
+                "✗ these rules: [game] 'exact_goal' needs endgame = \"first-to-goal\""
+            )
+            assert editor.rules == before
 
     run(body())
 

@@ -44,12 +44,15 @@ def test_five_dice_rules_say_five_dice() -> None:
     rules = preset("greed")
     lines = turn_rules(rules)
     assert lines[0].startswith("Roll five dice.")
-    assert lines[1] == "Use all five dice (hot dice) and you roll all five again."
+    assert (
+        lines[1]
+        == "Use all five dice (hot dice) and you roll all five again, or bank the turn total."
+    )
     console = Console(width=100, file=io.StringIO(), record=True)
     console.print(rules_renderable(rules))
     text = console.export_text()
     assert "six of a kind" not in text and "Six-dice" not in text
     assert (
         turn_rules(preset("facebook"))[1]
-        == "Use all six dice (hot dice) and you roll all six again."
+        == "Use all six dice (hot dice) and you roll all six again, or bank the turn total."
     )

@@ -122,8 +122,11 @@ def run(args: argparse.Namespace) -> int:
                 "the max-score strategy needs none"
             )
         from optimal_farkle.solver.analysis.distribution import max_score_policy, turn_distribution
-        from optimal_farkle.solver.core.expected import expected_strategy
+        from optimal_farkle.solver.core.expected import expected_strategy, unmodelled
 
+        reason = unmodelled(rules)
+        if reason is not None:
+            fail(reason)
         try:
             expected = expected_strategy(rules, args.penalty, entered=not args.entry)
         except FarkleError as exc:

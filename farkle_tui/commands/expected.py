@@ -81,6 +81,11 @@ def run(args: argparse.Namespace) -> int:
         # Above the largest goal a turn total cannot matter; and each row is printed.
         fail(f"--max-turn must be a multiple of {STEP} from 0 to {MAX_GOAL:,}, got {max_turn:,}")
     rules = rules_from_args(args)
+    from optimal_farkle.solver.core.expected import unmodelled  # numpy only when it runs
+
+    reason = unmodelled(rules)
+    if reason is not None:
+        fail(reason)
     if args.long_run:
         if penalty or args.max_turn is not None:
             fail(

@@ -26,7 +26,7 @@ from optimal_farkle.engine.record import GameRecord, GameSession
 
 from ..game_setup import HUMAN
 from ..services import Services
-from ..widgets.coach_line import COACH_LEGEND, CoachLine, CoachTally, coach_text
+from ..widgets.coach_line import COACH_LEGEND, CoachLine, CoachTally
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.analysis.coach import Judgement
@@ -185,7 +185,7 @@ class GameCoach:
         humans = [p for p in self.session.state.players if p.kind == HUMAN]
         state = self.session.state
         name = "" if len(humans) < 2 else f" {state.players[verdict.judgement.player].name}"
-        self.line.say(coach_text(verdict.judgement, verdict.tally, name))
+        self.line.judged(verdict.judgement, verdict.tally, name)
 
     def failed(self, reason: str) -> None:
         """The worker failed: say so in the coach's line (the game goes on)."""

@@ -4,8 +4,8 @@ Each drill is :data:`DRILL_LENGTH` positions from real games (:mod:`solver.analy
 scores, the turn total, the dice set aside and the roll showing. The player answers as in
 a game: select the dice to set aside (``1``-``6`` or a click), then ``r`` to roll on or
 ``b`` to bank. The answer comes back off the UI thread from :func:`solver.analysis.coach.judge`, the
-live coach's judge: the cost of the answer in win-chance points with its mark, the optimal
-move and the card's move. ``n`` goes to the next position. When the drill ends -- all
+live coach's judge, said in its words (:func:`..widgets.coach_line.verdict_text`): the cost of
+the answer in win-chance points and its mark, the optimal move and the card's move. ``n`` goes to the next position. When the drill ends -- all
 positions answered, or ``q`` after at least one -- its score (best answers, answers that
 were the card's, win chance given away) is kept in ``drills.json`` for the statistics.
 
@@ -34,12 +34,12 @@ from optimal_farkle.engine.game import Action, Bank, GameState, Player, Roll, Se
 from ..drill_log import DRILL_LENGTH, DrillLog, DrillResult
 from ..game_setup import HUMAN
 from ..services import ServicesAccessor
-from ..widgets.coach_line import cost_words
+from ..widgets.coach_line import verdict_text
 from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot
 from ..widgets.header import TitleHeader
 from ..widgets.scoreboard import Scoreboard
 from ..widgets.tray import Tray
-from ..widgets.words import MARK_SIGNS, MARK_STYLES, points_lost, pts, select_words
+from ..widgets.words import points_lost, pts, select_words
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
@@ -254,16 +254,10 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
             self._finish()
 
     def _answer_view(self, judgement: Judgement) -> Group:
-        mark = judgement.mark
-        style = MARK_STYLES.get(mark, "")
+        # The coach's words (one vocabulary: the cost and its mark, with the costs it covers).
         head = Text.assemble(
-            ("You: ", "bold"),
-            judgement.choice,
-            " · ",
-            (cost_words(judgement.loss), f"bold {style}".strip()),
+            ("You: ", "bold"), judgement.choice, ": ", verdict_text(judgement.loss)
         )
-        if mark not in ("best", "good"):
-            head.append(f" {MARK_SIGNS[mark]} {mark}", style=style)
         lines = [
             head,
             Text.assemble(("Best: ", "bold"), judgement.best),
@@ -279,16 +273,13 @@ class DrillScreen(ReportsWorkerErrors, Screen[None]):
         return Group(*lines)
 
     def score_words(self) -> str:
-        """``7 of 10 best · 6 as the card plays · 4.12 win-chance points given away``: in
-        words (it read "card's move 6 · −4.12 given away")."""
+        """``7 of 10 best · 6 as the card plays · cost −4.12 in all``: in the coach's words
+        (it read "card's move 6 · −4.12 given away")."""
         done = self.judgements
         best = sum(j.mark == "best" for j in done)
         card = sum(j.card_agrees for j in done)
-        loss = points_lost(sum(j.loss for j in done)).lstrip("−")
-        return (
-            f"{best} of {len(done)} best · {card} as the card plays · "
-            f"{loss} win-chance points given away"
-        )
+        loss = points_lost(sum(j.loss for j in done))
+        return f"{best} of {len(done)} best · {card} as the card plays · cost {loss} in all"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The footer offers what a key does now: roll and bank until the position is

@@ -13,7 +13,7 @@ from textual.widgets import Button, Footer, Static
 
 from optimal_farkle.engine.game import GameState
 
-from ..widgets.words import pts
+from ..widgets.words import pts, tie_names
 from .confirm import ARROW_BINDINGS
 
 
@@ -26,7 +26,11 @@ class GameOverChoice(StrEnum):
 
 
 def result_text(state: GameState) -> str:
-    """``Ann wins 10,050 to 8,400 after 23 turns`` (three or more: ``Ann wins with 10,050 ...``)."""
+    """``Ann wins 10,050 to 8,400 after 23 turns`` (three or more: ``Ann wins with 10,050 ...``;
+    a shared tie: ``A tie: Ann and Bob share the win, 10,050 each, after 24 turns``)."""
+    if state.tied:
+        best = pts(state.standings[state.tied[0]].score)
+        return f"A tie: {tie_names(state.players, state.tied)} share the win, {best} each, after {state.turn} turns"
     winner = state.players[state.winner].name if state.winner is not None else "Nobody"
     if len(state.players) > 2 and state.winner is not None:
         best = pts(state.standings[state.winner].score)
@@ -83,12 +87,13 @@ class GameOverScreen(ModalScreen[GameOverChoice]):
         state = self.state
         humans = [i for i, p in enumerate(state.players) if p.kind == "human"]
         with Vertical(id="dialog", classes="game-over"):
-            yield Static(
-                "★ You win! ★"
-                if humans == [state.winner] and len(state.players) > 1
-                else "★ Game over ★",
-                classes="title",
-            )
+            if state.tied:
+                title = "★ A tie ★"
+            elif humans == [state.winner] and len(state.players) > 1:
+                title = "★ You win! ★"
+            else:
+                title = "★ Game over ★"
+            yield Static(title, classes="title")
             yield Static(result_text(state), id="result", markup=False)
             yield Static("\n".join(standings_lines(state)), classes="detail", markup=False)
             yield Static("The game is kept under Replays.", classes="detail")

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Footer, Static
 from ..services import ServicesAccessor
 from ..storage import SavedGame
 from ..widgets.header import TitleHeader
-from ..widgets.words import pts
+from ..widgets.words import kept_games_problem, pts
 
 #: The result before the rules: at 80 columns a long rule set's name ("Neller-Busche
 #: fundamental Farkle") pushed the result past the edge ("Root wo").
@@ -50,13 +50,22 @@ def replay_row(game: SavedGame) -> tuple[str, str, str, str]:
     order = [*range(first, len(players)), *range(first)]
     if len(players) > 2:
         names = f"{len(players)}: " + ", ".join(players[i].name for i in order)
-        if state.winner is not None:
+        if state.tied:
+            result = f"tie, {pts(state.standings[state.tied[0]].score)} shared"
+        elif state.winner is not None:
             winner = players[state.winner].name
             result = f"{_cut(winner, NAME_WIDTH)} won, {pts(state.standings[state.winner].score)}"
         else:
             result = f"unfinished, best {pts(max(s.score for s in state.standings))}"
         return (when, _cut(names, PLAYERS_WIDTH), result, state.rules.display_name)
     names = " vs ".join(players[i].name for i in order)
+    if state.tied:
+        return (
+            when,
+            names,
+            f"tie, {pts(state.standings[state.tied[0]].score)} each",
+            state.rules.display_name,
+        )
     if state.winner is not None:  # the winner's score first: "Root won 10,050 to 9,400"
         order = [state.winner, *(i for i in order if i != state.winner)]
     scores = " to ".join(pts(state.standings[i].score) for i in order)
@@ -77,15 +86,17 @@ def fit_rules(rows: list[tuple[str, str, str, str]], width: int) -> list[tuple[s
     return [(*row[:3], _cut(row[3], room)) for row in rows]
 
 
-def replays_summary(games: list[SavedGame], error: str = "") -> str:
+def replays_summary(games: list[SavedGame], error: str = "") -> Text:
     """``5 games: 4 finished, 1 unfinished (replaced by a new game). Enter opens one.``
 
-    ``error``: why the games folder could not be listed (:attr:`Storage.games_error`).
+    ``error``: why the games folder could not be listed (:attr:`Storage.games_error`, the
+    screen shows it in one line: a long path is cut at its end, after the reason). Plain
+    text: a path is never markup.
     """
     if error:
-        return f"The kept games cannot be shown: {error}"
+        return Text(kept_games_problem(error))
     if not games:
-        return "No games kept yet: finished games are kept here for replay."
+        return Text("No games kept yet: finished games are kept here for replay.")
     finished = sum(1 for g in games if g.state is not None and g.state.is_over)
     unreadable = sum(1 for g in games if g.state is None)
     unfinished = len(games) - finished - unreadable
@@ -94,7 +105,7 @@ def replays_summary(games: list[SavedGame], error: str = "") -> str:
         parts.append(f"{unfinished} unfinished (replaced by a new game)")
     if unreadable:
         parts.append(f"{unreadable} unreadable")
-    return (
+    return Text(
         f"{len(games)} game{'s' if len(games) != 1 else ''}: {', '.join(parts)}. Enter opens one."
     )
 
@@ -105,6 +116,9 @@ class ReplaysScreen(Screen[None]):
     BINDINGS = [Binding("escape,q", "app.pop_screen", "Back")]
 
     services = ServicesAccessor()
+    DEFAULT_CSS = """
+    ReplaysScreen #replays-info.problem { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
 
     def compose(self) -> ComposeResult:
         self.title = "Replays"  # before mount: no Header watcher race
@@ -120,9 +134,9 @@ class ReplaysScreen(Screen[None]):
         rows = fit_rules([replay_row(game) for game in self.games], self.app.size.width)
         for i, row in enumerate(rows):
             table.add_row(*(Text(cell) for cell in row), key=str(i))
-        self.query_one("#replays-info", Static).update(
-            replays_summary(self.games, self.services.storage.games_error)
-        )
+        info = self.query_one("#replays-info", Static)
+        info.set_class(bool(self.services.storage.games_error), "problem")  # one line
+        info.update(replays_summary(self.games, self.services.storage.games_error))
         table.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -25,7 +25,14 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from optimal_farkle.engine import PRESETS, FarkleError, Rules, preset
 from optimal_farkle.engine.files import FileProblem, atomic_write
-from optimal_farkle.engine.rules import Endgame, ExtraDice, PenaltyCost, Ties, rules_from_dict
+from optimal_farkle.engine.rules import (
+    Endgame,
+    ExtraDice,
+    HotDiceRule,
+    PenaltyCost,
+    Ties,
+    rules_from_dict,
+)
 
 from ..services import ServicesAccessor
 from ..widgets.header import TitleHeader
@@ -77,8 +84,20 @@ OPTIONS: tuple[Option, ...] = (
             ("shared, half each", Ties.SHARED.value),
         ),
     ),
+    Option(
+        ("game", "exact_goal"),
+        "Exact goal",
+        "passing it busts the turn",
+        YES_NO,
+    ),
     Option(("game", "entry_minimum"), "Entry minimum", "first bank must reach it (0: none)"),
     Option(("turn", "min_bank"), "Minimum bank", "smallest turn total you may bank"),
+    Option(
+        ("turn", "hot_dice"),
+        "Hot dice",
+        "after every die has scored",
+        (("bank or roll", HotDiceRule.OPTIONAL.value), ("must roll", HotDiceRule.MUST_ROLL.value)),
+    ),
     Option(("penalty", "farkles"), "Penalty farkles", "farkles in a row to pay (0: none)"),
     Option(
         ("penalty", "costs"),

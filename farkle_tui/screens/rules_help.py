@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Select, Static
 
-from optimal_farkle.engine import PRESETS, Endgame, ExtraDice, Rules, preset
+from optimal_farkle.engine import PRESETS, STEP, Endgame, ExtraDice, Rules, preset
 from optimal_farkle.engine.scoring import NUMBER_WORDS
 
 from ..widgets.header import TitleHeader
@@ -77,13 +77,24 @@ def scoring_rows(rules: Rules) -> list[tuple[str, tuple[int, ...], int]]:
     return rows
 
 
+def hot_dice_rule(rules: Rules) -> str:
+    """The hot-dice sentence: the fresh dice may be banked on (the default) or must be rolled."""
+    dice = NUMBER_WORDS[rules.dice]
+    if rules.must_roll_hot_dice:
+        return (
+            f"Use all {dice} dice (hot dice) and you must roll all {dice} again: no bank before "
+            "they score, not even at the goal."
+        )
+    return f"Use all {dice} dice (hot dice) and you roll all {dice} again, or bank the turn total."
+
+
 def turn_rules(rules: Rules) -> list[str]:
     """The non-scoring rules in sentences: banking, entry, penalty, goal, endgame."""
     dice = NUMBER_WORDS[rules.dice]
     lines = [
         f"Roll {dice} dice. Set aside at least one scoring combination from each roll, then roll "
         "the rest or bank the turn total. A roll that scores nothing is a farkle: the turn total is lost.",
-        f"Use all {dice} dice (hot dice) and you roll all {dice} again.",
+        hot_dice_rule(rules),
         f"Banking needs a turn total of at least {pts(rules.bank_minimum())}.",
     ]
     if rules.six_of_a_kind_wins:
@@ -109,7 +120,21 @@ def turn_rules(rules: Rules) -> list[str]:
         )
     else:
         lines.append("Farkles cost only the turn total: there is no farkle penalty.")
-    if rules.endgame is Endgame.FIRST_TO_GOAL:
+    if rules.exact_goal:
+        goal = pts(rules.goal)
+        lines.append(
+            f"The first player to reach exactly {goal} wins at once. A set-aside that takes the "
+            f"score past {goal} busts: the turn total is lost and the turn ends at once (rolling "
+            "on could only add more); a bust is no farkle and ends a run of farkles. Exactly "
+            f"{goal} with a turn total you may not bank leaves only a roll, which busts or farkles."
+        )
+        if rules.bank_minimum(entered=False) > STEP:
+            lines.append(
+                f"So a score less than {pts(rules.bank_minimum(entered=False))} short of {goal} "
+                "cannot win until a farkle penalty lowers it (the computer's exact strategy "
+                "needs a bank minimum of 50 and no entry minimum)."
+            )
+    elif rules.endgame is Endgame.FIRST_TO_GOAL:
         lines.append(f"The first player to reach {pts(rules.goal)} wins at once.")
     else:
         lines.append(

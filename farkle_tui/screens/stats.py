@@ -1,6 +1,6 @@
 """Statistics over the saved games and drills: win rates, best turns, whether the player improves.
 
-Counts come straight from the game records (:func:`solver.analysis.game.history`), from the point
+Counts come straight from the game records (:func:`solver.analysis.history.history`), from the point
 of view of the player named in the settings (else the first human seat). Once you have played
 at a table of three or more, every tally also shows your average finishing place and the win
 rate of a player as good as the others ("Even": 1/N), and a table per table size: a 30% win
@@ -8,7 +8,10 @@ rate is poor heads-up and strong at a table of six. The trend of the average win
 lost per decision needs each game analysed against optimal play, so it is computed in a thread
 worker for the games whose rules have a cached strategy; games whose strategy is not solved,
 and games at a table only an approximation judges, are left out of the trend only, and the
-screen says how many.
+screen says how many. Only games whose dice are what their seed deals are counted: a record
+with other dice, or with no seed (unverified: its dice cannot be checked), proves nothing (a
+hand-made one would be a win against Perfect), and the screen says how many it left out. A
+games folder that cannot be listed is said in one line, never shown as no games.
 Below, the drills (:mod:`..drill_log`): per day, how many positions and how many answered best.
 """
 
@@ -34,10 +37,12 @@ from ..services import ServicesAccessor
 from ..widgets.drill_stats import drills_view
 from ..widgets.header import TitleHeader
 from ..widgets.wincurve import WinCurve
+from ..widgets.words import kept_games_problem
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.analysis.game import GameAnalysis, History
+    from optimal_farkle.solver.analysis.game import GameAnalysis
+    from optimal_farkle.solver.analysis.history import History
 
 
 def trend_words(losses: list[float]) -> str:
@@ -82,13 +87,15 @@ def history_view(
     unreadable: int = 0,
     approximate: int = 0,
     undealt: int = 0,
+    unverified: int = 0,
 ) -> Group:
     """Tables of the history, as rich renderables; ``names`` turns player and rules ids into names.
 
     ``unreadable``: kept game files that could not be read (Replays lists them with the reason);
     ``approximate``: games only an approximation could judge (left out of the trend);
     ``undealt``: games whose dice are not what their seed deals (not counted: a record edited
-    to win against Perfect counted as a win).
+    to win against Perfect counted as a win); ``unverified``: games with no seed, whose dice
+    cannot be checked (not counted either: a win in them proves nothing).
     """
     names = names or {}
     parts: list[Table | Text] = []
@@ -98,7 +105,12 @@ def history_view(
             + (f", {h.unfinished} unfinished" if h.unfinished else "")
             + (f", {h.watched} computer-only (not counted)" if h.watched else "")
             + (f", {unreadable} unreadable (listed under Replays)" if unreadable else "")
-            + (f", {undealt} whose dice do not follow their seed (not counted)" if undealt else ""),
+            + (f", {undealt} whose dice do not follow their seed (not counted)" if undealt else "")
+            + (
+                f", {unverified} unverified: no seed to check the dice by (not counted)"
+                if unverified
+                else ""
+            ),
             style="bold",
         )
     )
@@ -178,6 +190,7 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
     services = ServicesAccessor()
     DEFAULT_CSS = """
     StatsScreen #stats-body { height: auto; padding: 0 1; }
+    StatsScreen #stats-body.problem { text-wrap: nowrap; text-overflow: ellipsis; }
     StatsScreen #stats-trend { height: 8; }
     StatsScreen #stats-drills { height: auto; padding: 0 1; margin-top: 1; }
     """
@@ -198,11 +211,12 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        from optimal_farkle.solver.analysis.game import History
+        from optimal_farkle.solver.analysis.history import History
 
         self.records: list[GameRecord] = []
         self.unreadable = 0  # kept game files that could not be read
         self.undealt = 0  # kept games whose dice are not what their seed deals
+        self.unverified = 0  # kept games with no seed: their dice cannot be checked
         self.history: History = History()
 
     def compose(self) -> ComposeResult:
@@ -215,19 +229,27 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        games = self.services.storage.finished_games()
+        storage = self.services.storage
+        games = storage.finished_games()
+        drills = DrillLog(storage)
+        self.query_one("#stats-drills", Static).update(drills_view(drills.load(), drills.error))
+        if storage.games_error:  # no games to count: say why, in one line, and count nothing
+            body = self.query_one("#stats-body", Static)
+            body.add_class("problem")
+            body.update(Text(kept_games_problem(storage.games_error)))
+            return
         readable = [g.record for g in games if g.record is not None]
-        self.records = [r for r in readable if dice_follow_seed(r) is not False]
+        dealt = [dice_follow_seed(r) for r in readable]
+        self.records = [r for r, fair in zip(readable, dealt, strict=True) if fair]
         self.unreadable = len(games) - len(readable)
-        self.undealt = len(readable) - len(self.records)
+        self.undealt = dealt.count(False)
+        self.unverified = dealt.count(None)
         self.history = self._history({})
         self._update_view(analysed=0, pending=0)
-        drills = DrillLog(self.services.storage)
-        self.query_one("#stats-drills", Static).update(drills_view(drills.load(), drills.error))
         self._analyse_all()
 
     def _history(self, analyses: dict[int, GameAnalysis]) -> History:
-        from optimal_farkle.solver.analysis.game import history
+        from optimal_farkle.solver.analysis.history import history
 
         return history(self.records, me=self.services.settings.player_name, analyses=analyses)
 
@@ -252,6 +274,7 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
                 self.unreadable,
                 approximate,
                 self.undealt,
+                self.unverified,
             )
         )
         trend = self.query_one(WinCurve)
@@ -261,7 +284,8 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
 
     @work(thread=True, exclusive=True, group="stats", exit_on_error=False)
     def _analyse_all(self) -> None:
-        from optimal_farkle.solver.analysis.game import AnalysisError, analyse, my_seat
+        from optimal_farkle.solver.analysis.game import AnalysisError, analyse
+        from optimal_farkle.solver.analysis.history import my_seat
 
         analyses: dict[int, GameAnalysis] = {}
         pending = approximate = 0

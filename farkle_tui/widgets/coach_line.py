@@ -2,8 +2,12 @@
 
 The game screen computes a :class:`~optimal_farkle.solver.analysis.coach.Judgement` off the UI thread
 after each of a person's moves and hands it here with the game's running tally; the widget
-only draws. Costs are win-chance points (percentage points of the chance to win) given away
-against the best move, with the replay analysis's marks.
+only draws. One vocabulary for the verdict, the game's tally and the drill: a move's *cost*
+is the win chance it gave away against the best move, in percentage points, written
+``cost −1.31`` as the hints' Cost column writes it; its *mark* is the replay analysis's
+(:data:`solver.analysis.game.THRESHOLDS`), named with the costs it covers where a verdict gives
+it (``an inaccuracy (0.5 to 2)``), so the words explain themselves on screen. The tally says
+the same: ``this game: cost −1.31 in 4 decisions (1 inaccuracy)``.
 """
 
 from __future__ import annotations
@@ -44,9 +48,10 @@ class CoachTally:
             )
         return out
 
-    def words(self) -> str:
-        """``this game: 2.45 points lost in 14 decisions (1 mistake, 2 inaccuracies)``: the win
-        chance given away over the game's decisions, and how many were marked."""
+    def words(self, short: bool = False) -> str:
+        """``this game: cost −2.45 in 14 decisions (1 mistake, 2 inaccuracies)``: the win
+        chance given away over the game's decisions, and how many were marked (the verdicts'
+        words: :func:`verdict_text`); ``short``: ``game: cost −2.45 (1 mistake, ...)``."""
         if not self.decisions:
             return "this game: no decisions yet"
         marks = [
@@ -58,9 +63,11 @@ class CoachTally:
             )
             if count
         ]
-        lost = points_lost(self.loss).lstrip("−")
         decisions = f"{self.decisions} decision{'s' if self.decisions != 1 else ''}"
-        text = f"this game: {lost} points lost in {decisions}"
+        if short:
+            text = f"game: cost {points_lost(self.loss)}"
+            return text + (f" ({', '.join(marks)})" if marks else "")
+        text = f"this game: cost {points_lost(self.loss)} in {decisions}"
         return text + (f" ({', '.join(marks)})" if marks else "")
 
 
@@ -71,6 +78,39 @@ def cost_words(loss: float) -> str:
     return "best" if loss <= BEST_EPSILON else points_lost(loss)
 
 
+def mark_range(mark: str) -> str:
+    """The costs a mark covers, in win-chance points: ``0.5 to 2`` for an inaccuracy,
+    ``under 0.5`` for good, ``5 or more`` for a blunder (from the replay's thresholds)."""
+    from optimal_farkle.solver.analysis.game import THRESHOLDS
+
+    lows = {name: 100 * low for name, low in THRESHOLDS}
+    ordered = sorted(lows.values())
+
+    def figure(x: float) -> str:
+        return f"{x:g}"
+
+    if mark == "good":
+        return f"under {figure(ordered[0])}"
+    low = lows[mark]
+    higher = [x for x in ordered if x > low]
+    return f"{figure(low)} to {figure(higher[0])}" if higher else f"{figure(low)} or more"
+
+
+def verdict_text(loss: float) -> Text:
+    """A move's verdict in the coach's words: ``the best move``, or ``cost −1.31, an
+    inaccuracy (0.5 to 2)`` (``good (under 0.5)`` below every mark), styled by its mark."""
+    from optimal_farkle.solver.analysis.game import mark_of
+
+    mark = mark_of(loss)
+    style = MARK_STYLES.get(mark, "")
+    if mark == "best":
+        return Text("the best move", style=f"bold {style}".strip())
+    text = Text(f"cost {points_lost(loss)}", style=f"bold {style}".strip())
+    article = "" if mark == "good" else ("an " if mark == "inaccuracy" else "a ")
+    text.append(f", {article}{mark} ({mark_range(mark)})", style=style)
+    return text
+
+
 #: What the coach's figures are, said once where the coach shows (the line is cut, never wrapped).
 COACH_LEGEND = (
     "Coach on: after each of your moves, its cost, the better move and the card's move.\n"
@@ -78,17 +118,40 @@ COACH_LEGEND = (
 )
 
 
-def coach_text(judgement: Judgement, tally: CoachTally, name: str = "") -> Text:
+def second_line(judgement: Judgement, tally: CoachTally, short: bool = False) -> Text:
+    """The better move, the card's and the game so far; ``short``: in fewer words (``Best:``,
+    ``(card too)`` and the tally without its count of decisions), for a narrow line."""
+    text = Text()
+    if judgement.mark == "best" and judgement.card_agrees:
+        text.append("The card agrees", style="bold")
+    elif judgement.mark == "best":
+        text.append("The card: ", style="bold")
+        text.append(judgement.card)
+    else:
+        text.append("Best: " if short else "Better: ", style="bold")
+        text.append(judgement.best)
+        if judgement.card == judgement.best:
+            text.append(" (card too)" if short else ", the card's move too")
+        else:
+            text.append(" · ")
+            text.append("card: " if short else "the card: ", style="bold")
+            text.append("yours" if judgement.card_agrees else judgement.card)
+    text.append(f" · {tally.words(short)}", style="dim")
+    return text
+
+
+def coach_text(
+    judgement: Judgement, tally: CoachTally, name: str = "", width: int | None = None
+) -> Text:
     """The two lines for one judged move, in plain words; cut, never wrapped.
 
-    ``Coach: keep 5 5 (100), roll: −1.31 win-chance points, an inaccuracy``, then the better
+    ``Coach: keep 5 5 (100), roll: cost −1.31, an inaccuracy (0.5 to 2)``, then the better
     move, the card's, and the game so far
-    (``Better: keep 5 (50), roll, the card's move too · this game: 1.31 points lost in 1 decision``).
-    A forced move (nothing to choose) says so, rather than leaving the last verdict up as if
-    it were about this move.
+    (``Better: keep 5 (50), roll, the card's move too · this game: cost −1.31 in 1 decision``),
+    in fewer words where that is too wide for ``width`` columns (at 80 the game so far was
+    cut off). A forced move (nothing to choose) says so, rather than leaving the last verdict
+    up as if it were about this move.
     """
-    mark = judgement.mark
-    style = MARK_STYLES.get(mark, "")
     who = f" {name}" if name else ""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"Coach{who}: ", style="bold")
@@ -97,30 +160,12 @@ def coach_text(judgement: Judgement, tally: CoachTally, name: str = "") -> Text:
         text.append(f"\n{tally.words()}", style="dim")
         return text
     text.append(f"{judgement.choice}: ")
-    if mark == "best":
-        text.append("the best move", style=f"bold {style}".strip())
-    else:
-        text.append(
-            f"{cost_words(judgement.loss)} win-chance points", style=f"bold {style}".strip()
-        )
-        if mark != "good":
-            text.append(f", {'an' if mark == 'inaccuracy' else 'a'} {mark}", style=style)
+    text.append_text(verdict_text(judgement.loss))
     text.append("\n")
-    if mark == "best" and judgement.card_agrees:
-        text.append("The card agrees", style="bold")
-    elif mark == "best":
-        text.append("The card: ", style="bold")
-        text.append(judgement.card)
-    else:
-        text.append("Better: ", style="bold")
-        text.append(judgement.best)
-        if judgement.card == judgement.best:
-            text.append(", the card's move too")
-        else:
-            text.append(" · ")
-            text.append("the card: ", style="bold")
-            text.append("yours" if judgement.card_agrees else judgement.card)
-    text.append(f" · {tally.words()}", style="dim")
+    line = second_line(judgement, tally)
+    if width is not None and line.cell_len > width:
+        line = second_line(judgement, tally, short=True)
+    text.append_text(line)
     return text
 
 
@@ -141,10 +186,37 @@ class CoachLine(Static):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
         self.text = ""  # what is shown, as plain text (tests read it)
+        # The verdict shown, if any: drawn again to fit a new width.
+        self._verdict: tuple[Judgement, CoachTally, str] | None = None
 
     def say(self, content: Text | str) -> None:
+        self._verdict = None
+        self._say(content)
+
+    def _say(self, content: Text | str) -> None:
         self.text = content.plain if isinstance(content, Text) else content
         self.update(content)
 
+    def judged(self, judgement: Judgement, tally: CoachTally, name: str = "") -> None:
+        """Show a verdict (:func:`coach_text`) in words that fit the line, again on a resize."""
+        self._verdict = (judgement, tally, name)
+        self._draw()
 
-__all__ = ["COACH_LEGEND", "CoachLine", "CoachTally", "coach_text", "cost_words"]
+    def _draw(self) -> None:
+        if self._verdict is not None:
+            width = self.content_size.width or None  # none yet: the long words, cut if need be
+            self._say(coach_text(*self._verdict, width=width))
+
+    def on_resize(self) -> None:
+        self._draw()
+
+
+__all__ = [
+    "COACH_LEGEND",
+    "CoachLine",
+    "CoachTally",
+    "coach_text",
+    "cost_words",
+    "mark_range",
+    "verdict_text",
+]

@@ -162,8 +162,13 @@ def render_hints(hints: Hints) -> Group | Text:
     parts: list[Text | Table] = [head]
     if hints.decision is not None:
         against = f" (heads-up against {hints.rival})" if hints.rival else ""
+        # The answer in the second line (at 60x20 the panel shows two), its figures below.
         parts += [
-            Text(f"Turn total {pts(state.turn_total)}, {state.dice_left} dice to roll{against}:"),
+            Text.assemble(
+                ("Best: ", "bold green"),
+                (str(hints.decision.best), "bold"),
+                f" · turn total {pts(state.turn_total)}, {state.dice_left} dice to roll{against}",
+            ),
             _bank_roll(hints.decision, state.bank_refusal() or ""),
         ]
     if hints.options:

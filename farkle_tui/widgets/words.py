@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from optimal_farkle.engine import FarkleError, ScoringOption
 from optimal_farkle.engine.game import (
     Banked,
+    Busted,
     Farkled,
     FinalRound,
     GameOver,
@@ -71,6 +72,12 @@ def points_lost(loss: float) -> str:
     return f"−{points:.2f}" if points > 0 else "0.00"
 
 
+def kept_games_problem(error: str) -> str:
+    """Why no kept game is shown, in one line (``error``: :attr:`Storage.games_error`, the
+    reason first): the Replays list and Statistics say it, never "No games kept yet"."""
+    return f"The kept games cannot be shown: {error}"
+
+
 def pct(p: float) -> str:
     """A win probability as a percentage with one decimal: ``53.5%``.
 
@@ -92,6 +99,8 @@ def goal_words(rules: Rules) -> str:
     """How the game ends: ``first to 10,000 wins`` or ``10,000 starts a final round``."""
     if rules.endgame is Endgame.FINAL_TURN:
         return f"reaching {pts(rules.goal)} gives the others a final turn"
+    if rules.exact_goal:
+        return f"first to exactly {pts(rules.goal)} wins"
     return f"first to {pts(rules.goal)} wins"
 
 
@@ -163,12 +172,25 @@ def after_set_aside(state: GameState, option: ScoringOption) -> GameState | None
         return None
 
 
-def status_words(state: GameState, chance: str = "") -> str:
+def status_words(state: GameState, chance: str = "", width: int | None = None) -> str:
     """The game's status line: ``Turn 6 ▶ Ann │ turn total 150 │ 3 dice showing``, the final
-    turn or round and who plays after it, and ``chance``: the computer's win chance, in words."""
+    turn or round and who plays after it, and ``chance``: the computer's win chance, in words
+    (``│ Perfect's win chance 62.0%``). Where that is wider than ``width`` the chance goes
+    beside the name (``Turn 6 ▶ Perfect, win chance 62.0% │ ...``, eleven columns fewer): at
+    80 columns the line wrapped, and the rows below gave way."""
     if state.is_over:
         return f"Turn {state.turn} │ game over"
-    parts = [f"Turn {state.turn} ▶ {state.player.name}", f"turn total {pts(state.turn_total)}"]
+    full = _status_parts(state, chance, beside=False)
+    if width is None or not chance or len(full) <= width:
+        return full
+    return _status_parts(state, chance, beside=True)
+
+
+def _status_parts(state: GameState, chance: str, beside: bool) -> str:
+    who = f"Turn {state.turn} ▶ {state.player.name}"
+    if chance and beside:
+        who += f", win chance {chance}"
+    parts = [who, f"turn total {pts(state.turn_total)}"]
     if state.phase is Phase.CHOOSE:
         parts.append(f"{len(state.roll)} {'die' if len(state.roll) == 1 else 'dice'} showing")
     else:
@@ -183,25 +205,40 @@ def status_words(state: GameState, chance: str = "") -> str:
         after = [state.players[i].name for i in state.final_turns if i != state.current]
         if after:
             parts.append(f"then {names_and(after)}")
-    if chance:
+    if chance and not beside:
         parts.append(f"{state.player.name}'s win chance {chance}")
     return " │ ".join(parts)
 
 
-def selection_words(state: GameState, dice: tuple[int, ...]) -> tuple[str, bool]:
+def selection_words(
+    state: GameState, dice: tuple[int, ...], short: bool = False
+) -> tuple[str, bool]:
     """The selection line while dice show: what the selected ``dice`` (faces) score and what
-    banking or rolling on would give; True with the reason when the selection is refused."""
+    banking or rolling on would give; True with the reason when the selection is refused.
+
+    ``short``: in fewer words, for a narrow line (at 60 columns the line lost its end):
+    ``bank 1,600`` for ``bank now = 1,050 + 550 = 1,600``, and no word of the mouse."""
     n = len(state.roll)
     if not dice:
+        if short:
+            return f"{select_words(n)}, then r rolls on, b banks.", False
         return f"{select_words(n)} or the mouse, then r to roll on or b to bank.", False
     try:
         option = scorer(state.rules).validate(state.roll, dice)
     except FarkleError as exc:
         return str(exc), True
     total = state.turn_total + option.points
+    if state.rules.busts(state.standing.score, total):
+        goal = pts(state.rules.goal)
+        score = pts(state.standing.score + total)
+        return f"{option.describe()} · busts: {score} passes the exact goal {goal}", False
     after = after_set_aside(state, option)
-    if after is not None and not after.is_over and after.bank_refusal() is not None:
+    if option.size == n and state.rules.must_roll_hot_dice:
+        bank = "hot dice must be rolled"
+    elif after is not None and not after.is_over and after.bank_refusal() is not None:
         bank = f"bank needs {pts(state.rules.bank_minimum(state.standing.entered))}"
+    elif short:
+        bank = f"bank {pts(total)}"
     else:
         bank = f"bank now = {pts(state.turn_total)} + {pts(option.points)} = {pts(total)}"
     left = state.rules.dice if option.size == n else n - option.size
@@ -256,6 +293,13 @@ def describe_event(
         lost = f" and loses {pts(event.lost)} points" if event.lost else ""
         marks = f" ({event.farkles} in a row)" if event.farkles > 1 else ""
         return Line(f"FARKLE! {name} rolled {dice_text(event.dice)}{lost}{marks}", "bad", True)
+    if isinstance(event, Busted):
+        goal = f" {pts(state.rules.goal)}" if state is not None else ""
+        return Line(
+            f"BUST! {name} passed the exact goal{goal} and loses {pts(event.lost)} points",
+            "bad",
+            True,
+        )
     if isinstance(event, Penalty):
         return Line(
             f"Penalty: {name}'s third farkle in a row costs {pts(event.points)} points: "
@@ -273,10 +317,21 @@ def describe_event(
                 who = f"{names_and(owed)} get"
         return Line(f"{name} reached the goal: {who} one final turn", "hot", True)
     if isinstance(event, GameOver):
-        winner = players[event.winner].name if event.winner is not None and players else "nobody"
         scores = " to ".join(pts(s) for s in sorted(event.scores, reverse=True))
+        if event.tied and players:
+            return Line(
+                f"Game over: a tie, {tie_names(players, event.tied)} share the win, {scores}",
+                "win",
+                True,
+            )
+        winner = players[event.winner].name if event.winner is not None and players else "nobody"
         return Line(f"Game over: {winner} wins, {scores}", "win", True)
     return Line(str(event))
+
+
+def tie_names(players: Sequence[Player], tied: Sequence[int]) -> str:
+    """``Ann and Bob``: the players sharing a tied win (``ties = "shared"``)."""
+    return names_and([players[i].name for i in tied])
 
 
 def final_turn_line(state: GameState, chance: float | None) -> Line:

@@ -97,6 +97,9 @@ class FinalTurnTables:
     reach: np.ndarray  # (kinds, length) float64
     fill: np.ndarray  # (kinds, length, 6) float64
     p_min: float  # the smallest farkle probability among dice counts that can farkle
+    #: (kinds, length) float64: hot dice that must be rolled make six fresh dice's value past
+    #: the cut ``fill[kind, K, 5] + fill_x[kind, K] x`` (:func:`_must_roll_fill`); else 0
+    fill_x: np.ndarray
 
     @property
     def length(self) -> int:
@@ -138,13 +141,12 @@ def final_turn_tables(rules: Rules) -> FinalTurnTables:
     if kinds == 1:
         length = 2
         q = np.ones((length, 7))
-        return FinalTurnTables(
-            q=q,
-            tie=None,
-            reach=np.zeros((1, length)),
-            fill=np.ones((1, length, 6)),
-            p_min=p_min,
-        )
+        reach = np.zeros((1, length))
+        fill = np.ones((1, length, 6))
+        fill_x = np.zeros((1, length))
+        if rules.must_roll_hot_dice:
+            _must_roll_fill(opts, reach[0], fill[0], fill_x[0])
+        return FinalTurnTables(q=q, tie=None, reach=reach, fill=fill, p_min=p_min, fill_x=fill_x)
     q = _reach_table(opts)
     length = len(q)
     tie = _tie_table(opts, length) if rules.shares_ties else None
@@ -158,9 +160,12 @@ def final_turn_tables(rules: Rules) -> FinalTurnTables:
             bankable = np.arange(length) - 1 >= minimum
             reach[1 + entered, bankable] = tie[np.arange(length)[bankable], 6]
     fill = np.ones((kinds, length, 6))
+    fill_x = np.zeros((kinds, length))
     for kind in range(1, kinds):
         fill[kind] = _fill(opts, reach[kind], risky)
-    return FinalTurnTables(q=q, tie=tie, reach=reach, fill=fill, p_min=p_min)
+        if rules.must_roll_hot_dice:
+            _must_roll_fill(opts, reach[kind], fill[kind], fill_x[kind])
+    return FinalTurnTables(q=q, tie=tie, reach=reach, fill=fill, p_min=p_min, fill_x=fill_x)
 
 
 def _reach_table(opts: object) -> np.ndarray:
@@ -229,3 +234,51 @@ def _fill(opts: object, reach: np.ndarray, risky: np.ndarray) -> np.ndarray:
         for n in riskless:
             fill[k, n - 1] = per_dice[n]
     return fill
+
+
+def _must_roll_fill(opts: object, reach: np.ndarray, fill: np.ndarray, fill_x: np.ndarray) -> None:
+    """Six fresh dice past the cut when hot dice must be rolled: ``A(K) + B(K) x``.
+
+    Six fresh dice cannot bank, so past the cut they roll; the value is affine in the lane's
+    farkle value ``x``. Every other dice count banks there (``1 - R``). A keep that leaves
+    dice is worth at least ``1 - R(K) >= 1 - P_min (1 - x)`` and hot dice again at most
+    ``P_6 x + (1 - P_6)``, so a roll group with a keep that leaves dice takes its most points
+    among those (``R`` only falls), and a group whose every keep uses all the dice takes its
+    most points (six fresh dice are worth more with a larger lead: by induction from the
+    top)::
+
+        V(K) = P_6 x + sum_{g leaves dice} p_g (1 - R(K + s_g)) + sum_{g all hot} p_g V(K + s_g)
+
+    At the last index (``R`` = 0, clamped) ``V = (P_6 x + 1 - P_6 - a) / (1 - a)``, with ``a``
+    the probability of the all-hot groups. Six dice that never farkle (``zilch``) roll
+    anyway, and keep :func:`_fill`'s values. Writes column 6 of ``fill`` and ``fill_x``.
+    """
+    from .rolls import FRESH, FlatOptions
+
+    assert isinstance(opts, FlatOptions)
+    if not opts.risky[FRESH]:
+        return
+    length = len(reach)
+    groups = list(opts.groups(FRESH))
+    kept: list[tuple[float, int, bool]] = []  # per group: probability, steps, all hot
+    for g in groups:
+        lo, hi = int(opts.option_start[g]), int(opts.option_start[g + 1])
+        hot = opts.next_dice[lo:hi] == FRESH
+        points = opts.option_steps[lo:hi]
+        all_hot = bool(hot.all())
+        best = int(points.max() if all_hot else points[~hot].max())
+        kept.append((float(opts.group_prob[g]), best, all_hot))
+    p6 = float(opts.farkle_prob[FRESH])
+    a = sum(p for p, _, all_hot in kept if all_hot)
+    top_a, top_b = (1.0 - p6 - a) / (1.0 - a), p6 / (1.0 - a)
+    fill[length - 1, FRESH - 1], fill_x[length - 1] = top_a, top_b
+    for k in range(length - 2, -1, -1):
+        value_a, value_b = float(opts.win_prob[FRESH]), p6  # six of a kind: won
+        for p, gain, all_hot in kept:
+            up = min(k + gain, length - 1)
+            if all_hot:
+                value_a += p * float(fill[up, FRESH - 1])
+                value_b += p * float(fill_x[up])
+            else:
+                value_a += p * (1.0 - float(reach[up]))
+        fill[k, FRESH - 1], fill_x[k] = value_a, value_b

@@ -58,8 +58,10 @@ from ..core.layout import LANES, duel_fields, duel_index
 from .model import (
     NO_PLAN,
     P_ENDGAME,
+    P_EXACT,
     P_MAX_GROUP,
     P_MAX_OFF,
+    P_MUST_ROLL,
     P_NB,
     P_NE,
     P_NF,
@@ -75,7 +77,7 @@ from .model import (
 _FAST = {"nnan", "ninf", "nsz", "contract"}
 
 #: Lane data derived per call (rows of :attr:`TurnScratch.info`).
-_GOAL, _BMIN, _KIND, _LEAD, _BANK0, _CAP, _FARK = range(7)
+_GOAL, _BMIN, _KIND, _LEAD, _BANK0, _CAP, _FARK, _BUST = range(8)
 
 #: The rows of :attr:`TurnScratch.sums`: per dice count, how many target cells and compared
 #: groups the planned sums hold, and whether they hold any (1) or not (0).
@@ -107,7 +109,7 @@ class TurnScratch(NamedTuple):
 
     values: np.ndarray  # (rows * lanes,) float64
     rolls: np.ndarray  # (rows * lanes,) float64
-    info: np.ndarray  # (7, lanes) int64
+    info: np.ndarray  # (8, lanes) int64
     farkv: np.ndarray  # (lanes,) float64
     out: np.ndarray  # (lanes,) float64
     choice: np.ndarray  # (rows, groups, lanes) uint8
@@ -139,7 +141,7 @@ def turn_scratch(
     return TurnScratch(
         values=np.empty(model_rows * lanes),
         rolls=np.empty(model_rows * lanes if record else 1),
-        info=np.empty((7, lanes), dtype=np.int64),
+        info=np.empty((8, lanes), dtype=np.int64),
         farkv=np.empty(lanes, dtype=np.float64),
         out=np.empty(lanes, dtype=np.float64),
         choice=np.empty((rows, groups, lanes) if record else (1, 1, 1), dtype=np.uint8),
@@ -212,7 +214,9 @@ def lane_setup(
     """Per-lane exits and the exact cut; returns the block's top row (the highest cut).
 
     ``lanes`` is ``(7, nl)``: ``b, d, f, e, u, o, r`` of each lane. ``info`` gets the goal row,
-    bank minimum, fill kind, lead offset, first bank target and cut of each lane.
+    bank minimum, fill kind, lead offset, first bank target, cut, farkle target and bust
+    target of each lane (an exact goal: the state after a bust, no farkle, count 0; the cut
+    is the row past the goal, from which every row busts).
     """
     p = kt.params
     nb, nf, ne, ns = p[P_NB], p[P_NF], p[P_NE], p[P_NS]
@@ -230,7 +234,7 @@ def lane_setup(
         bmin = kt.bank_min[u if ne > 1 else 1]
         kind = final_kind(p[P_ENDGAME], o, r, ne)
         lead = b - d + 1  # K (steps) at turn total ti is ti + lead
-        cut = max(goal, bmin)
+        cut = goal + 1 if p[P_EXACT] else max(goal, bmin)
         if kind > 0:
             # The smallest K with R(K) <= P_min (1 - x): R only falls, so bisect.
             need = kt.p_min * (1.0 - x)
@@ -251,6 +255,7 @@ def lane_setup(
         info[_BANK0, lane] = flat_index(d, b, e, 0, o, ne - 1, r2, nb, nf, ne, ns)
         info[_CAP, lane] = cut
         info[_FARK, lane] = fark
+        info[_BUST, lane] = flat_index(d, b, e, 0, o, u, r2, nb, nf, ne, ns)
         top = max(top, cut)
     return top
 
@@ -466,7 +471,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                 skips_top = cert[CERT_LO + n] < top <= cert[CERT_HI + n] and not record
                 rolled = max(rolled, cert[CERT_LO + n] - 1 if skips_top else top - 1)
             end = rolled + max_off // 6 + 1
-            won = not record
+            must_roll, exact = p[P_MUST_ROLL] != 0, p[P_EXACT] != 0
+            won = not record and not must_roll and not exact
             for lane in range(nl):
                 won = won and info[_KIND, lane] == 0
             ones_lo, ones_hi = scratch.filled[0], scratch.filled[1]
@@ -477,10 +483,15 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                     row = np.uint64(ti * 6 + n) * nlu
                     for lane in range(nlu):
                         kind = info[_KIND, lane]
-                        if kind == 0:
+                        k = min(ti + info[_LEAD, lane], reach_len - 1)
+                        if exact:  # every row past the goal busts
+                            v = 1.0 - w0[info[_BUST, lane]]
+                        elif must_roll and n == 5:  # six fresh dice roll: affine in x
+                            v = fill[kind, k, n] + kt.fill_x[kind, k] * farkv[lane]
+                        elif kind == 0:
                             v = 1.0
                         else:
-                            v = fill[kind, min(ti + info[_LEAD, lane], reach_len - 1), n]
+                            v = fill[kind, k, n]
                         values[row + lane] = v
                         if record:
                             rolls[row + lane] = v
@@ -497,7 +508,9 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                 scratch.filled[0] = scratch.filled[1] = 0
             for ti in range(top - 1, -1, -1):
                 for lane in range(nlu):
-                    if ti < info[_BMIN, lane]:
+                    if exact and ti > info[_GOAL, lane]:
+                        bankv[lane] = 1.0 - w0[info[_BUST, lane]]  # busted: no choice left
+                    elif ti < info[_BMIN, lane]:
                         bankv[lane] = -1.0
                     elif ti >= info[_GOAL, lane]:
                         k = min(ti + info[_LEAD, lane], reach_len - 1)
@@ -676,6 +689,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                             r0 = offs[0]
                             unsure = 0
                             won_at = ti + option_off[o + c] // 6  # c's row: won from the goal on
+                            if must_roll or exact:
+                                won_at = -1  # a value of 1 past the goal is no sure win there
                             if k == 2:
                                 for lane in range(nlu):
                                     v = values[sc + lane]
@@ -740,15 +755,25 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                     )
                             if ti < room:
                                 plan[plan_base + ti * groups + g] = NO_PLAN if unsure else c
-                        for lane in range(nlu):
-                            values[dst + lane] = max(acc[lane], bankv[lane])
+                        # Hot dice that must be rolled: six fresh dice never bank.
+                        nobank = must_roll and n == 6
+                        if nobank:
+                            for lane in range(nlu):
+                                values[dst + lane] = acc[lane]
+                        else:
+                            for lane in range(nlu):
+                                values[dst + lane] = max(acc[lane], bankv[lane])
+                        if exact:  # past the goal the set-aside has busted: no roll
+                            for lane in range(nlu):
+                                if ti > info[_GOAL, lane]:
+                                    values[dst + lane] = bankv[lane]
                         if record:
                             for lane in range(nlu):
                                 rolls[dst + lane] = acc[lane]
-                                banks[base + n - 1, lane] = bankv[lane] >= acc[lane]
+                                banks[base + n - 1, lane] = bankv[lane] >= acc[lane] and not nobank
                         if certify:
                             # An integer reduction, like ``unsure`` above: LLVM vectorises it.
-                            rolls_win = 0
+                            rolls_win = 1 if nobank else 0
                             for lane in range(nlu):
                                 rolls_win |= bankv[lane] - acc[lane] < margin
                             banked = ti < room and rolls_win == 0

@@ -70,6 +70,7 @@ class KernelTables(NamedTuple):
     reach: np.ndarray  # (kinds, K) float64 R per fill kind (solver.core.endgame)
     single_plan: np.ndarray  # (G,) uint8 the keep plan of a row nothing certified: 0 or NO_PLAN
     fill: np.ndarray  # (kinds, K, 6) float64 values past the exact cut
+    fill_x: np.ndarray  # (kinds, K) float64 hot dice that must be rolled: six dice's x term
     p_min: float  # smallest farkle probability of a dice count that can farkle
     win_prob: np.ndarray  # (7,) float64 the roll wins the game at once (six of a kind)
 
@@ -86,14 +87,40 @@ PARAM_NAMES = (
     "reach",
     "max_off",
     "max_group",
+    "must_roll",
+    "exact",
 )
-P_NB, P_NF, P_NE, P_NS, P_PEN_COUNT, P_PEN_STEPS, P_ENDGAME, P_REACH, P_MAX_OFF, P_MAX_GROUP = (
-    range(len(PARAM_NAMES))
-)
+(
+    P_NB,
+    P_NF,
+    P_NE,
+    P_NS,
+    P_PEN_COUNT,
+    P_PEN_STEPS,
+    P_ENDGAME,
+    P_REACH,
+    P_MAX_OFF,
+    P_MAX_GROUP,
+    P_MUST_ROLL,
+    P_EXACT,
+) = range(len(PARAM_NAMES))
 
 
 def unsupported(rules: Rules) -> str | None:
-    """Why the win-probability solver cannot solve these rules, or None (it solves them all)."""
+    """Why the win-probability solver cannot solve these rules, or None.
+
+    An exact goal with a bank minimum above one step (or an entry minimum): a score less than
+    the minimum short of the goal can never reach it exactly (the turn total that would is
+    too small to bank), so a game can go on without end, or nearly (until a farkle penalty
+    lowers the score), which value iteration cannot settle.
+    """
+    minimum = rules.bank_minimum(entered=False)
+    if rules.exact_goal and minimum > STEP:
+        return (
+            f"an exact goal is solved only with a bank minimum of {STEP} and no entry minimum: "
+            f"with {minimum:,} a score less than {minimum:,} short of the goal can never reach "
+            "it exactly, so a game could go on without end"
+        )
     try:
         final_turn_tables(rules)
     except ValueError as exc:
@@ -227,6 +254,8 @@ class Model:
         params[P_REACH] = self.final.length
         params[P_MAX_OFF] = int(opts.option_off.max()) + 1
         params[P_MAX_GROUP] = int(np.diff(opts.option_start).max())
+        params[P_MUST_ROLL] = int(self.rules.must_roll_hot_dice)
+        params[P_EXACT] = int(self.rules.exact_goal)
         return KernelTables(
             params=params,
             bank_min=np.array(self.bank_min, dtype=np.int64),
@@ -240,6 +269,7 @@ class Model:
             # place of a row of the plan, which numba must type alike).
             single_plan=np.where(np.diff(opts.option_start) == 1, 0, NO_PLAN).astype(np.uint8),
             fill=np.ascontiguousarray(self.final.fill, dtype=np.float64),
+            fill_x=np.ascontiguousarray(self.final.fill_x, dtype=np.float64),
             p_min=float(self.final.p_min),
             win_prob=np.ascontiguousarray(opts.win_prob, dtype=np.float64),
         )
@@ -277,7 +307,8 @@ def build_model(rules: Rules, floor: int = DEFAULT_FLOOR) -> Model:
         ),
         penalty_count=rules.penalty_farkles if penalty else 0,
         penalty_steps=penalty_steps(rules, lowest),
-        options=flat_options(rules, reduce=not needs_final_turn(rules)),
+        # An exact goal makes a larger keep worth less (past the goal it busts): every keep.
+        options=flat_options(rules, reduce=not (needs_final_turn(rules) or rules.exact_goal)),
         final=final_turn_tables(rules),
     )
 

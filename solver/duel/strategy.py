@@ -81,6 +81,8 @@ class TurnValues:
     reach: np.ndarray  # (K,) R of the final turn a bank past the goal gives (0: a win)
     options: FlatOptions  # the roll options the values were solved with
     banks: np.ndarray  # (top / 50, 6) bool: the kernel's choice is to bank (ties bank)
+    must_roll: bool = False  # hot dice must be rolled: six fresh dice never bank
+    bust: float | None = None  # an exact goal: the value of every turn total past it
 
     @property
     def b(self) -> int:
@@ -125,6 +127,8 @@ class TurnValues:
         """The win probability of banking ``t`` now, or None where banking is not allowed."""
         ti = self._row(t)
         if t >= self.top:
+            if self.bust is not None:
+                return self.bust
             return 1.0 - float(self.reach[min(ti + self.lead, len(self.reach) - 1)])
         v = float(self.bank[ti])
         return None if np.isnan(v) else v
@@ -134,6 +138,8 @@ class TurnValues:
         ti = self._row(t)
         if t < self.top:
             return Choice.BANK if self.banks[ti, n - 1] else Choice.ROLL
+        if self.must_roll and n == 6:
+            return Choice.ROLL
         bank = self.bank_value(t)
         return Choice.BANK if bank is not None and bank >= self.roll_value(t, n) else Choice.ROLL
 
@@ -371,18 +377,29 @@ class Strategy:
         lead = b - d + 1
         stride_d = m.strides[1]
         bank0 = m.flat(d, b, e, 0, o, m.ne - 1, m.ns - 1 - r)
+        rules = m.rules
+        bust = None
+        if rules.exact_goal:  # past the goal every turn total has busted (the kernel's rows)
+            bust = 1.0 - float(self._flat[m.flat(d, b, e, 0, o, u, m.ns - 1 - r)])
         for ti in range(m.bank_minimum(u), top):
-            if ti >= goal_row:
+            if bust is not None and ti > goal_row:
+                bank[ti] = bust
+            elif ti >= goal_row:
                 bank[ti] = 1.0 - reach[min(ti + lead, len(reach) - 1)]
             else:
                 bank[ti] = 1.0 - self._flat[bank0 + ti * stride_d]
         extra = m.max_steps + 2
         above = np.empty((extra, 6))
         for k in range(extra):
-            if kind == WON:
+            at = min(top + k + lead, m.final.length - 1)
+            if bust is not None:
+                above[k] = bust
+            elif kind == WON:
                 above[k] = 1.0
             else:
-                above[k] = m.final.fill[kind, min(top + k + lead, m.final.length - 1)]
+                above[k] = m.final.fill[kind, at]
+            if rules.must_roll_hot_dice and bust is None:  # six fresh dice roll: A + B x
+                above[k, 5] = m.final.fill[kind, at, 5] + m.final.fill_x[kind, at] * farkv[0]
         for array in (value, roll, bank, above, banks_at):
             array.setflags(write=False)
         start = StartState(
@@ -406,6 +423,8 @@ class Strategy:
             reach=reach,
             banks=banks_at,
             options=m.options,
+            must_roll=rules.must_roll_hot_dice,
+            bust=bust,
         )
 
 

@@ -43,7 +43,7 @@ from typing import ClassVar
 from optimal_farkle.engine import STEP, Endgame, Rules, ScoringOption
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
-from ..core.choices import Choice
+from ..core.choices import Choice, PlayerKind
 from ..core.errors import SolverInputError
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.rolls import column, next_dice, reached, thrown
@@ -88,7 +88,7 @@ class LevelPlayer(ABC):
     :data:`LEVEL_PLAYERS` and is not used: levels need only the expected-score strategy.
     """
 
-    id: ClassVar[str] = ""
+    id: ClassVar[PlayerKind]
     title: ClassVar[str] = ""
     #: Player-facing; an instance may refine it with the numbers it learned for its rules.
     description: str = ""
@@ -127,7 +127,8 @@ class LevelPlayer(ABC):
             return None
         minimum = rules.bank_minimum(entered)
         for i, (points, _used) in enumerate(pairs):
-            if score + t + points >= rules.goal and t + points >= minimum:
+            reaches = score + t + points >= rules.goal and not rules.busts(score, t + points)
+            if reaches and t + points >= minimum:
                 return i
         return None
 
@@ -172,7 +173,7 @@ def _best_other(state: GameState) -> int:
 class MaxScorePlayer(LevelPlayer):
     """The expected-score strategy, plus taking any win on the table."""
 
-    id = "max-score"
+    id = PlayerKind.MAX_SCORE
     title = "Max Score"
     description = (
         "Plays every turn for the most points on average (the classic expected-score "
@@ -200,7 +201,7 @@ class CoachPlayer(LevelPlayer):
     (the coach wins 49.7 % against max-score with a fair coin for who starts).
     """
 
-    id = "coach"
+    id = PlayerKind.COACH
     title = "Coach"
     description = (
         "Plays by rules of thumb you can learn: a bank threshold per dice count learned from "
@@ -287,7 +288,7 @@ class CoachPlayer(LevelPlayer):
 class CautiousPlayer(LevelPlayer):
     """Takes the most points and banks early: easy to beat, but never silly."""
 
-    id = "cautious"
+    id = PlayerKind.CAUTIOUS
     title = "Cautious"
     description = (
         "Takes the most points from every roll and banks early: 350 or more with three dice "
@@ -317,7 +318,7 @@ class CardPlayer(LevelPlayer):
     """
 
     keeps_by_mode = False  # the card keeps by its table alone
-    id = "card"
+    id = PlayerKind.CARD
     title = "Card"
     description = (
         "Plays exactly by the card you can learn (c in a game): Busche and Neller's "
@@ -377,12 +378,12 @@ class CardPlayer(LevelPlayer):
 
 
 #: The level players by id, strongest first, for :mod:`solver.players.computer` (``(rules, strategy)``).
-LEVEL_PLAYERS: dict[str, type[LevelPlayer]] = {
+LEVEL_PLAYERS: dict[PlayerKind, type[LevelPlayer]] = {
     cls.id: cls for cls in (CardPlayer, MaxScorePlayer, CoachPlayer, CautiousPlayer)
 }
 
 
-def level_info(rules: Rules) -> list[tuple[str, str, str]]:
+def level_info(rules: Rules) -> list[tuple[PlayerKind, str, str]]:
     """(id, title, description) of every level, described for ``rules`` (the coach's numbers)."""
     return [(pid, cls.title, cls(rules).description) for pid, cls in LEVEL_PLAYERS.items()]
 

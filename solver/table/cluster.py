@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
-from ..core.layout import LANES
 from ..duel.estimate import duration, size
-from .kernel import TableTables, table_tables
+from .batches import batch_states
 from .model import TableModel
-from .solve import BlockRunner, RunnerFactory, _Blocks, batch_states
+from .runners import BlockRunner, LocalBlocks, RunnerFactory
+from .tables import TABLE_LANES, TableTables, table_tables
 
 #: Tasks per worker and batch: enough to even out unequal chunks, few enough to keep the
 #: per-task overhead (milliseconds) small beside a chunk's work.
@@ -67,7 +67,7 @@ class ClusterPlan:
 
     def words(self) -> str:
         return (
-            f"{self.workers} workers; {self.blocks_per_sweep:,} blocks of {LANES} start states "
+            f"{self.workers} workers; {self.blocks_per_sweep:,} blocks of {TABLE_LANES} start states "
             f"per sweep, up to {self.tasks_per_batch} tasks per batch; W is "
             f"{size(self.w_bytes)} in the object store, about {size(self.worker_bytes)} per "
             f"worker; estimated {duration(self.seconds)} at this machine's speed per core"
@@ -76,7 +76,7 @@ class ClusterPlan:
 
 def cluster_plan(model: TableModel, workers: int, seconds_two_threads: float) -> ClusterPlan:
     """The plan of a solve of ``model`` on ``workers`` cores; ``seconds_two_threads`` is the
-    in-process estimate (:func:`solver.table.exact.table_estimate`, two threads)."""
+    in-process estimate (:func:`solver.table.sizes.table_estimate`, two threads)."""
     n = model.players
     counts: list[int | None] = (
         [None] if model.penalty_count == 0 else list(range(n * (model.nf - 1) + 1))
@@ -84,7 +84,7 @@ def cluster_plan(model: TableModel, workers: int, seconds_two_threads: float) ->
     blocks = 0
     for layer in range(n * (model.nb - 1) + 1):
         for c in counts:
-            blocks += -(-len(batch_states(model, layer, c)) // LANES)
+            blocks += -(-len(batch_states(model, layer, c)) // TABLE_LANES)
     w_bytes = model.start_states * model.comps * 8
     return ClusterPlan(
         workers=workers,
@@ -182,7 +182,7 @@ def connect(text: str) -> Cluster:
 
 
 class RayBlocks:
-    """A :class:`solver.table.solve.BlockRunner` whose blocks run as Ray tasks (module docstring)."""
+    """A :class:`solver.table.runners.BlockRunner` whose blocks run as Ray tasks (module docstring)."""
 
     def __init__(
         self, model: TableModel, tables: TableTables, track: bool, cluster: Cluster
@@ -194,7 +194,7 @@ class RayBlocks:
         self.cluster = cluster
         self.key = uuid.uuid4().hex
         self.model_ref = ray.put(model)
-        self.local = _Blocks(model, tables, 1, track)
+        self.local = LocalBlocks(model, tables, 1, track)
         self.base_id = ""
         self.base_ref: Any = None
         self.updates: list[Any] = []
@@ -231,7 +231,7 @@ class RayBlocks:
     def solve(
         self, w_flat: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        blocks = -(-len(rows) // LANES)
+        blocks = -(-len(rows) // TABLE_LANES)
         if blocks <= LOCAL_BLOCKS:
             return self.local.solve(w_flat, rows, shift)
         import ray
@@ -240,7 +240,7 @@ class RayBlocks:
         chunk = -(-blocks // (self.cluster.workers * CHUNKS_PER_WORKER))
         tasks = []
         for first in range(0, blocks, chunk):
-            part = slice(first * LANES, (first + chunk) * LANES)
+            part = slice(first * TABLE_LANES, (first + chunk) * TABLE_LANES)
             tasks.append(
                 _remote().remote(
                     self.key,
@@ -271,7 +271,7 @@ class _WorkerCopy:
     base_id: str
     w: np.ndarray
     applied: int
-    runner: _Blocks
+    runner: LocalBlocks
 
 
 _COPY: list[_WorkerCopy] = []  # at most one: the phase this worker last ran
@@ -299,7 +299,7 @@ def solve_chunk(
         _COPY.clear()
         w = np.array(ray.get(base[0]), dtype=np.float64)  # writable: updates are applied to it
         if runner is None:
-            runner = _Blocks(model, table_tables(model), 1, track)
+            runner = LocalBlocks(model, table_tables(model), 1, track)
         copy = _WorkerCopy(key, base_id, w, 0, runner)
         _COPY.append(copy)
     wv = copy.w.reshape(-1, model.comps)

@@ -38,7 +38,12 @@ from ..core.jit import njit
 from ..core.layout import LANES
 from ..duel.kernel import after_farkle, flat_index
 from ..duel.model import build_model
-from .kernel import (
+from .batches import batch_states, flat_of, full, rotated
+from .exits import bank_rows, clamp, decision_cut, fill_top, lane_exits
+from .kernel import core_for
+from .layers import closed_form
+from .model import TableModel
+from .tables import (
     I_END,
     I_GOAL,
     P_ENDGAME,
@@ -53,18 +58,10 @@ from .kernel import (
     P_ROWS,
     TableScratch,
     TableTables,
-    _clamp,
-    _cut,
-    bank_rows,
-    core_for,
-    fill_top,
-    lane_exits,
     steps_next,
     table_scratch,
     table_tables,
 )
-from .model import TableModel
-from .solve import _closed_form, batch_states, flat_of, full, rotated
 
 #: Who decides a seat's moves: the exact strategy or an approximation (module docstring).
 DECIDERS = {"exact": 0, "rival": 1, "pairwise": 2}
@@ -133,7 +130,7 @@ def approx_exits(
                     )
                 elif final:
                     e = ur if ne > 1 else 1
-                    bankd[t, lane] = 1.0 - tt.reach[1 + e, _clamp(b0 + t - br + 1, length)]
+                    bankd[t, lane] = 1.0 - tt.reach[1 + e, clamp(b0 + t - br + 1, length)]
                 else:
                     bankd[t, lane] = 1.0
             continue
@@ -209,7 +206,7 @@ def eval_setup(
         for t in range(stop):
             s.bankd[t, lane] = aux[0, t, lane]
     approx_exits(tt, w2, lanes, nl, deciders, s.info, s.bankd, s.xd, stop)
-    top = _cut(tt, s.bankd, s.xd, s.info, nl)
+    top = decision_cut(tt, s.bankd, s.xd, s.info, nl)
     last = max(min(top + p[P_EXTRA], rows), stop)
     bank_rows(tt, v, voff, lanes, nl, s.info, s.bank, last)
     fill_top(tt, nl, top, s.bankd, s.bank, s.info, steps_next, s.vals, s.dec, s.prob, s.tail, True)
@@ -290,19 +287,7 @@ class _Evaluator:
                     self.aux[worker],
                     self.auxx[worker],
                 )
-                self.core(
-                    self.tables,
-                    top,
-                    s.vals,
-                    s.dec,
-                    s.prob,
-                    s.bank,
-                    s.bankd,
-                    s.x,
-                    s.xd,
-                    s.choice,
-                    s.banks,
-                )
+                self.core(self.tables, top, s)
                 out[kb] = s.vals[:, 5 * nl : 6 * nl]
                 outp[kb] = s.prob[5 * nl : 6 * nl]
 
@@ -388,7 +373,7 @@ def evaluate(
                     order = np.argsort(keys)
                     rot_pos = order[np.searchsorted(keys[order], nxt * states + rot_idx)]
                     todo = np.arange(len(all_rows))
-                    vv[lab, all_idx] = _closed_form(model, a, farkle, todo, rot_pos)[:, :comps]
+                    vv[lab, all_idx] = closed_form(model, a, farkle, todo, rot_pos)[:, :comps]
                 if progress is not None and k % 16 == 0:
                     progress(k / len(layers), f"exact evaluation: pass {passes}")
             residual = largest

@@ -1,0 +1,91 @@
+"""Solving blocks of start states: the exits, then the turn recursion, block after block.
+
+One :class:`BlockSolver` per compile-time choice and process (:func:`solver_for`); the
+loop over blocks is Python, each block two calls that release the GIL.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .exits import exact_setup
+from .kernel import core_for
+from .planned import planned_for
+from .tables import TableScratch, TableTables
+
+
+class BlockSolver:
+    """Solves blocks of ``nl`` start states from ``W`` (the value iteration and the decisions).
+
+    ``track``: also each lane's farkle chance ``P`` (``outp``); ``record``: keep the choices
+    (the decision API; one block). The loop over blocks is Python: each block is two calls
+    that release the GIL (:func:`exact_setup`, then the recursion), so threads run blocks in
+    parallel; the per-block overhead (tens of microseconds) is small beside a block's work.
+    """
+
+    def __init__(
+        self,
+        nl: int,
+        comps: int,
+        track: bool = False,
+        record: bool = False,
+        planned: bool = True,
+    ) -> None:
+        self.nl = nl
+        self.comps = comps
+        self.track = track
+        self.planned = planned and not record
+        self.core = core_for(nl, comps, False, track, record)
+        if self.planned:
+            self.core = planned_for(nl, comps, track)
+        self.offsets = np.zeros(nl, dtype=np.int64)
+
+    def __call__(
+        self,
+        tt: TableTables,
+        w: np.ndarray,
+        block_lanes: np.ndarray,
+        first: int,
+        stop: int,
+        stride: int,
+        steps_next: np.ndarray,
+        s: TableScratch,
+        out: np.ndarray,
+        outp: np.ndarray,
+        shift: np.ndarray,
+        min_top: int,
+    ) -> int:
+        """Solve blocks ``first, first + stride, ... < stop`` into ``out[k]``, ``outp[k]``.
+
+        ``out`` is ``(blocks, C, nl)``, ``outp`` ``(blocks, nl)``; ``shift`` ``(blocks, nl)`` is
+        added to each lane's own farkle exit; ``min_top``: the lowest top (see
+        :func:`exact_setup`); ``w`` is only read. Returns the last block's top row.
+        """
+        nl = self.nl
+        top = 0
+        for kb in range(first, stop, stride):
+            top = exact_setup(
+                tt, w, self.offsets, block_lanes[kb], nl, steps_next, s, shift[kb], min_top
+            )
+            self.core(tt, top, s)
+            out[kb] = s.vals[:, 5 * nl : 6 * nl]
+            if self.track:
+                outp[kb] = s.prob[5 * nl : 6 * nl]
+        return top
+
+
+_SOLVERS: dict[tuple[int, int, bool, bool, bool], BlockSolver] = {}
+
+
+def solver_for(
+    nl: int, comps: int, track: bool = False, record: bool = False, planned: bool = True
+) -> BlockSolver:
+    """The block solver for these compile-time choices (one per process).
+
+    ``planned=False``: the recursion that compares every option in every component
+    (:func:`_make_core`), which the recording solver runs; the benchmark times both.
+    """
+    key = (nl, comps, track, record, planned)
+    if key not in _SOLVERS:
+        _SOLVERS[key] = BlockSolver(nl, comps, track, record, planned)
+    return _SOLVERS[key]

@@ -1,0 +1,447 @@
+"""The exits of a block's turns: what the recursion of :mod:`solver.table.kernel` starts from.
+
+Per lane: the farkle exit ``x`` (``W`` of the rotated state), the goal row and bank minimum
+(:func:`lane_exits`); the *cut*, the lowest row from which banking is provably optimal for
+every dice count that can farkle (:func:`exact_cut` from the exact exits, :func:`decision_cut`
+from a policy's); the bank exits of every row below the block's top (:func:`bank_rows`: ``W``
+below the goal, the final round from it on); and the values above the top, banked or, for a
+dice count that never farkles, its own recursion (:func:`fill_top`, :func:`riskless_fill`).
+:func:`exact_setup` runs them for a solve. Each writes into the caller's
+:class:`solver.table.tables.TableScratch`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.jit import njit
+from ..duel.kernel import after_farkle
+from .tables import (
+    I_BMIN,
+    I_CUT,
+    I_END,
+    I_GOAL,
+    P_COMPS,
+    P_ENDGAME,
+    P_EXTRA,
+    P_KMAX,
+    P_N,
+    P_NB,
+    P_NE,
+    P_NF,
+    P_NS,
+    P_PEN_COUNT,
+    P_PEN_STEPS,
+    P_REACH,
+    P_RISKLESS,
+    P_ROWS,
+    TableScratch,
+    TableTables,
+)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def owed(p: np.ndarray, r: int) -> int:
+    """:func:`solver.table.model.owed_count` for kernels."""
+    endgame = p[P_ENDGAME]
+    if endgame == 0:
+        return 0
+    if endgame == 1:
+        return int(p[P_N] - 1)
+    return int(p[P_N] - 1 - r)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def next_index(
+    p: np.ndarray, lanes: np.ndarray, lane: int, b_new: int, f_new: int, u_new: int
+) -> int:
+    """The state after the mover's turn: seats rotated, the mover last with ``b_new`` etc."""
+    n = p[P_N]
+    idx = 0
+    for k in range(1, n):
+        idx = idx * p[P_NB] + lanes[k, lane]
+    idx = idx * p[P_NB] + b_new
+    for k in range(1, n):
+        idx = idx * p[P_NF] + lanes[n + k, lane]
+    idx = idx * p[P_NF] + f_new
+    for k in range(1, n):
+        idx = idx * p[P_NE] + lanes[2 * n + k, lane]
+    idx = idx * p[P_NE] + u_new
+    return int(idx * p[P_NS] + (lanes[3 * n, lane] + 1) % p[P_NS])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def read_rotated(w: np.ndarray, idx: int, comps: int, out: np.ndarray, lane: int) -> None:
+    """``W`` of the next state ``idx`` in the mover's order: seat 0 is the next state's last."""
+    total = 0.0
+    for c in range(comps):
+        total += w[idx * comps + c]
+    out[0, lane] = 1.0 - total
+    for c in range(1, comps):
+        out[c, lane] = w[idx * comps + c - 1]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def clamp(k: int, length: int) -> int:
+    return min(max(k, 0), length - 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def exact_cut(tt: TableTables, lanes: np.ndarray, lane: int, x0: float, lo: int, end: int) -> int:
+    """The lane's cut from the exact exits: the lowest row from which the mover's risk after
+    banking, ``1 - bank_0``, stays at or below ``P_min (1 - x_0)``.
+
+    The risk of every later row is bounded by tables: ``R`` only falls, and ``frisk`` is the
+    running maximum of the final round's risk over ``k_1`` (:func:`table_tables`), so the
+    lowest such row is found by bisection.
+    """
+    p = tt.params
+    n = p[P_N]
+    kind = owed(p, lanes[3 * n, lane])
+    if kind == 0:
+        return lo
+    need = tt.p_min * (1.0 - x0)
+    ne = p[P_NE]
+    length = p[P_REACH]
+    b0 = lanes[0, lane]
+    b1 = lanes[1, lane]
+    e1 = lanes[2 * n + 1, lane] if ne > 1 else 1
+    e2 = 1
+    delta = 0
+    if kind == 2:
+        e2 = lanes[2 * n + 2, lane] if ne > 1 else 1
+        delta = b1 - lanes[2, lane]
+    a, z = lo, end  # the answer lies in [a, z]: z is the forced cut
+    while a < z:
+        mid = (a + z) // 2
+        k1 = b0 + mid - b1 + 1
+        if kind == 1:
+            risk = tt.reach[1 + e1, clamp(k1, length)]
+        elif k1 > p[P_KMAX]:
+            risk = tt.reach[1 + e2, clamp(k1 + delta, length)]
+        else:
+            risk = tt.frisk[e1, e2, max(k1, 0), delta + p[P_NB] - 1]
+        if risk <= need:
+            z = mid
+        else:
+            a = mid + 1
+    return a
+
+
+@njit(cache=True, nogil=True)
+def lane_exits(
+    tt: TableTables,
+    w: np.ndarray,
+    woff: np.ndarray,
+    lanes: np.ndarray,
+    nl: int,
+    x: np.ndarray,
+    info: np.ndarray,
+    shift: np.ndarray,
+) -> None:
+    """Each lane's farkle exit ``x`` (from ``w`` at state index plus ``woff[lane]``; its own
+    component moved by ``shift[lane]``), goal row, bank minimum and the row from which its
+    bank values are constant (``info``)."""
+    p = tt.params
+    n = p[P_N]
+    comps = p[P_COMPS]
+    nb, ne = p[P_NB], p[P_NE]
+    rows = p[P_ROWS]
+    for lane in range(nl):
+        b0 = lanes[0, lane]
+        f0 = lanes[n, lane]
+        u0 = lanes[2 * n, lane]
+        b2, f2 = after_farkle(b0, f0, p[P_PEN_COUNT], p[P_PEN_STEPS])
+        read_rotated(w, woff[lane] + next_index(p, lanes, lane, b2, f2, u0), comps, x, lane)
+        x[0, lane] += shift[lane]
+        goal = nb - b0
+        bmin = tt.bank_min[u0 if ne > 1 else 1]
+        end = max(goal, bmin)
+        if owed(p, lanes[3 * n, lane]) > 0:
+            top_other = 0
+            for k in range(1, n):
+                top_other = max(top_other, lanes[k, lane])
+            end = max(end, p[P_REACH] + top_other - b0 + 1)
+        info[I_GOAL, lane] = goal
+        info[I_BMIN, lane] = bmin
+        info[I_END, lane] = min(end, rows - 1)
+
+
+@njit(cache=True, nogil=True)
+def bank_rows(
+    tt: TableTables,
+    w: np.ndarray,
+    woff: np.ndarray,
+    lanes: np.ndarray,
+    nl: int,
+    info: np.ndarray,
+    bank: np.ndarray,
+    stop: int,
+) -> None:
+    """``bank[:, t, lane]`` for ``t < stop``: the bank exits (-1 in component 0 where banking
+    is not allowed), from ``w`` below the goal and the final round from it on."""
+    p = tt.params
+    n = p[P_N]
+    comps = p[P_COMPS]
+    nb, ne = p[P_NB], p[P_NE]
+    stride = p[P_NF] ** n * ne**n * p[P_NS]  # of the mover's new score (the last seat)
+    length = p[P_REACH]
+    for lane in range(nl):
+        base = woff[lane] + next_index(p, lanes, lane, lanes[0, lane], 0, ne - 1)
+        known = min(stop, info[I_END, lane] + 1)
+        goal = info[I_GOAL, lane]
+        bmin = info[I_BMIN, lane]
+        # The final round's parameters (past_goal), once per lane rather than per row.
+        kind = owed(p, lanes[3 * n, lane])
+        lead = lanes[0, lane] - lanes[1, lane] + 1  # k1 at turn total t is t + lead
+        e1 = lanes[2 * n + 1, lane] if ne > 1 else 1
+        e2 = (lanes[2 * n + 2, lane] if ne > 1 else 1) if n > 2 else 1
+        delta = lanes[1, lane] - lanes[2, lane] if n > 2 else 0
+        col = delta + nb - 1
+        for t in range(known):
+            if t < bmin:
+                bank[0, t, lane] = -1.0
+                for c in range(1, comps):
+                    bank[c, t, lane] = 0.0
+            elif t < goal:
+                idx = (base + t * stride) * comps
+                total = 0.0
+                for c in range(comps):
+                    total += w[idx + c]
+                bank[0, t, lane] = 1.0 - total
+                for c in range(1, comps):
+                    bank[c, t, lane] = w[idx + c - 1]
+            else:
+                for c in range(1, comps):
+                    bank[c, t, lane] = 0.0
+                k1 = t + lead
+                if kind == 0:
+                    bank[0, t, lane] = 1.0
+                elif kind == 1:
+                    r1 = tt.reach[1 + e1, clamp(k1, length)]
+                    bank[0, t, lane] = 1.0 - r1
+                    if comps > 1:
+                        bank[1, t, lane] = r1
+                elif k1 > p[P_KMAX]:
+                    bank[0, t, lane] = 1.0 - tt.reach[1 + e2, clamp(k1 + delta, length)]
+                else:
+                    bank[0, t, lane] = tt.fr[e1, e2, k1, col, 0]
+                    bank[1, t, lane] = tt.fr[e1, e2, k1, col, 1]
+        for t in range(known, stop):  # constant from the end row on
+            for c in range(comps):
+                bank[c, t, lane] = bank[c, known - 1, lane]
+
+
+@njit(cache=True, nogil=True)
+def exact_setup(
+    tt: TableTables,
+    w: np.ndarray,
+    woff: np.ndarray,
+    lanes: np.ndarray,
+    nl: int,
+    steps_next: np.ndarray,
+    s: TableScratch,
+    shift: np.ndarray,
+    min_top: int = 0,
+) -> int:
+    """Everything a block's turns read from ``W`` (flat ``(states * C,)``); returns its top.
+
+    The exits of :func:`lane_exits`, each lane's cut (:func:`exact_cut`), then the bank
+    exits of every row below the top and one roll above it (:func:`bank_rows`), and the
+    values above the top (dice counts that never farkle: :func:`riskless_fill`).
+    ``shift[lane]`` is added to the mover's own farkle exit (0 but for a mixed equilibrium's
+    two policies, :mod:`solver.table.mixing`); ``min_top`` raises the top (a query past the cut:
+    the rows up to it are solved exactly); ``woff``: offsets of the lanes' states in ``w``.
+    """
+    p = tt.params
+    comps = p[P_COMPS]
+    rows = p[P_ROWS]
+    lane_exits(tt, w, woff, lanes, nl, s.x, s.info, shift)
+    top = 0
+    for lane in range(nl):
+        lo = max(s.info[I_GOAL, lane], s.info[I_BMIN, lane])
+        cut = exact_cut(tt, lanes, lane, s.x[0, lane], lo, max(lo, s.info[I_END, lane]))
+        s.info[I_CUT, lane] = cut
+        top = max(top, cut)
+    top = min(max(top, min_top), rows - p[P_EXTRA])
+    last = min(top + p[P_EXTRA], rows)
+    bank_rows(tt, w, woff, lanes, nl, s.info, s.bank, last)
+    # Row by row with the lanes innermost: contiguous stores (lane by lane, every store would
+    # be a cache line of its own).
+    riskless = p[P_RISKLESS] > 0
+    for t in range(top, last):
+        for dice in range(1, 7):
+            base = (t * 6 + dice - 1) * nl
+            if riskless and tt.riskless[dice]:
+                for lane in range(nl):
+                    riskless_fill(tt, lanes, lane, t, dice, s.vals, base + lane)
+            else:
+                for c in range(comps):
+                    for lane in range(nl):
+                        s.vals[c, base + lane] = s.bank[c, t, lane]
+            for lane in range(nl):
+                s.prob[base + lane] = 0.0
+    return int(top)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def riskless_fill(
+    tt: TableTables, lanes: np.ndarray, lane: int, t: int, n: int, vals: np.ndarray, cell: int
+) -> None:
+    """The value of a dice count that never farkles at a row past the lane's cut, from tables.
+
+    Past the cut the other counts bank, so these values depend only on the final round's
+    parameters: the two-player fill (:mod:`solver.core.endgame`) when one player is owed a final
+    turn, the final round's (:mod:`solver.table.finalround`) when two are.
+    """
+    p = tt.params
+    n_players = p[P_N]
+    comps = p[P_COMPS]
+    kind = owed(p, lanes[3 * n_players, lane])
+    for c in range(comps):
+        vals[c, cell] = 0.0
+    if kind == 0:
+        vals[0, cell] = 1.0
+        return
+    ne = p[P_NE]
+    length = tt.fill1.shape[1]
+    b0 = lanes[0, lane]
+    b1 = lanes[1, lane]
+    e1 = lanes[2 * n_players + 1, lane] if ne > 1 else 1
+    k1 = b0 + t - b1 + 1
+    if kind == 1:
+        v = tt.fill1[1 + e1, clamp(k1, length), n - 1]
+        vals[0, cell] = v
+        if comps > 1:
+            vals[1, cell] = 1.0 - v
+        return
+    e2 = lanes[2 * n_players + 2, lane] if ne > 1 else 1
+    delta = b1 - lanes[2, lane]
+    if k1 > p[P_KMAX]:
+        vals[0, cell] = tt.fill1[1 + e2, clamp(k1 + delta, length), n - 1]
+        return
+    col = delta + p[P_NB] - 1
+    vals[0, cell] = tt.fill2[e1, e2, k1, col, n - 1, 0]
+    vals[1, cell] = tt.fill2[e1, e2, k1, col, n - 1, 1]
+
+
+@njit(cache=True, nogil=True)
+def decision_cut(
+    tt: TableTables, bankd: np.ndarray, xd: np.ndarray, info: np.ndarray, nl: int
+) -> int:
+    """Each lane's cut (``info[I_CUT]``) from its decision exits; the block's top (their max)."""
+    top = 0
+    for lane in range(nl):
+        lo = max(info[I_GOAL, lane], info[I_BMIN, lane])
+        end = max(info[I_END, lane], lo)
+        need = tt.p_min * (1.0 - xd[lane])
+        cut = end
+        worst = 0.0
+        for t in range(end, lo - 1, -1):
+            worst = max(worst, 1.0 - bankd[t, lane])
+            if worst > need:
+                break
+            cut = t
+        info[I_CUT, lane] = cut
+        top = max(top, cut)
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _tail(
+    tt: TableTables,
+    lane: int,
+    nl: int,
+    top: int,
+    end: int,
+    bankd: np.ndarray,
+    bank: np.ndarray,
+    opt_steps_next: np.ndarray,
+    tail: np.ndarray,
+) -> None:
+    """Riskless dice counts above the top: their own recursion from the lane's constant row down.
+
+    ``tail[t * 6 + n - 1]`` gets ``(D, W_0 .. W_{C-1}, -)`` for rows ``top <= t <= end``; risky
+    counts bank there (above the cut). ``opt_steps_next`` is ``(O, 2)``: steps and next dice.
+    """
+    p = tt.params
+    comps = p[P_COMPS]
+    acc = np.empty(comps + 1)
+    best = np.empty(comps + 1)
+    for t in range(end, top - 1, -1):
+        for n in range(1, 7):
+            cell = t * 6 + n - 1
+            bt = min(t, end)
+            if not tt.riskless[n] or t == end:
+                tail[cell, 0] = bankd[bt, lane]
+                for c in range(comps):
+                    tail[cell, 1 + c] = bank[c, bt, lane]
+                continue
+            for c in range(comps + 1):
+                acc[c] = 0.0
+            for g in range(tt.group_start[n], tt.group_start[n + 1]):
+                first = True
+                for o in range(tt.option_start[g], tt.option_start[g + 1]):
+                    t2 = min(t + opt_steps_next[o, 0], end)
+                    n2 = opt_steps_next[o, 1]
+                    src = t2 * 6 + n2 - 1
+                    v = tail[src, 0]
+                    if first or v > best[0]:
+                        first = False
+                        best[0] = v
+                        for c in range(comps):
+                            best[1 + c] = tail[src, 1 + c]
+                pg = tt.group_prob[g]
+                for c in range(comps + 1):
+                    acc[c] += pg * best[c]
+            if bankd[bt, lane] >= acc[0]:
+                tail[cell, 0] = bankd[bt, lane]
+                for c in range(comps):
+                    tail[cell, 1 + c] = bank[c, bt, lane]
+            else:
+                for c in range(comps + 1):
+                    tail[cell, c] = acc[c]
+
+
+@njit(cache=True, nogil=True)
+def fill_top(
+    tt: TableTables,
+    nl: int,
+    top: int,
+    bankd: np.ndarray,
+    bank: np.ndarray,
+    info: np.ndarray,
+    opt_steps_next: np.ndarray,
+    vals: np.ndarray,
+    dec: np.ndarray,
+    prob: np.ndarray,
+    tail: np.ndarray,
+    separate: bool,
+) -> None:
+    """Rows ``top .. top + extra`` of every lane: banked, or the riskless tail's values."""
+    p = tt.params
+    comps = p[P_COMPS]
+    rows = p[P_ROWS]
+    extra = p[P_EXTRA]
+    riskless = p[P_RISKLESS] > 0
+    for lane in range(nl):
+        end = max(info[I_END, lane], top)
+        end = min(end, rows - 1)
+        if riskless:
+            _tail(tt, lane, nl, top, end, bankd, bank, opt_steps_next, tail)
+        for t in range(top, min(top + extra, rows)):
+            bt = min(t, end)
+            for n in range(1, 7):
+                cell = ((t * 6 + n - 1) * nl) + lane
+                if riskless and tt.riskless[n]:
+                    src = bt * 6 + n - 1
+                    for c in range(comps):
+                        vals[c, cell] = tail[src, 1 + c]
+                    if separate:
+                        dec[cell] = tail[src, 0]
+                else:
+                    for c in range(comps):
+                        vals[c, cell] = bank[c, bt, lane]
+                    if separate:
+                        dec[cell] = bankd[bt, lane]
+                prob[cell] = 0.0

@@ -1,0 +1,247 @@
+"""The solve's turn recursion with keep plans: :mod:`solver.table.kernel`'s, cheaper per cell.
+
+See :func:`_make_planned`. The recording solver (the decision API) and the policy
+evaluation run :mod:`solver.table.kernel`'s recursion, which compares every option in every
+component; the two agree to rounding.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..core.jit import njit
+from .tables import FAST_MATH, NO_PLAN, TableScratch, TableTables
+
+#: A group the lanes did not agree on is compared lane by lane in the next rows, and
+#: checked again for a plan only every this many rows (where the lanes' choices differ, as
+#: from a random ``W``, checking every row cost more than it saved).
+RETRY = 4
+
+
+def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
+    """The solve's backward pass (no separate decision plane, nothing recorded), with keep plans.
+
+    The values equal :func:`_make_core`'s up to the order of the sums: the choices are the
+    same, found the same way. Per cell, each group's best option in lane 0 is checked in every
+    lane with the mover's own value alone (the first option with the largest ``W_0``: no
+    earlier option reaches it, no later one exceeds it); where every lane agrees, the group
+    is *planned* and its option is not compared again for the other components. The planned
+    groups' probabilities are summed per target cell (many groups keep to the same cell), so
+    the cell costs one multiply-add per target and component instead of a select per option
+    and component; those sums depend only on the plan, which repeats from row to row, so a
+    cell whose plan is the last one's of its dice count reuses them. The groups the lanes do
+    not agree on are compared lane by lane as in :func:`_make_core`.
+    """
+    two = comps == 2
+    planes = comps + (1 if track else 0)
+
+    @njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH)
+    def planned(
+        tt: TableTables,
+        top: int,
+        s: TableScratch,
+    ) -> None:
+        nlu = np.uint64(nl)
+        v0 = s.vals[0]
+        v1 = s.vals[1] if two else s.vals[0]
+        prob, bank, x = s.prob, s.bank, s.x
+        buf = s.lane_buf
+        a0, lo = buf[0], buf[6]
+        option_off, option_start = tt.option_off, tt.option_start
+        group_start, group_prob = tt.group_start, tt.group_prob
+        row_plan, made_from, made = s.row_plan, s.made_from, s.made
+        weight, sum_off, sum_weight = s.weight, s.sum_off, s.sum_weight
+        compared, counts = s.compared, s.counts
+        for slot in range(6):
+            made[slot] = 0  # a new call may bring new tables
+        for ti in range(top - 1, -1, -1):
+            base = ti * 6
+            for n in range(1, 7):
+                slot = n - 1
+                gs, ge = group_start[n], group_start[n + 1]
+                # The cell's plan: each group's option of the last plan of this dice count
+                # (failing that, lane 0's first best option), checked in every lane: no
+                # earlier option reaches its W_0, no later one exceeds it (integer reductions
+                # of float compares, which vectorise). Written out, not in a function: an
+                # array passed to one, even inlined, costs reference counts on every call.
+                for g in range(gs, ge):
+                    o = option_start[g]
+                    k = option_start[g + 1] - o
+                    if k == 1:
+                        row_plan[g] = 0
+                        continue
+                    c = made_from[slot, g] if made[slot] == 1 else NO_PLAN
+                    if c == NO_PLAN and made[slot] == 1 and ti % RETRY != 0:
+                        row_plan[g] = NO_PLAN  # the lanes did not agree a row above
+                        continue
+                    unsure = 1
+                    last = c == NO_PLAN  # lane 0's best is the last candidate
+                    for _ in range(2):
+                        if c == NO_PLAN:
+                            c = 0
+                            best = v0[np.uint64(base + option_off[o]) * nlu]
+                            for j in range(1, k):
+                                v = v0[np.uint64(base + option_off[o + j]) * nlu]
+                                if v > best:
+                                    best = v
+                                    c = j
+                        unsure = 0
+                        sc = np.uint64(base + option_off[o + c]) * nlu
+                        if c == 0 and k <= 4:
+                            s1 = np.uint64(base + option_off[o + 1]) * nlu
+                            s2 = np.uint64(base + option_off[o + min(2, k - 1)]) * nlu
+                            s3 = np.uint64(base + option_off[o + k - 1]) * nlu
+                            for lane in range(nlu):
+                                m = max(v0[s1 + lane], v0[s2 + lane])
+                                unsure |= max(m, v0[s3 + lane]) > v0[sc + lane]
+                        else:
+                            if c > 0:
+                                s0 = np.uint64(base + option_off[o]) * nlu
+                                for lane in range(nlu):
+                                    lo[lane] = v0[s0 + lane]
+                                for j in range(1, c):
+                                    sj = np.uint64(base + option_off[o + j]) * nlu
+                                    for lane in range(nlu):
+                                        lo[lane] = max(lo[lane], v0[sj + lane])
+                                for lane in range(nlu):
+                                    unsure |= lo[lane] >= v0[sc + lane]
+                            if c < k - 1:
+                                s1 = np.uint64(base + option_off[o + c + 1]) * nlu
+                                for lane in range(nlu):
+                                    lo[lane] = v0[s1 + lane]
+                                for j in range(c + 2, k):
+                                    sj = np.uint64(base + option_off[o + j]) * nlu
+                                    for lane in range(nlu):
+                                        lo[lane] = max(lo[lane], v0[sj + lane])
+                                for lane in range(nlu):
+                                    unsure |= lo[lane] > v0[sc + lane]
+                        if unsure == 0 or last:
+                            break
+                        c = NO_PLAN
+                        last = True
+                    row_plan[g] = NO_PLAN if unsure else c
+                same = made[slot] == 1
+                if same:
+                    diff = np.uint8(0)
+                    for g in range(gs, ge):
+                        diff |= row_plan[g] ^ made_from[slot, g]
+                    same = diff == 0
+                if not same:
+                    ntouch = 0
+                    npend = 0
+                    for g in range(gs, ge):
+                        c = row_plan[g]
+                        made_from[slot, g] = c
+                        if c == NO_PLAN:
+                            compared[slot, npend] = g
+                            npend += 1
+                            continue
+                        off = option_off[option_start[g] + c]
+                        if weight[off] == 0.0:
+                            sum_off[slot, ntouch] = off
+                            ntouch += 1
+                        weight[off] += group_prob[g]
+                    for i in range(ntouch):
+                        off = sum_off[slot, i]
+                        sum_weight[slot, i] = weight[off]
+                        weight[off] = 0.0
+                    counts[0, slot] = ntouch
+                    counts[1, slot] = npend
+                    made[slot] = 1
+                ntouch = counts[0, slot]
+                npend = counts[1, slot]
+                pf = tt.farkle_prob[n]
+                dst = np.uint64(base + n - 1) * nlu
+                # Component by component (W_0, then W_1, then P): a lane loop that stores
+                # into one array only is one LLVM vectorises without giving up on the
+                # run-time checks that the arrays it reads do not overlap it.
+                for pl in range(planes):
+                    src = v0 if pl == 0 else (v1 if pl == 1 and two else prob)
+                    acc = buf[pl]
+                    if pl == 0 or (pl == 1 and two):
+                        for lane in range(nlu):
+                            acc[lane] = pf * x[pl, lane]
+                    else:
+                        for lane in range(nlu):
+                            acc[lane] = pf
+                    # Planned groups: one multiply-add per target cell, four per lane loop.
+                    i = 0
+                    while i + 4 <= ntouch:
+                        s0 = np.uint64(base + sum_off[slot, i]) * nlu
+                        s1 = np.uint64(base + sum_off[slot, i + 1]) * nlu
+                        s2 = np.uint64(base + sum_off[slot, i + 2]) * nlu
+                        s3 = np.uint64(base + sum_off[slot, i + 3]) * nlu
+                        w0, w1 = sum_weight[slot, i], sum_weight[slot, i + 1]
+                        w2, w3 = sum_weight[slot, i + 2], sum_weight[slot, i + 3]
+                        for lane in range(nlu):
+                            acc[lane] += (
+                                w0 * src[s0 + lane]
+                                + w1 * src[s1 + lane]
+                                + w2 * src[s2 + lane]
+                                + w3 * src[s3 + lane]
+                            )
+                        i += 4
+                    for rest in range(i, ntouch):
+                        s0 = np.uint64(base + sum_off[slot, rest]) * nlu
+                        w0 = sum_weight[slot, rest]
+                        for lane in range(nlu):
+                            acc[lane] += w0 * src[s0 + lane]
+                # The other groups: each lane's first best option by W_0, its other
+                # components with it (as in solver.table.kernel).
+                a1, ap = buf[1], buf[planes - 1]  # P is the last component
+                b0, b1, bp = buf[3], buf[4], buf[5]
+                for i in range(npend):
+                    g = compared[slot, i]
+                    o = option_start[g]
+                    k = option_start[g + 1] - o
+                    pg = group_prob[g]
+                    s0 = np.uint64(base + option_off[o]) * nlu
+                    for lane in range(nlu):
+                        b0[lane] = v0[s0 + lane]
+                        if two:
+                            b1[lane] = v1[s0 + lane]
+                        if track:
+                            bp[lane] = prob[s0 + lane]
+                    for j in range(1, k):
+                        sj = np.uint64(base + option_off[o + j]) * nlu
+                        for lane in range(nlu):
+                            v = v0[sj + lane]
+                            take = v > b0[lane]
+                            if two:
+                                b1[lane] = v1[sj + lane] if take else b1[lane]
+                            if track:
+                                bp[lane] = prob[sj + lane] if take else bp[lane]
+                            b0[lane] = v if take else b0[lane]
+                    for lane in range(nlu):
+                        a0[lane] += pg * b0[lane]
+                        if two:
+                            a1[lane] += pg * b1[lane]
+                        if track:
+                            ap[lane] += pg * bp[lane]
+                # Bank or roll, by W_0 (ties bank): the other components follow.
+                for pl in range(planes - 1, -1, -1):
+                    dst_arr = v0 if pl == 0 else (v1 if pl == 1 and two else prob)
+                    acc = buf[pl]
+                    if pl == 0 or (pl == 1 and two):
+                        for lane in range(nlu):
+                            take = bank[0, ti, lane] >= a0[lane]
+                            dst_arr[dst + lane] = bank[pl, ti, lane] if take else acc[lane]
+                    else:
+                        for lane in range(nlu):
+                            take = bank[0, ti, lane] >= a0[lane]
+                            dst_arr[dst + lane] = 0.0 if take else acc[lane]
+
+    return planned
+
+
+_PLANNED: dict[tuple[int, int, bool], Callable[..., None]] = {}
+
+
+def planned_for(nl: int, comps: int, track: bool = False) -> Callable[..., None]:
+    """The compiled recursion of :func:`_make_planned` for these compile-time choices (cached)."""
+    key = (nl, comps, track)
+    if key not in _PLANNED:
+        _PLANNED[key] = _make_planned(nl, comps, track)
+    return _PLANNED[key]

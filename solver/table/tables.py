@@ -1,0 +1,243 @@
+"""What the table kernels read and write: the tables of a model and a thread's scratch.
+
+The units are those of :mod:`solver.table.model`. :class:`TableTables` holds everything a
+turn reads that does not change during a solve (numba-friendly: arrays, one float, the
+integer parameters by name in :data:`PARAM_NAMES`), :class:`TableScratch` the buffers one
+thread writes, owned by the caller (:func:`table_scratch`). The recursion is
+:mod:`solver.table.kernel` (and :mod:`solver.table.planned`), the exits it starts from
+:mod:`solver.table.exits`, the loop over blocks :mod:`solver.table.blocks`.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core.layout import ENDGAME_CODES
+from .model import TableModel
+
+#: No NaNs or infinities ever occur (every value is a probability), which lets LLVM use
+#: vector max instructions; sums stay in their written order (no reassociation).
+FAST_MATH = {"nnan", "ninf", "nsz", "contract"}
+
+#: The order of :attr:`TableTables.params`.
+PARAM_NAMES = (
+    "players",
+    "nb",
+    "nf",
+    "ne",
+    "ns",
+    "penalty_count",
+    "penalty_steps",
+    "endgame",
+    "reach",
+    "max_off",
+    "comps",
+    "k_max",
+    "riskless",
+    "extra",
+    "rows",
+)
+(
+    P_N,
+    P_NB,
+    P_NF,
+    P_NE,
+    P_NS,
+    P_PEN_COUNT,
+    P_PEN_STEPS,
+    P_ENDGAME,
+    P_REACH,
+    P_MAX_OFF,
+    P_COMPS,
+    P_KMAX,
+    P_RISKLESS,
+    P_EXTRA,
+    P_ROWS,
+) = range(len(PARAM_NAMES))
+
+#: Start states a block of the solve holds (the duel's 64 lanes, twice over): a lane loop's
+#: fixed cost (its set-up and the checks that its arrays do not overlap) is spread over
+#: twice the lanes (bench/table3.py kernel; docs/benchmarks.md).
+TABLE_LANES = 128
+
+#: A group's keep plan when the lanes do not agree on its best option (compared lane by lane).
+NO_PLAN = 255
+
+#: Rows of :attr:`TableScratch.info`: goal row, bank minimum, the row from which the bank
+#: values are constant, the cut.
+I_GOAL, I_BMIN, I_END, I_CUT = range(4)
+
+
+class TableTables(NamedTuple):
+    """Everything a table turn reads that does not change during a solve (numba-friendly)."""
+
+    params: np.ndarray  # (len(PARAM_NAMES),) int64
+    bank_min: np.ndarray  # (2,) int64
+    group_start: np.ndarray  # (8,) int64
+    group_prob: np.ndarray  # (G,) float64
+    option_start: np.ndarray  # (G + 1,) int64
+    option_off: np.ndarray  # (O,) int64 row offset: steps * 6 + next_dice - 1
+    farkle_prob: np.ndarray  # (7,) float64
+    riskless: np.ndarray  # (7,) bool
+    reach: np.ndarray  # (3, K) float64 R per final-turn kind (solver.core.endgame)
+    fr: (
+        np.ndarray
+    )  # (2, 2, k_max + 1, 2 nb - 1, 2) float64 (solver.table.finalround) or (1,1,1,1,2)
+    frisk: np.ndarray  # (2, 2, k_max + 1, 2 nb - 1) running max over k1 >= k of 1 - fr[..., 0]
+    fill1: np.ndarray  # (3, K, 6) the two-player fill past the cut (solver.core.endgame)
+    fill2: (
+        np.ndarray
+    )  # (2, 2, k_max + 1, 2 nb - 1, 6, 2) the final round's (solver.table.finalround)
+    p_min: float
+
+
+def table_tables(model: TableModel) -> TableTables:
+    """The kernel's read-only inputs for ``model``."""
+    from .finalround import final_round
+
+    opts = model.options
+    params = np.zeros(len(PARAM_NAMES), dtype=np.int64)
+    params[P_N] = model.players
+    params[P_NB] = model.nb
+    params[P_NF] = model.nf
+    params[P_NE] = model.ne
+    params[P_NS] = model.ns
+    params[P_PEN_COUNT] = model.penalty_count
+    params[P_PEN_STEPS] = model.penalty_steps
+    params[P_ENDGAME] = ENDGAME_CODES[model.endgame]
+    params[P_REACH] = model.final.length
+    params[P_MAX_OFF] = int(opts.option_off.max()) + 1
+    params[P_COMPS] = model.comps
+    params[P_RISKLESS] = int(model.riskless.any())
+    params[P_EXTRA] = params[P_MAX_OFF] // 6 + 2
+    if model.needs_final_round:
+        rounds = final_round(model.rules, model.nb, model.bank_min)
+        fr = rounds.fr
+        params[P_KMAX] = rounds.k_max
+        # The leader's risk 1 - FR_0 at k1 and every larger k1 (beyond k_max it is R_{u2},
+        # which only falls, so the running maximum starts from its value there).
+        risk = 1.0 - fr[..., 0]
+        deltas = np.arange(-(model.nb - 1), model.nb)
+        beyond = np.stack(
+            [
+                model.final.reach[1 + e2][
+                    np.clip(rounds.k_max + 1 + deltas, 0, model.final.length - 1)
+                ]
+                for e2 in (0, 1)
+            ]
+        )
+        risk = np.concatenate(
+            [risk, np.broadcast_to(beyond[None, :, None, :], (2, 2, 1, len(deltas)))], axis=2
+        )
+        frisk = np.maximum.accumulate(risk[:, :, ::-1, :], axis=2)[:, :, ::-1, :][:, :, :-1, :]
+        fill2 = rounds.fill
+    else:
+        fill2 = np.zeros((1, 1, 1, 1, 6, 2))
+        fr = np.zeros((1, 1, 1, 1, 2))
+        frisk = np.zeros((1, 1, 1, 1))
+        params[P_KMAX] = 0
+    params[P_ROWS] = scratch_rows(model)
+    return TableTables(
+        params=params,
+        bank_min=np.array(model.bank_min, dtype=np.int64),
+        group_start=opts.group_start,
+        group_prob=opts.group_prob,
+        option_start=opts.option_start,
+        option_off=opts.option_off,
+        farkle_prob=opts.farkle_prob,
+        riskless=model.riskless.copy(),
+        reach=np.ascontiguousarray(model.final.reach),
+        fr=np.ascontiguousarray(fr),
+        frisk=np.ascontiguousarray(frisk),
+        fill1=np.ascontiguousarray(model.final.fill),
+        fill2=np.ascontiguousarray(fill2),
+        p_min=float(model.final.p_min),
+    )
+
+
+def scratch_rows(model: TableModel) -> int:
+    """Turn-total rows a lane's exits and a block's values may use (see :func:`_exits`).
+
+    The bank values stop changing ``len(R)`` rows past the best other score; the block's top
+    is at most there, and the values are filled one roll's reach above it.
+    """
+    top = max(model.nb, *model.bank_min) + model.final.length + model.nb + 2
+    return top + int(model.options.option_off.max()) // 6 + 4
+
+
+class TableScratch(NamedTuple):
+    """Buffers of one thread, owned by the caller (:func:`table_scratch`).
+
+    ``vals[c]``/``dec``/``prob``: ``W_c``, ``D`` and ``P`` per cell, row ``(t * 6 + n - 1) *
+    lanes + lane``; ``bank[c]``/``bankd``: each lane's bank exits per turn total (``bankd < 0``:
+    banking is not allowed); ``x``/``xd``: the farkle exits; ``out*``: the block's ``(0, 6)``;
+    ``choice``/``banks``: the recorded choices (only a recording solver writes them).
+    """
+
+    vals: np.ndarray  # (C, rows * 6 * lanes)
+    dec: np.ndarray  # (rows * 6 * lanes,)
+    prob: np.ndarray  # (rows * 6 * lanes,)
+    bank: np.ndarray  # (C, rows, lanes)
+    bankd: np.ndarray  # (rows, lanes)
+    x: np.ndarray  # (C, lanes)
+    xd: np.ndarray  # (lanes,)
+    info: np.ndarray  # (4, lanes) int64
+    out: np.ndarray  # (C, lanes)
+    outd: np.ndarray  # (lanes,)
+    outp: np.ndarray  # (lanes,)
+    choice: np.ndarray  # (rows, groups, lanes) uint8
+    banks: np.ndarray  # (rows * 6, lanes) bool
+    tail: np.ndarray  # (rows * 6, C + 2) scalar scratch of the riskless tail
+    lane_buf: np.ndarray  # (8, lanes) a cell's sums per component, a group's best option
+    picks: np.ndarray  # (G, lanes) the best option of each compared group (as a float)
+    row_plan: np.ndarray  # (G,) uint8 the cell's keep plan (planned core)
+    made_from: np.ndarray  # (6, G) uint8 the plan each dice count's sums were made from
+    made: np.ndarray  # (6,) int64 whether they were made (this call)
+    weight: np.ndarray  # (max_off,) zeros between cells: summed probability per target
+    sum_off: np.ndarray  # (6, max_off) int64 a dice count's target cells...
+    sum_weight: np.ndarray  # (6, max_off) ... their summed probabilities...
+    compared: np.ndarray  # (6, G) int64 ... and the groups compared lane by lane
+    counts: np.ndarray  # (2, 6) int64 how many targets and compared groups
+
+
+def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> TableScratch:
+    p = tables.params
+    rows = int(p[P_ROWS])
+    comps = int(p[P_COMPS])
+    groups = len(tables.group_prob)
+    max_off = int(p[P_MAX_OFF])
+    cells = rows * 6 * lanes
+    return TableScratch(
+        vals=np.empty((comps, cells)),
+        dec=np.empty(cells),
+        prob=np.empty(cells),
+        bank=np.empty((comps, rows, lanes)),
+        bankd=np.empty((rows, lanes)),
+        x=np.empty((comps, lanes)),
+        xd=np.empty(lanes),
+        info=np.empty((4, lanes), dtype=np.int64),
+        out=np.empty((comps, lanes)),
+        outd=np.empty(lanes),
+        outp=np.empty(lanes),
+        choice=np.empty((rows, groups, lanes) if record else (1, 1, 1), dtype=np.uint8),
+        banks=np.empty((rows * 6, lanes) if record else (1, 1), dtype=np.bool_),
+        tail=np.empty((rows * 6, comps + 2)),
+        lane_buf=np.empty((8, lanes)),
+        picks=np.empty((groups, lanes)),
+        row_plan=np.empty(groups, dtype=np.uint8),
+        made_from=np.empty((6, groups), dtype=np.uint8),
+        made=np.zeros(6, dtype=np.int64),
+        weight=np.zeros(max_off),
+        sum_off=np.empty((6, max_off), dtype=np.int64),
+        sum_weight=np.empty((6, max_off)),
+        compared=np.empty((6, groups), dtype=np.int64),
+        counts=np.zeros((2, 6), dtype=np.int64),
+    )
+
+
+def steps_next(tt: TableTables) -> np.ndarray:
+    """``(O, 2)`` int64: each option's steps and next dice (the riskless tail reads them)."""
+    off = tt.option_off
+    return np.ascontiguousarray(np.stack([off // 6, off % 6 + 1], axis=1))
