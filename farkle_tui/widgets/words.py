@@ -99,6 +99,8 @@ def goal_words(rules: Rules) -> str:
     """How the game ends: ``first to 10,000 wins`` or ``10,000 starts a final round``."""
     if rules.endgame is Endgame.FINAL_TURN:
         return f"reaching {pts(rules.goal)} gives the others a final turn"
+    if rules.exact_goal:
+        return f"first to exactly {pts(rules.goal)} wins"
     return f"first to {pts(rules.goal)} wins"
 
 

@@ -349,7 +349,7 @@ class ExpectedStrategy:
         never banks for good with ``n`` dice (riskless counts, like Zilch's six dice, always roll
         above the cap).
         """
-        if self.action(self.cap, n) == "roll":
+        if self.action(self.cap, n) == Choice.ROLL:
             return None
         k = self.cap // STEP
         while k > 0 and self._bank[k - 1, n]:
