@@ -7,12 +7,18 @@ import io
 from pathlib import Path
 
 from rich.console import Console
+from test_tui_rules_editor import open_editor, type_into
+from textual.widgets import Label, Select, Static
+from tui_support import SIZE, app_for_tests, rows_of, run, text_of, wait_for
 
-from optimal_farkle.engine import Rules, preset
+from optimal_farkle.engine import Rules, load_rules, preset
 from optimal_farkle.engine.game import Player, Roll, apply, new_game
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import rank_options
 from optimal_farkle.solver.table.advice import TwoPlayerAdvice
+from optimal_farkle.tui.screens.rules_editor import OPTIONS, rules_dir
+from optimal_farkle.tui.screens.rules_help import rules_renderable
+from optimal_farkle.tui.screens.setup import SetupScreen
 from optimal_farkle.tui.widgets.hints import compute_hints, render_hints
 from optimal_farkle.tui.widgets.words import pct
 
@@ -46,3 +52,60 @@ def test_the_hints_say_a_selection_that_busts_ends_the_turn(tmp_path: Path) -> N
     assert f"Ann's win chance {pct(bust.win)}" in line, line  # the mover's, after the bust
     # Nothing else changed: the best keep (exactly the goal) still ends the game.
     assert "Best: set aside 5 (50): it ends the game" in text
+
+
+def test_saved_house_rules_carry_no_description_of_the_preset_they_came_from() -> None:
+    """The editor saved Facebook's description ("... first to bank 10,000 wins") with rules
+    whose goal was 1,500: the rules help (F1) then opened with it, in place of the truth."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)
+            assert editor.rules.description  # Facebook's own, true of Facebook
+            await type_into(pilot, editor, "opt-name", "house")
+            await type_into(pilot, editor, "opt-game-goal", "1500")
+            await wait_for(pilot, lambda: editor.rules.goal == 1500)
+            helped = text_of(editor.query_one("#editor-help", Static))
+            assert "10,000" not in helped, helped
+            await pilot.press("ctrl+s")
+            await wait_for(pilot, lambda: isinstance(app.screen, SetupScreen))
+            saved = load_rules(rules_dir(app.services.storage.root) / "house.toml")
+            assert saved.goal == 1500 and "10,000" not in saved.description
+            assert "10,000" not in _shown(rules_renderable(saved))
+
+    run(body())
+
+
+def test_the_editor_shows_its_whole_refusal_at_80_columns() -> None:
+    """Five dice from Facebook: the reason was cut at 80 columns ("... but [game] …"),
+    hiding which value to change."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)
+            editor.query_one("#opt-game-dice", Select).value = 5
+            await pilot.pause()
+            await pilot.pause()
+            shown = rows_of(app, editor.query_one("#editor-status", Static))
+            assert "'three_pairs' is a six-dice combination" in shown
+            assert shown.endswith("set it to 0"), shown
+
+    run(body())
+
+
+def test_every_option_label_stands_apart_from_its_value() -> None:
+    """'Six dice, nothing' filled its column: the row read "Six dice, nothing0"."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)
+            labels = list(editor.query("#editor-form .row Label").results(Label))
+            assert len(labels) == len(OPTIONS) + 3  # preset, name, title
+            for label in labels:
+                text = text_of(label).strip()
+                assert len(text) < label.region.width, f"{text!r} fills its column"
+
+    run(body())
