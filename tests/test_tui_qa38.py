@@ -12,10 +12,14 @@ from textual.widgets import Label, Select, Static
 from tui_support import SIZE, app_for_tests, rows_of, run, text_of, wait_for
 
 from optimal_farkle.engine import Rules, load_rules, preset
-from optimal_farkle.engine.game import Player, Roll, apply, new_game
+from optimal_farkle.engine.dice import ScriptedDice
+from optimal_farkle.engine.game import Player, Roll, SetAside, apply, new_game
+from optimal_farkle.engine.record import GameSession
+from optimal_farkle.engine.rules import HotDiceRule
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import rank_options
 from optimal_farkle.solver.table.advice import TwoPlayerAdvice
+from optimal_farkle.tui.screens.replay import ReplayScreen
 from optimal_farkle.tui.screens.rules_editor import OPTIONS, rules_dir
 from optimal_farkle.tui.screens.rules_help import rules_renderable
 from optimal_farkle.tui.screens.setup import SetupScreen
@@ -107,5 +111,44 @@ def test_every_option_label_stands_apart_from_its_value() -> None:
             for label in labels:
                 text = text_of(label).strip()
                 assert len(text) < label.region.width, f"{text!r} fills its column"
+
+    run(body())
+
+
+def test_the_replay_says_one_die_and_why_hot_dice_are_rolled(tmp_path: Path) -> None:
+    """The replay's status read "1 dice showing", and a hot-dice roll that the rules force
+    said only "Forced move ... (no choice to judge)", not why there was no bank."""
+    rules = dataclasses.replace(
+        preset("neller-busche"), goal=1000, name="house", hot_dice=HotDiceRule.MUST_ROLL
+    )
+    farkle = (2, 3, 4, 6, 6, 2)
+    dice = ScriptedDice([(1, 5, 2, 3, 4, 6), (1, 1, 5, 2), (5,), farkle, farkle])
+    session = GameSession.start(rules, TWO, first=0, dice=dice)
+    for action in (Roll(), SetAside((1, 5)), Roll(), SetAside((1, 1, 5)), Roll()):
+        session.act(action)
+    session.act(SetAside((5,)))  # hot dice: 450, six fresh dice that must be rolled
+    session.act(Roll())
+    session.act(Roll())
+    solve_strategy(rules, cache_dir=tmp_path / "cache")
+
+    async def body() -> None:
+        app = app_for_tests(cache_dir=tmp_path / "cache")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.push_screen(ReplayScreen(session.record))
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, ReplayScreen) and app.screen.analysis is not None,
+                timeout=120,
+            )
+            screen = app.screen
+            assert isinstance(screen, ReplayScreen)
+            await pilot.press("home", *["right"] * 5)
+            status = text_of(screen.query_one("#replay-status", Static))
+            assert "1 die showing" in status, status
+            await pilot.press("right")
+            panel = " ".join(text_of(screen.query_one("#replay-analysis", Static)).split())
+            assert "Forced move: Ann rolls 6 dice" in panel, panel
+            assert "Hot dice must be rolled" in panel, panel
 
     run(body())
