@@ -373,9 +373,10 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                     f"{self.analysis.outside[i]}.",
                     style="italic",
                 )
-            why = ""  # a roll after set-asides is forced by the rules: say which
-            if isinstance(action, Roll) and before.phase is Phase.DECIDE and before.turn_total:
-                why = f" {before.bank_refusal() or ''}"
+            why = ""  # hot dice that must be rolled: say so (the rest explain themselves)
+            hot = before.phase is Phase.DECIDE and before.dice_left == before.rules.dice
+            if isinstance(action, Roll) and hot and before.turn_total:
+                why = f" {before.bank_refusal() or ''}".rstrip()
             return Text(
                 f"Forced move: {before.player.name} {_verb(action, before)} "
                 f"(no choice to judge).{why} n/p jump between decisions.",
