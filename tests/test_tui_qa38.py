@@ -5,17 +5,18 @@ from __future__ import annotations
 import dataclasses
 import io
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from test_tui_rules_editor import open_editor, type_into
 from textual.widgets import Label, Select, Static
-from tui_support import SIZE, app_for_tests, rows_of, run, text_of, wait_for
+from tui_support import SIZE, app_for_tests, cli, rows_of, run, text_of, wait_for
 
 from optimal_farkle.engine import Rules, load_rules, preset
 from optimal_farkle.engine.dice import ScriptedDice
 from optimal_farkle.engine.game import Player, Roll, SetAside, apply, new_game
 from optimal_farkle.engine.record import GameSession
-from optimal_farkle.engine.rules import HotDiceRule
+from optimal_farkle.engine.rules import Endgame, HotDiceRule
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import rank_options
 from optimal_farkle.solver.table.advice import TwoPlayerAdvice
@@ -152,3 +153,43 @@ def test_the_replay_says_one_die_and_why_hot_dice_are_rolled(tmp_path: Path) -> 
             assert "Hot dice must be rolled" in panel, panel
 
     run(body())
+
+
+def _house_file(tmp_path: Path, **changes: object) -> Path:
+    rules = dataclasses.replace(preset("greed"), goal=1000, name="house", **changes)  # type: ignore[arg-type]
+    path = tmp_path / "house.toml"
+    path.write_text(rules.to_toml(), encoding="utf-8")
+    return path
+
+
+def test_the_card_refuses_an_exact_goal_in_one_line(tmp_path: Path, capsys: Any) -> None:
+    """`farkle card` printed an expected-score card ("bank 2,700" at a goal of 1,500) for rules
+    whose expected-score tables `farkle expected` refuses; with --rebuild it announced a
+    2-minute search and ended in "internal error (SolverInputError ...)"."""
+    path = _house_file(tmp_path, endgame=Endgame.FIRST_TO_GOAL, entry_minimum=0, exact_goal=True)
+    for extra in ([], ["--rebuild"]):
+        code, out, err = cli(["card", "--rules", str(path), *extra], capsys)
+        assert code == 2 and out == "", (extra, out)
+        assert err.count("\n") == 1 and "internal error" not in err, err
+        assert "no card for house" in err and "exact goal" in err, err
+
+
+def test_the_card_search_refuses_hot_dice_that_must_be_rolled(tmp_path: Path, capsys: Any) -> None:
+    path = _house_file(tmp_path, hot_dice=HotDiceRule.MUST_ROLL)
+    code, out, err = cli(
+        ["card", "--rules", str(path), "--rebuild", "--cache-dir", str(tmp_path)], capsys
+    )
+    assert code == 2 and out == "" and "internal error" not in err, err
+    assert err.count("\n") == 1 and "hot dice that must be rolled" in err, err
+
+
+def test_the_strategy_table_of_five_dice_has_no_six_dice_column(
+    tmp_path: Path, capsys: Any
+) -> None:
+    """Under five dice `farkle strategy` printed an n=6 column and "6 dice: 1650" (and
+    "1 dice")."""
+    path = _house_file(tmp_path)
+    code, out, err = cli(["strategy", "--rules", str(path), "--cache-dir", str(tmp_path)], capsys)
+    assert code == 0, err
+    assert "n=5" in out and "n=6" not in out and "6 dice" not in out
+    assert "1 die:" in out and "1 dice" not in out
