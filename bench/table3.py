@@ -3,9 +3,9 @@
 Three reports, each printed as a table (and ``--json`` one JSON object per line):
 
 * ``sizes`` -- for every preset at goal 10,000 (or ``--goal``): start states, the memory of
-  ``W`` and the solve's peak, the option checks of one sweep (``solver.table.exact.table_work``),
+  ``W`` and the solve's peak, the option checks of one sweep (``solver.table.sizes.table_work``),
   the estimated time of one sweep and of the whole solve on this machine (two threads), and
-  whether :func:`solver.table.exact.exact_table_supported` lets it run here.
+  whether :func:`solver.table.sizes.exact_table_supported` lets it run here.
 * ``solve --rules R [--goal G] [--floor F]`` -- solves (into a fresh cache directory unless
   ``--cache-dir``) and prints what it took: wall and CPU time, turn solves per state
   ("sweeps"), penalty passes, the residual, the states whose mover mixes, peak memory
@@ -62,7 +62,8 @@ from typing import Any
 def sizes(goal: int | None, as_json: bool) -> None:
     from optimal_farkle.engine import PRESETS, preset
     from optimal_farkle.solver.duel.estimate import duration, size
-    from optimal_farkle.solver.table.exact import (
+    from optimal_farkle.solver.table.model import build_table_model
+    from optimal_farkle.solver.table.sizes import (
         SECONDS_PER_CHECK,
         SWEEPS_NO_PENALTY,
         SWEEPS_PENALTY,
@@ -70,7 +71,6 @@ def sizes(goal: int | None, as_json: bool) -> None:
         table_estimate,
         table_work,
     )
-    from optimal_farkle.solver.table.model import build_table_model
 
     rows = []
     for name in PRESETS:
@@ -249,7 +249,7 @@ def _sampled_layers(model: Any, every: int, sample: int) -> Iterator[tuple[int, 
     count's batch together, at most ``sample`` of them drawn at random (kept in block order)."""
     import numpy as np
 
-    from optimal_farkle.solver.table.solve import batch_states
+    from optimal_farkle.solver.table.batches import batch_states
 
     rng = np.random.default_rng(2)
     top_layer = 3 * (model.nb - 1)
@@ -267,16 +267,16 @@ def _sampled_layers(model: Any, every: int, sample: int) -> Iterator[tuple[int, 
 def one_pass(args: argparse.Namespace) -> None:
     import numpy as np
 
-    from optimal_farkle.solver.table.solve import (
-        _Blocks,
+    from optimal_farkle.solver.table.batches import (
         entry_limit,
         reachable_states,
         scores_with_sum,
     )
+    from optimal_farkle.solver.table.runners import LocalBlocks
     from optimal_farkle.solver.table.tables import table_tables
 
     rules, model, w = _sampling(args)
-    runner = _Blocks(model, table_tables(model), 2, track=model.penalty_count == 0)
+    runner = LocalBlocks(model, table_tables(model), 2, track=model.penalty_count == 0)
     top_layer = 3 * (model.nb - 1)
     sampled: list[tuple[int, int, float]] = []
     counts = {}
@@ -378,7 +378,7 @@ def kernel(args: argparse.Namespace) -> None:
     from optimal_farkle.solver.duel.model import build_model
     from optimal_farkle.solver.duel.valueiter import value_iteration
     from optimal_farkle.solver.table.blocks import solver_for
-    from optimal_farkle.solver.table.solve import _Blocks
+    from optimal_farkle.solver.table.runners import LocalBlocks
     from optimal_farkle.solver.table.tables import TABLE_LANES, table_tables
 
     rules, model, w = _sampling(args)
@@ -387,8 +387,8 @@ def kernel(args: argparse.Namespace) -> None:
 
         w = solve_table(model, threads=2).w
     track = model.penalty_count == 0  # as the solve runs it
-    planned = _Blocks(model, table_tables(model), 1, track=track)
-    compared = _Blocks(model, table_tables(model), 1, track=track)
+    planned = LocalBlocks(model, table_tables(model), 1, track=track)
+    compared = LocalBlocks(model, table_tables(model), 1, track=track)
     compared.solver = solver_for(TABLE_LANES, model.comps, track=track, planned=False)
     samples = list(_sampled_layers(model, args.every, args.sample))
     table_values = 0

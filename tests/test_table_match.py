@@ -16,9 +16,9 @@ from optimal_farkle.engine.game import Player, Roll, apply, new_game
 from optimal_farkle.solver.analysis.table_match import table_exact_odds
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.players.computer import make_player
+from optimal_farkle.solver.table.batches import full, reachable
 from optimal_farkle.solver.table.evaluate import evaluate, opening
 from optimal_farkle.solver.table.exact import solve_exact_table
-from optimal_farkle.solver.table.solve import full, reachable
 from optimal_farkle.tui.cli import main
 
 NB = preset("neller-busche").with_goal(400)

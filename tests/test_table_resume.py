@@ -21,15 +21,13 @@ import pytest
 from table_rules import penalty_tiny, tiny
 
 from optimal_farkle.engine import Rules, preset
-from optimal_farkle.solver.table.exact import (
-    load_exact_table,
-    solve_exact_table,
-    solve_journal,
-    table_cache_path,
-)
+from optimal_farkle.solver.table.batches import layer_flat
+from optimal_farkle.solver.table.exact import load_exact_table, solve_exact_table
 from optimal_farkle.solver.table.model import build_table_model
+from optimal_farkle.solver.table.progress import RESUMED
 from optimal_farkle.solver.table.resume import LayerProgress
-from optimal_farkle.solver.table.solve import RESUMED, layer_flat, solve_table
+from optimal_farkle.solver.table.solve import solve_table
+from optimal_farkle.solver.table.tablecache import solve_journal, table_cache_path
 from optimal_farkle.tui.cli import main
 
 CHILD = Path(__file__).parent / "resume_child.py"

@@ -34,17 +34,13 @@ from optimal_farkle.solver.duel.model import build_model
 from optimal_farkle.solver.duel.valueiter import value_iteration
 from optimal_farkle.solver.players.computer import make_player
 from optimal_farkle.solver.table.advice import exact_table_supported, table_advice
-from optimal_farkle.solver.table.exact import (
-    ExactTableStrategy,
-    load_exact_table,
-    read_table_cache,
-    solve_exact_table,
-    table_cache_path,
-    table_cached,
-)
+from optimal_farkle.solver.table.batches import full, reachable
+from optimal_farkle.solver.table.exact import load_exact_table, solve_exact_table
 from optimal_farkle.solver.table.finalround import final_round
 from optimal_farkle.solver.table.model import build_table_model
-from optimal_farkle.solver.table.solve import TableSolveResult, full, reachable, solve_table
+from optimal_farkle.solver.table.solve import TableSolveResult, solve_table
+from optimal_farkle.solver.table.strategy import ExactTableStrategy
+from optimal_farkle.solver.table.tablecache import read_table_cache, table_cache_path, table_cached
 
 AGREE = 1e-12
 

@@ -36,7 +36,7 @@ from ..duel.decisions import Decision, OptionValue, decide, rank_options, win_pr
 
 if TYPE_CHECKING:
     from ..duel.strategy import Strategy
-    from .exact import ExactTableStrategy
+    from .strategy import ExactTableStrategy
 
 #: Labels of the strategies, as shown to players.
 TWO_PLAYER_LABEL = "exact two-player optimum"
@@ -131,14 +131,14 @@ def table_advice(
 
 def exact_table_supported(rules: Rules, players: int) -> str | None:
     """None when the exact solve of ``players`` seats under ``rules`` can run here, else why not."""
-    from .exact import exact_table_supported as supported
+    from .sizes import exact_table_supported as supported
 
     return supported(rules, players)
 
 
 def exact_table_cached(rules: Rules, players: int, cache_dir: Path | str | None = None) -> bool:
     """Whether the exact solve of ``players`` seats is cached (its header only: cheap)."""
-    from .exact import table_cached
+    from .tablecache import table_cached
 
     return table_cached(rules, players, cache_dir=cache_dir)
 

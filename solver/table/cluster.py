@@ -34,8 +34,9 @@ from typing import Any
 import numpy as np
 
 from ..duel.estimate import duration, size
+from .batches import batch_states
 from .model import TableModel
-from .solve import BlockRunner, RunnerFactory, _Blocks, batch_states
+from .runners import BlockRunner, LocalBlocks, RunnerFactory
 from .tables import TABLE_LANES, TableTables, table_tables
 
 #: Tasks per worker and batch: enough to even out unequal chunks, few enough to keep the
@@ -75,7 +76,7 @@ class ClusterPlan:
 
 def cluster_plan(model: TableModel, workers: int, seconds_two_threads: float) -> ClusterPlan:
     """The plan of a solve of ``model`` on ``workers`` cores; ``seconds_two_threads`` is the
-    in-process estimate (:func:`solver.table.exact.table_estimate`, two threads)."""
+    in-process estimate (:func:`solver.table.sizes.table_estimate`, two threads)."""
     n = model.players
     counts: list[int | None] = (
         [None] if model.penalty_count == 0 else list(range(n * (model.nf - 1) + 1))
@@ -181,7 +182,7 @@ def connect(text: str) -> Cluster:
 
 
 class RayBlocks:
-    """A :class:`solver.table.solve.BlockRunner` whose blocks run as Ray tasks (module docstring)."""
+    """A :class:`solver.table.runners.BlockRunner` whose blocks run as Ray tasks (module docstring)."""
 
     def __init__(
         self, model: TableModel, tables: TableTables, track: bool, cluster: Cluster
@@ -193,7 +194,7 @@ class RayBlocks:
         self.cluster = cluster
         self.key = uuid.uuid4().hex
         self.model_ref = ray.put(model)
-        self.local = _Blocks(model, tables, 1, track)
+        self.local = LocalBlocks(model, tables, 1, track)
         self.base_id = ""
         self.base_ref: Any = None
         self.updates: list[Any] = []
@@ -270,7 +271,7 @@ class _WorkerCopy:
     base_id: str
     w: np.ndarray
     applied: int
-    runner: _Blocks
+    runner: LocalBlocks
 
 
 _COPY: list[_WorkerCopy] = []  # at most one: the phase this worker last ran
@@ -298,7 +299,7 @@ def solve_chunk(
         _COPY.clear()
         w = np.array(ray.get(base[0]), dtype=np.float64)  # writable: updates are applied to it
         if runner is None:
-            runner = _Blocks(model, table_tables(model), 1, track)
+            runner = LocalBlocks(model, table_tables(model), 1, track)
         copy = _WorkerCopy(key, base_id, w, 0, runner)
         _COPY.append(copy)
     wv = copy.w.reshape(-1, model.comps)

@@ -38,10 +38,11 @@ from ..core.jit import njit
 from ..core.layout import LANES
 from ..duel.kernel import after_farkle, flat_index
 from ..duel.model import build_model
+from .batches import batch_states, flat_of, full, rotated
 from .exits import bank_rows, clamp, decision_cut, fill_top, lane_exits
 from .kernel import core_for
+from .layers import closed_form
 from .model import TableModel
-from .solve import _closed_form, batch_states, flat_of, full, rotated
 from .tables import (
     I_END,
     I_GOAL,
@@ -372,7 +373,7 @@ def evaluate(
                     order = np.argsort(keys)
                     rot_pos = order[np.searchsorted(keys[order], nxt * states + rot_idx)]
                     todo = np.arange(len(all_rows))
-                    vv[lab, all_idx] = _closed_form(model, a, farkle, todo, rot_pos)[:, :comps]
+                    vv[lab, all_idx] = closed_form(model, a, farkle, todo, rot_pos)[:, :comps]
                 if progress is not None and k % 16 == 0:
                     progress(k / len(layers), f"exact evaluation: pass {passes}")
             residual = largest

@@ -15,7 +15,7 @@ exactly the state after the last recorded layer, and the solve goes on with the 
 as an uninterrupted solve would. A layer interrupted half way has no record and is solved
 again from its start.
 
-Records are small beside ``W`` (one layer, in the order of :func:`solver.table.solve.
+Records are small beside ``W`` (one layer, in the order of :func:`solver.table.batches.
 batch_states`; ``C`` float64 per state), so a checkpoint per layer costs little time: the
 whole journal of a pass is one copy of ``W`` on disk. A record or snapshot that does not
 belong to this solve (another model, tolerance or solver version: the ``key``) or cannot be

@@ -1,0 +1,103 @@
+"""Where a batch's blocks run: the protocol, and threads of this process (:class:`LocalBlocks`).
+
+:mod:`solver.table.cluster` runs them on a Ray cluster instead; every runner gives the same
+values bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
+
+import numpy as np
+
+from .blocks import solver_for
+from .model import TableModel
+from .tables import TABLE_LANES, TableTables, steps_next, table_scratch
+
+
+class BlockRunner(Protocol):
+    """Runs the blocks of a batch: in this process (:class:`LocalBlocks`) or on a cluster
+    (:mod:`solver.table.cluster`). Every runner gives the same values bit for bit."""
+
+    def solve(
+        self, w_flat: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The turns of ``rows`` from ``w_flat``: ``(values (k, C), P (k,))``."""
+        ...
+
+    def wrote(self, idx: np.ndarray) -> None:
+        """The states ``idx`` of ``W`` were written since the last :meth:`solve`."""
+        ...
+
+    def close(self) -> None: ...
+
+
+#: Makes the runner of a model's blocks: ``(model, tables, threads, track)``.
+RunnerFactory = Callable[[TableModel, TableTables, int, bool], BlockRunner]
+
+
+class LocalBlocks:
+    """Thread pool, scratch and the compiled solver for sweeping batches of one model."""
+
+    def __init__(self, model: TableModel, tables: TableTables, threads: int, track: bool) -> None:
+        self.model = model
+        self.tables = tables
+        self.threads = max(1, threads)
+        self.track = track
+        self.solver = solver_for(TABLE_LANES, model.comps, track=track)
+        self.steps_next = steps_next(tables)
+        self.scratch = [table_scratch(tables, TABLE_LANES) for _ in range(self.threads)]
+        self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
+
+    def wrote(self, idx: np.ndarray) -> None:
+        """Nothing to do: the blocks read ``W`` itself."""
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def solve(
+        self, w_flat: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The turns of ``rows`` (states) from ``w_flat``: ``(values (k, C), P (k,))``.
+
+        ``shift`` (``(k,)``) moves each state's own farkle exit (see :mod:`solver.table.mixing`).
+        """
+        k = len(rows)
+        blocks = -(-k // TABLE_LANES)
+        padded = np.concatenate([rows, np.repeat(rows[-1:], blocks * TABLE_LANES - k, axis=0)])
+        lanes = np.ascontiguousarray(padded.reshape(blocks, TABLE_LANES, -1).transpose(0, 2, 1))
+        out = np.empty((blocks, self.model.comps, TABLE_LANES))
+        outp = np.empty((blocks, TABLE_LANES))
+        flat_shift = np.zeros(blocks * TABLE_LANES)
+        if shift is not None:
+            flat_shift[:k] = shift
+        moved = flat_shift.reshape(blocks, TABLE_LANES)
+
+        def run(worker: int, stride: int) -> None:
+            self.solver(
+                self.tables,
+                w_flat,
+                lanes,
+                worker,
+                blocks,
+                stride,
+                self.steps_next,
+                self.scratch[worker],
+                out,
+                outp,
+                moved,
+                0,
+            )
+
+        if self.pool is None or blocks < 2:
+            run(0, 1)
+        else:
+            futures = [self.pool.submit(run, i, self.threads) for i in range(1, self.threads)]
+            run(0, self.threads)
+            for fut in futures:
+                fut.result()
+        values = out.transpose(0, 2, 1).reshape(blocks * TABLE_LANES, -1)[:k]
+        return values, outp.reshape(-1)[:k]
