@@ -14,48 +14,30 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.layout import ENDGAME_CODES
+from ..core.layout import (
+    ENDGAME_CODES,
+    P_COMPS,
+    P_ENDGAME,
+    P_EXTRA,
+    P_KMAX,
+    P_MAX_OFF,
+    P_N,
+    P_NB,
+    P_NE,
+    P_NF,
+    P_NS,
+    P_PEN_COUNT,
+    P_PEN_STEPS,
+    P_REACH,
+    P_RISKLESS,
+    P_ROWS,
+    PARAM_NAMES,
+)
 from .model import TableModel
 
 #: No NaNs or infinities ever occur (every value is a probability), which lets LLVM use
 #: vector max instructions; sums stay in their written order (no reassociation).
 FAST_MATH = {"nnan", "ninf", "nsz", "contract"}
-
-#: The order of :attr:`TableTables.params`.
-PARAM_NAMES = (
-    "players",
-    "nb",
-    "nf",
-    "ne",
-    "ns",
-    "penalty_count",
-    "penalty_steps",
-    "endgame",
-    "reach",
-    "max_off",
-    "comps",
-    "k_max",
-    "riskless",
-    "extra",
-    "rows",
-)
-(
-    P_N,
-    P_NB,
-    P_NF,
-    P_NE,
-    P_NS,
-    P_PEN_COUNT,
-    P_PEN_STEPS,
-    P_ENDGAME,
-    P_REACH,
-    P_MAX_OFF,
-    P_COMPS,
-    P_KMAX,
-    P_RISKLESS,
-    P_EXTRA,
-    P_ROWS,
-) = range(len(PARAM_NAMES))
 
 #: Start states a block of the solve holds (the duel's 64 lanes, twice over): a lane loop's
 #: fixed cost (its set-up and the checks that its arrays do not overlap) is spread over
