@@ -8,14 +8,22 @@ streams, output encodings without the characters drawn. Every run is checked: no
 ``farkle: error:`` line, no hang, the right answer where one is known, and nothing that was
 on disk lost. Prints the counts::
 
-    python bench/hostile_cli.py            # about 420 runs, tens of minutes
-    python bench/hostile_cli.py --fast     # the fast part: about 240 runs, under a minute
+    python bench/hostile_cli.py            # about 830 runs, tens of minutes
+    python bench/hostile_cli.py --fast     # the fast part: about 280 runs, a minute or two
     python bench/hostile_cli.py --verbose  # every run's command and verdict
+
+The counts come per class (:data:`CLASSES`): every command x bad values, hostile files, long
+paths, markup, closed and full stdout, encodings, rules files, records, caches, arguments,
+two instances on one data dir (two windows' storages interleaved at random: no game lost),
+and a hostile websocket client of ``farkle serve`` (the whole campaign only: it starts a
+server). Each class must show 0 tracebacks, 0 hangs, 0 silent no-ops (or wrong answers),
+0 bad exits and 0 lost files or games.
 
 The fast part runs in the test suite (tests/test_cli_hostile.py): the argument matrix, the
 markup titles, the encodings and the closed stdout in this process (``main()`` with the
-streams replaced), and one real process for each kind of closed or full stream. The rest
-runs each case as a separate ``farkle`` process with a time limit.
+streams replaced), one real process for each kind of closed or full stream, and 40 rounds of
+two instances; the whole campaign in the slow suite. The rest runs each case as a separate
+``farkle`` process with a time limit.
 
 A real read-only folder needs a read-only bind mount (root on Linux); without one that case
 is skipped and said so.
@@ -140,12 +148,38 @@ def snapshot(folder: Path) -> dict[str, bytes | str]:
     return out
 
 
+#: The campaign's classes, in the order it reports them (issue 35's list).
+CLASSES = (
+    "every command x bad values",
+    "hostile files",
+    "long paths",
+    "markup",
+    "closed/full stdout",
+    "encodings",
+    "rules files",
+    "records",
+    "caches",
+    "arguments",
+    "two instances on one data dir",
+    "hostile websocket client",
+)
+#: The verdicts the acceptance counts: each must be 0 in every class.
+BAD = ("tracebacks", "hangs", "silent no-ops", "bad exits", "lost")
+
+
 class Campaign:
     def __init__(self, root: Path, verbose: bool) -> None:
         self.root = root
         self.verbose = verbose
         self.counts: Counter[str] = Counter()
         self.problems: list[str] = []
+        self.kind = CLASSES[0]  # the class of the cases run now
+        self.by_class: dict[str, Counter[str]] = {}
+
+    def count(self, verdict: str, n: int = 1) -> None:
+        """Count ``verdict`` in the whole campaign and in the class under way."""
+        self.counts[verdict] += n
+        self.by_class.setdefault(self.kind, Counter())[verdict] += n
 
     def run(
         self,
@@ -161,39 +195,39 @@ class Campaign:
         else:
             code, out, err, hung = outcome()
         after = snapshot(self.root)
-        self.counts["runs"] += 1
+        self.count("runs")
         verdict = None
         if hung:
-            self.counts["hangs"] += 1
+            self.count("hangs")
             verdict = "hang"
         elif "Traceback" in err or "internal error (" in err:
-            self.counts["tracebacks"] += 1
+            self.count("tracebacks")
             verdict = "traceback"
         elif code != 0 and not (
             code in (1, 2)
             and err.strip().splitlines()[-1:]
             and ": error: " in err.strip().splitlines()[-1]
         ):
-            self.counts["bad exits"] += 1
+            self.count("bad exits")
             verdict = f"status {code} without one error line"
         elif code == 0 and "--json" in args and stdout is None:
             try:
                 if not isinstance(json.loads(out), dict):
                     raise ValueError
             except ValueError:
-                self.counts["wrong answers"] += 1
+                self.count("silent no-ops")
                 verdict = "--json did not print one JSON object"
         if verdict is None and check is not None:
             wrong = check(code, out, err)
             if wrong:
-                self.counts["wrong answers"] += 1
+                self.count("silent no-ops")
                 verdict = wrong
         missing = [name for name, content in before.items() if content not in after.values()]
         if missing:
-            self.counts["files lost"] += len(missing)
+            self.count("lost", len(missing))
             verdict = (verdict or "") + f" lost {missing}"
-        self.counts["ok" if verdict is None else "failed"] += 1
-        self.counts["refused" if code else "answered"] += 1
+        self.count("ok" if verdict is None else "failed")
+        self.count("refused" if code else "answered")
         line = f"{'ok ' if verdict is None else 'BAD'} {code:>3} farkle {' '.join(args)[:150]}"
         if verdict:
             self.problems.append(f"{line}\n    {verdict}\n    {err.strip()[-300:]}")
@@ -246,8 +280,10 @@ def campaign(fast_only: bool, verbose: bool = False) -> Campaign:
     started = time.monotonic()
     try:
         fast(c, root)
+        two_instances(c, root / "shared", rounds=40 if fast_only else 400)
         if not fast_only:
             play(c, root)
+            websocket(c, root / "served")
     finally:
         for key, value in saved.items():
             if value is None:
@@ -262,13 +298,34 @@ def campaign(fast_only: bool, verbose: bool = False) -> Campaign:
         shutil.rmtree(root, ignore_errors=True)
     for problem in c.problems:
         print(problem)
-    n = c.counts
-    print(
-        f"{n['runs']} runs in {time.monotonic() - started:.0f} s: {n['answered']} answered, "
-        f"{n['refused']} refused; tracebacks {n['tracebacks']}, hangs {n['hangs']}, "
-        f"wrong answers {n['wrong answers']}, bad exits {n['bad exits']}, files lost {n['files lost']}"
-    )
+    print(report(c, time.monotonic() - started))
     return c
+
+
+def report(c: Campaign, seconds: float) -> str:
+    """The counts per class, then the whole campaign's: runs, answered, refused, and the
+    verdicts the acceptance wants at 0 (silent no-ops include wrong answers)."""
+    heads = ("runs", "answered", "refused", *BAD)
+    width = max(len(k) for k in CLASSES)
+
+    def row(name: str, cells: list[str]) -> str:
+        return f"{name:<{width}}  " + "  ".join(
+            f"{x:>{max(8, len(h))}}" for x, h in zip(cells, heads, strict=True)
+        )
+
+    lines = [row("class", list(heads))]
+    for kind in [*CLASSES, *(k for k in c.by_class if k not in CLASSES)]:
+        n = c.by_class.get(kind)
+        if n:
+            lines.append(row(kind, [str(n[h]) for h in heads]))
+    lines.append(row("all", [str(c.counts[h]) for h in heads]))
+    n = c.counts
+    lines.append(
+        f"{n['runs']} runs in {seconds:.0f} s: {n['answered']} answered, {n['refused']} "
+        f"refused; tracebacks {n['tracebacks']}, hangs {n['hangs']}, silent no-ops or wrong "
+        f"answers {n['silent no-ops']}, bad exits {n['bad exits']}, lost {n['lost']}"
+    )
+    return "\n".join(lines)
 
 
 MARKUP = "Bad [/] [b]x [link=https://evil.example]y[/link] :smile: Café ±→"
@@ -384,9 +441,11 @@ def fast(c: Campaign, root: Path) -> None:
         return lambda: in_process(args, stdout)
 
     # -- every command x bad values -------------------------------------------------------------
+    c.kind = "every command x bad values"
     for args in argument_matrix(str(small), record):
         c.run(args, expect(2), outcome=here(args))
     # -- hostile files: markup titles, huge numbers, long paths ------------------------------------
+    c.kind = "markup"
     for args in analyses(str(titled), record):
         shown = MARKUP if args[0] != "replay" else "Ann[/b] vs Zoë"
 
@@ -397,11 +456,13 @@ def fast(c: Campaign, root: Path) -> None:
 
         if args[0] != "match":  # match names the rules by name, not title
             c.run(args, as_written, outcome=here(args))
+    c.kind = "hostile files"
     for goal in ("0x" + "f" * 5000, "9" * 5000, "1e999999"):
         path = root / "huge.toml"
         path.write_text(rules_text(goal=goal))
         args = ["expected", "--rules", str(path)]
         c.run(args, expect(2), outcome=here(args))
+    c.kind = "long paths"
     for name in ("a" * 300 + ".toml", "a" * 5000 + ".toml", "b" * 100_000):
         args = ["expected", "--rules", str(root / name)]
 
@@ -414,7 +475,9 @@ def fast(c: Campaign, root: Path) -> None:
     c.run(args, expect(0, '"cached": false'), outcome=here(args))
     # -- closed stdout and short encodings, every command -----------------------------------------
     for args in analyses(str(small), record):
+        c.kind = "closed/full stdout"
         c.run(args, expect(1, "stdout is closed"), outcome=here(args, CLOSED))
+        c.kind = "encodings"
         for encoding in ("ascii", "latin-1"):
 
             def plain(code: int, out: str, err: str) -> str | None:
@@ -424,6 +487,7 @@ def fast(c: Campaign, root: Path) -> None:
 
             c.run([*args, f"({encoding})"], plain, outcome=here(args, encoding))
     # -- real processes: a closed stdout and stdin, a full device, an ASCII encoding -------------
+    c.kind = "closed/full stdout"
     c.run(
         ["expected"],
         expect(1, "stdout is closed"),
@@ -434,6 +498,7 @@ def fast(c: Campaign, root: Path) -> None:
         with open("/dev/full", "w") as full:
             c.run(["--help"], expect(1, "No space left on device"), stdout=full.fileno())
     ascii_card = ["card", "--rules", str(small)]
+    c.kind = "encodings"
     c.run(
         ascii_card,
         expect(0, "The card - "),
@@ -441,18 +506,137 @@ def fast(c: Campaign, root: Path) -> None:
     )
 
 
+def two_instances(c: Campaign, data: Path, rounds: int) -> None:
+    """Two farkle windows on one data dir (issue 35, defect 2: a game was lost between them):
+    each round, two windows' storages play, start new games and finish games in a random
+    order, and every game that has a move must be in some file afterwards, at its last move;
+    a window whose game was put aside is told so (a silent move of a game counts as a silent
+    no-op). Each round is a run; the TUI's own handling is tested in tests/test_tui_issue35.py.
+    """
+    import random
+
+    from optimal_farkle.engine import preset
+    from optimal_farkle.engine.dice import SeededDice
+    from optimal_farkle.engine.game import Bank, Phase, Player, Roll, SetAside
+    from optimal_farkle.engine.record import GameSession
+    from optimal_farkle.tui.storage import Storage
+
+    c.kind = "two instances on one data dir"
+    rules = preset("facebook").with_goal(600)
+
+    def step(session: GameSession) -> None:
+        state = session.state
+        if state.phase is Phase.CHOOSE:
+            session.act(SetAside(state.options()[0].dice))
+        else:
+            session.act(Bank() if state.can_bank() and state.turn_total >= 300 else Roll())
+
+    for n in range(rounds):
+        rng = random.Random(n)
+        folder = data / str(n)
+        windows = [Storage(folder), Storage(folder)]
+        games: list[GameSession | None] = [None, None]
+        played: list[GameSession] = []
+        said: list[str] = []
+        problem = ""
+        for _ in range(rng.randrange(4, 24)):
+            w = rng.randrange(2)
+            kind = rng.choice(("move", "move", "move", "new", "finish"))
+            session = games[w]
+            try:
+                if session is None or kind == "new":
+                    who = (Player(f"W{w}-{len(played)}"), Player("Bob"))
+                    session = GameSession.start(rules, who, dice=SeededDice(rng.randrange(99)))
+                    games[w] = session
+                    played.append(session)
+                if kind == "finish":
+                    while not session.is_over:
+                        step(session)
+                    windows[w].archive(session.record)
+                    games[w] = None
+                    continue
+                if not session.is_over:
+                    step(session)
+                kept = windows[w].save_current(session.record)
+                if kept:
+                    said.append(kept)
+            except Exception as exc:  # what the run counts
+                problem = f"traceback: {type(exc).__name__}: {exc}"
+                break
+        texts = {path.read_text(encoding="utf-8") for path in folder.rglob("*.json")}
+        lost = [g for g in played if g.record.events and g.record.to_json() not in texts]
+        c.count("runs")
+        c.count("answered")
+        if problem:
+            c.count("tracebacks")
+        elif lost:
+            c.count("lost", len(lost))
+            problem = f"{len(lost)} game(s) in no file at their last move"
+        c.count("failed" if problem else "ok")
+        if problem:
+            c.problems.append(f"BAD two instances, round {n}: {problem}")
+        if c.verbose:
+            print(f"{'BAD' if problem else 'ok '} two instances round {n}: {len(said)} told")
+
+
+def websocket(c: Campaign, root: Path) -> None:
+    """A hostile websocket client of ``farkle serve`` (issue 35, defect 5): tests/test_serve.py's
+    tabs, one after another (a 100,000 x 100,000 resize, a stopped game, a 2 MB message, four
+    messages that are not the page's, Ctrl+C while a game does not answer). Each tab is a run;
+    a game that outlives its tab is a hang, a traceback on the server's console one too."""
+    import asyncio
+    import importlib.util
+
+    c.kind = "hostile websocket client"
+    path = ROOT / "tests" / "test_serve.py"
+    spec = importlib.util.spec_from_file_location("serve_tests", path)
+    assert spec is not None and spec.loader is not None
+    serve_tests = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(serve_tests)
+    root.mkdir(parents=True, exist_ok=True)
+    served = serve_tests.Served(root)
+    tabs = 8
+    problem = verdict = ""
+    try:
+        asyncio.run(asyncio.wait_for(serve_tests.hostile_tabs(served), 600))
+        out = served.output()
+        if not served.games_end():
+            problem, verdict = "a game outlived the server", "hangs"
+        elif "Traceback" in out:
+            problem, verdict = f"the server printed a traceback: {out[-500:]}", "tracebacks"
+        elif served.process.returncode != 0:
+            problem, verdict = f"the server stopped with {served.process.returncode}", "bad exits"
+    except (AssertionError, TimeoutError) as exc:
+        problem, verdict = f"{type(exc).__name__}: {exc}", "hangs"
+    finally:
+        served.close()
+    c.count("runs", tabs)
+    c.count("refused", tabs)  # every tab is closed by the server, its game ended
+    if problem:
+        c.count(verdict)
+        c.count("failed")
+        c.problems.append(f"BAD hostile websocket client: {problem}")
+    else:
+        c.count("ok", tabs)
+    if c.verbose:
+        print(f"{'BAD' if problem else 'ok '} {tabs} hostile tabs of farkle serve {problem}")
+
+
 def streams(c: Campaign, root: Path) -> None:
     """Every command as a real process with stdout closed or full, and in short encodings."""
     small = str(root / "small.toml")
     record = str(root / "game.json")
     for args in analyses(small, record):
+        c.kind = "closed/full stdout"
         c.run(args, expect(1, "stdout is closed"), outcome=lambda a=args: farkle(a, close=(1,)))
         if os.path.exists("/dev/full"):
             with open("/dev/full", "w") as full:
                 c.run(args, expect(1, "No space left on device"), stdout=full.fileno())
+        c.kind = "encodings"
         for encoding in ("ascii", "latin-1"):
             env = {"PYTHONIOENCODING": encoding}
             c.run(args, expect(0), outcome=lambda a=args, e=env: farkle(a, env=e))
+    c.kind = "hostile files"
     explode = root / "explode.toml"
     explode.write_text(
         rules_text(goal="100", min_bank="0", singles="{ 1 = 100000, 5 = 50 }", name='"explode"')
@@ -470,6 +654,7 @@ def play(c: Campaign, root: Path) -> None:
     nopen.write_text(rules_text(goal="600", name='"nopen"', farkles="0", points="0"))
 
     # -- rules files ------------------------------------------------------------------------------
+    c.kind = "rules files"
     bad_rules = {
         "markup title": rules_text(goal="600", title='"[/] [b]x [link=https://e.x]y[/link]"'),
         "escape title": rules_text(title='"a\\u001b[2Jb"'),
@@ -526,6 +711,7 @@ def play(c: Campaign, root: Path) -> None:
     )
 
     # -- records ----------------------------------------------------------------------------------
+    c.kind = "records"
     good = finished_record(root / "good.json", ("Ann[/b]", "Coach"))
     text = good.read_text()
     data = json.loads(text)
@@ -580,6 +766,7 @@ def play(c: Campaign, root: Path) -> None:
     )
 
     # -- caches and cache dirs ----------------------------------------------------------------------
+    c.kind = "caches"
     from optimal_farkle.engine.rules import load_rules
     from optimal_farkle.solver.duel.cache import cache_path
 
@@ -635,7 +822,7 @@ def play(c: Campaign, root: Path) -> None:
     path.unlink(missing_ok=True)
     c.run([*solve, "--cache-dir", str(cache)], expect(0))
     if orphan.exists():
-        c.counts["wrong answers"] += 1
+        c.count("silent no-ops")
         c.problems.append("an orphan temporary file was not removed")
 
     # Two solvers at once: one solves, the other waits and loads.
@@ -660,17 +847,18 @@ def play(c: Campaign, root: Path) -> None:
         for _ in range(2)
     ]
     results = [json.loads(p.communicate(timeout=LIMIT)[0]) for p in procs]
-    c.counts["runs"] += 2
+    c.count("runs", 2)
     if (
         sorted(r["loaded"] for r in results) != [False, True]
         or results[0]["first_player_win"] != results[1]["first_player_win"]
     ):
-        c.counts["wrong answers"] += 1
+        c.count("silent no-ops")
         c.problems.append(
             f"concurrent solves: {[(r['loaded'], r['first_player_win']) for r in results]}"
         )
 
     # -- arguments --------------------------------------------------------------------------------
+    c.kind = "arguments"
     base = ["--rules", str(small), "--cache-dir", str(cache)]
     c.run(
         ["strategy", *base, "--score", "-50000"],

@@ -116,11 +116,12 @@ class Services:
 
     def needs_strategy(self, kind: str) -> bool:
         """Whether this kind of player cannot play without the solved strategy."""
-        if kind == HUMAN:
-            return False
+        from optimal_farkle.solver.core.choices import PlayerKind
         from optimal_farkle.solver.players.computer import needs_strategy
 
-        return needs_strategy(kind)
+        if kind == HUMAN or kind not in {k.value for k in PlayerKind}:
+            return False
+        return needs_strategy(PlayerKind(kind))
 
     def make_ai(
         self,
@@ -130,10 +131,14 @@ class Services:
         players: int = 2,
         exact: ExactTableStrategy | None = None,
     ) -> AIPlayer:
-        """A computer player for a table of ``players`` (see :func:`solver.players.computer.make_player`)."""
+        """A computer player for a table of ``players`` (see :func:`solver.players.computer.make_player`).
+
+        ``kind`` is text from a settings or record file: parsed here, a one-line
+        :class:`SolverInputError` if it names no player."""
+        from optimal_farkle.solver.core.choices import parse_kind
         from optimal_farkle.solver.players.computer import make_player
 
-        return make_player(kind, rules, strategy, players=players, exact=exact)
+        return make_player(parse_kind(kind), rules, strategy, players=players, exact=exact)
 
     def advice(
         self,

@@ -17,9 +17,9 @@ from optimal_farkle.solver.analysis.coach import judge
 from optimal_farkle.solver.analysis.game import (
     THRESHOLDS,
     analyse,
-    history,
     mark_of,
 )
+from optimal_farkle.solver.analysis.history import history
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import rank_options
 from optimal_farkle.solver.players.computer import make_player

@@ -26,7 +26,8 @@ from optimal_farkle.solver.analysis.card_search import (
     grid,
     search_go_for_it,
 )
-from optimal_farkle.solver.analysis.exits import level_exits, optimal_exits
+from optimal_farkle.solver.analysis.exits_levels import level_exits
+from optimal_farkle.solver.analysis.exits_optimal import optimal_exits
 from optimal_farkle.solver.analysis.match import evaluate, exact_odds, start_index
 from optimal_farkle.solver.core.expected import expected_strategy
 from optimal_farkle.solver.core.rolls import distinct_rolls, next_dice, thrown

@@ -22,6 +22,7 @@ from optimal_farkle.engine import preset
 from optimal_farkle.solver.core.layout import LANES
 from optimal_farkle.solver.duel import valueiter
 from optimal_farkle.solver.duel.acceleration import aitken
+from optimal_farkle.solver.duel.certificates import CERTIFY_FACTOR
 from optimal_farkle.solver.duel.kernel import (
     CERT_HI,
     CERT_LO,
@@ -34,7 +35,7 @@ from optimal_farkle.solver.duel.kernel import (
     turn_scratch,
 )
 from optimal_farkle.solver.duel.model import NO_PLAN, Model, build_model
-from optimal_farkle.solver.duel.passes import CERTIFY_FACTOR, Runner
+from optimal_farkle.solver.duel.passes import PassMode, Runner
 from optimal_farkle.solver.duel.valueiter import FIRST_MARGIN, value_iteration
 
 
@@ -63,7 +64,7 @@ def passes(
         change = max(runner.sweep(flat) for _ in range(3))
         for _ in range(count):
             margin = min(FIRST_MARGIN, CERTIFY_FACTOR * change) if certify else 0.0
-            change = runner.sweep(flat, certify=margin)
+            change = runner.sweep(flat, mode=PassMode(certify=margin))
             assert runner.exact
             seen.append(flat.copy())
         if certify:
@@ -131,15 +132,16 @@ def test_a_check_that_fails_marks_the_pass_inexact_and_drops_those_certificates(
     try:
         flat = np.full(model.start_states, 0.5)
         with pytest.raises(ValueError, match="after a pass"):
-            runner.sweep(flat, certify=FIRST_MARGIN)  # nothing recorded of the inputs yet
+            # Nothing recorded of the inputs yet
+            runner.sweep(flat, mode=PassMode(certify=FIRST_MARGIN))
         runner.sweep(flat)
-        runner.sweep(flat, certify=FIRST_MARGIN)
+        runner.sweep(flat, mode=PassMode(certify=FIRST_MARGIN))
         assert runner.exact and (runner.margins > 0).all()
         # Claim margins far smaller than the next pass's changes: the certificates are still
         # usable when the pass starts (nothing has moved yet), but not when it ends.
         runner.slack[:] = 0.0
         runner.margins[:] = 1e-9
-        runner.sweep(flat, certify=1e-3)
+        runner.sweep(flat, mode=PassMode(certify=1e-3))
         assert not runner.exact
         dropped = runner.margins == 0
         assert dropped.any()
@@ -163,7 +165,7 @@ def test_a_certifying_pass_writes_plans_only_inside_their_rooms(name: str) -> No
             margin = 0.0 if k == 0 else min(FIRST_MARGIN, CERTIFY_FACTOR * change)
             if k == 2:  # a guard after the plans: no block writes past its region
                 runner.plan = np.concatenate([runner.plan, np.full(64, guard, dtype=np.uint8)])
-            change = runner.sweep(flat, certify=margin)
+            change = runner.sweep(flat, mode=PassMode(certify=margin))
             if k == 0:
                 continue
             certs = runner.certs
@@ -213,7 +215,7 @@ def _settling(model: Model, runner: Runner, plain: int = 4) -> np.ndarray:
     """Values after ``plain`` passes from 0.5 (the last certifying), each block's bound set."""
     flat = np.full(model.start_states, 0.5)
     change = max(runner.sweep(flat) for _ in range(plain - 1))
-    runner.sweep(flat, certify=min(FIRST_MARGIN, CERTIFY_FACTOR * change))
+    runner.sweep(flat, mode=PassMode(certify=min(FIRST_MARGIN, CERTIFY_FACTOR * change)))
     return flat
 
 
@@ -259,7 +261,9 @@ def test_a_kept_block_is_never_further_from_its_turns_than_its_bound(name: str) 
     runner = Runner(model, 2)
     try:
         flat = _settling(model, runner)
-        change = runner.sweep(flat, certify=CERTIFY_FACTOR * runner.last_change, settle=1e-4)
+        change = runner.sweep(
+            flat, mode=PassMode(certify=CERTIFY_FACTOR * runner.last_change, settle=1e-4)
+        )
         kept = runner.stale <= 1e-4  # roughly those kept this pass, bounds grown since
         assert runner.kept > 0 and kept.mean() > 0.2, (runner.kept, kept.mean())
         for _ in range(3):
@@ -345,7 +349,8 @@ def test_keeps_that_all_win_the_game_are_planned() -> None:
     try:
         for _ in range(3):
             runner.sweep(flat)
-        runner.sweep(flat, certify=1e-3)  # nothing skipped yet: every cell computes its keeps
+        # Nothing skipped yet: every cell computes its keeps
+        runner.sweep(flat, mode=PassMode(certify=1e-3))
         groups = len(kt.single_plan)
         checked = 0
         for k in range(runner.schedule.blocks):
@@ -392,7 +397,8 @@ def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str)
     try:
         for _ in range(3):
             runner.sweep(flat)
-        runner.sweep(flat, certify=1e-2)  # rows skipped near the top need fewer rows past it
+        # Rows skipped near the top need fewer rows past it
+        runner.sweep(flat, mode=PassMode(certify=1e-2))
         order = np.random.default_rng(3).permutation(runner.schedule.blocks)[:400]
         shared = turn_scratch(runner.tables, model.scratch_rows(), LANES)
         assert len({int(runner.schedule.top[k]) for k in order}) > 5  # the tops vary
@@ -449,7 +455,7 @@ def test_a_keep_is_planned_only_where_it_wins_by_the_margin_or_is_won_past_the_g
         # recording solver below reads exactly what the certifying turns read.
         runner._size_plans()
         blocks = runner.schedule.blocks
-        runner._run(flat, 0, blocks, 1, 0, np.full(blocks, margin))
+        runner.run_kernel(flat, 0, blocks, 1, 0, np.full(blocks, margin))
         groups = len(kt.single_plan)
         full = turn_scratch(kt, model.scratch_rows(), LANES, record=True)
         checked = won_below_goal = 0

@@ -19,7 +19,7 @@ import pytest
 from optimal_farkle.engine import preset
 from optimal_farkle.solver.core.jit import njit, take_next
 from optimal_farkle.solver.duel.model import Model, build_model
-from optimal_farkle.solver.duel.passes import Runner
+from optimal_farkle.solver.duel.passes import PassMode, Runner
 
 
 @njit(nogil=True)
@@ -62,7 +62,7 @@ def test_a_late_thread_finds_its_batch_already_solved(monkeypatch: pytest.Monkey
     model = small()
     late: list[float] = []
     done = threading.Event()
-    run = Runner._run
+    run = Runner.run_kernel
 
     def held_back(self: Runner, *args: Any, **kwargs: Any) -> float:
         worker = args[4]
@@ -81,7 +81,7 @@ def test_a_late_thread_finds_its_batch_already_solved(monkeypatch: pytest.Monkey
     alone = Runner(model, 1)
     try:
         alone.sweep(expected)
-        monkeypatch.setattr(Runner, "_run", held_back)
+        monkeypatch.setattr(Runner, "run_kernel", held_back)
         groups = runner.schedule.group_start
         shared = 0
         for j in range(0, len(groups) - 1, 4):
@@ -109,8 +109,8 @@ def test_who_solves_a_block_changes_nothing(certify: float) -> None:
         flat = start.copy()
         try:
             runner.sweep(flat)
-            runner.sweep(flat, certify=certify)
-            runner.sweep(flat, certify=certify)
+            runner.sweep(flat, mode=PassMode(certify=certify))
+            runner.sweep(flat, mode=PassMode(certify=certify))
             results.append((flat, runner.certs.copy(), runner.plan.copy(), runner.tops.copy()))
         finally:
             runner.close()

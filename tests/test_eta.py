@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
-from optimal_farkle.solver.duel import passes, valueiter
+from optimal_farkle.solver.duel import certificates, passes, valueiter
 from optimal_farkle.solver.duel.clock import Clock
 from optimal_farkle.solver.duel.estimate import (
     COMPILE_SECONDS,
@@ -27,6 +27,7 @@ from optimal_farkle.solver.duel.estimate import (
 )
 from optimal_farkle.solver.duel.kernel import CERT_HI, CERT_LO, UNCHANGED
 from optimal_farkle.solver.duel.model import Model, build_model, build_schedule
+from optimal_farkle.solver.duel.passes import PassMode
 
 
 class FakeTime:
@@ -234,7 +235,7 @@ def test_a_sample_slowed_by_another_process_is_taken_again(
     model = build_model(preset("facebook").with_goal(1000), -500)
     runner = passes.Runner(model, 1)
     calls: list[int] = []
-    run = passes.Runner._run
+    run = passes.Runner.run_kernel
 
     def hiccup(self: passes.Runner, *args: object, **kwargs: object) -> float:
         calls.append(1)
@@ -245,7 +246,7 @@ def test_a_sample_slowed_by_another_process_is_taken_again(
     flat = np.full(model.start_states, 0.5)
     try:
         quiet = runner.timed_sample(flat)
-        monkeypatch.setattr(passes.Runner, "_run", hiccup)
+        monkeypatch.setattr(passes.Runner, "run_kernel", hiccup)
         slowed = runner.timed_sample(flat)
     finally:
         runner.close()
@@ -283,8 +284,8 @@ def test_a_pass_reports_the_share_of_its_time_by_the_cells_it_computes() -> None
         assert np.array_equal(runner._time_shares(none), runner.work_done)
         change = max(runner.sweep(flat) for _ in range(3))
         for _ in range(3):
-            margin = min(valueiter.FIRST_MARGIN, passes.CERTIFY_FACTOR * change)
-            change = runner.sweep(flat, certify=margin)
+            margin = min(valueiter.FIRST_MARGIN, certificates.CERTIFY_FACTOR * change)
+            change = runner.sweep(flat, mode=PassMode(certify=margin))
         shares = runner._time_shares(none)
         assert np.all(np.diff(shares) >= 0) and shares[-1] == pytest.approx(1.0)
         assert not np.allclose(shares, runner.work_done)  # the certificates lie unevenly

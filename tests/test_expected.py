@@ -69,9 +69,30 @@ def brute_force(rules: Rules, cap: int, penalty: float = 0.0) -> dict[tuple[int,
             break
         gain = new
     minimum = rules.bank_minimum()
+    must_roll = rules.must_roll_hot_dice and risky[dice]
+
+    @functools.cache
+    def fresh(t: int) -> float:
+        """Six fresh dice that must roll above the cap: one more roll, literally, then the
+        bank (every other count is risky there) or fresh dice again; cut far above the cap."""
+        if t >= cap + 10_000:
+            return float(t)  # reached with probability below 1e-20
+        total = 0.0
+        for roll, weight in rolls[dice]:
+            options = score.options(roll)
+            if not options:
+                total -= weight * penalty
+                continue
+            total += weight * max(
+                fresh(t + o.points) if o.size == dice else t + o.points + gain[dice - o.size]
+                for o in options
+            )
+        return total / 6**dice
 
     @functools.cache
     def value(t: int, n: int) -> float:
+        if t >= cap and must_roll and n == dice:
+            return fresh(t)
         if t >= cap:
             return t + gain[n]
         total = 0.0
@@ -82,6 +103,8 @@ def brute_force(rules: Rules, cap: int, penalty: float = 0.0) -> dict[tuple[int,
             else:
                 total -= weight * penalty
         roll_value = total / 6**n
+        if must_roll and n == dice:  # after hot dice (t > 0): no bank
+            return roll_value
         return max(float(t), roll_value) if t >= minimum else roll_value
 
     out = {}

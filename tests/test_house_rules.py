@@ -39,15 +39,21 @@ from optimal_farkle.engine.scoring import ComboKind
 from optimal_farkle.solver import used_floor
 from optimal_farkle.solver.analysis.match import MatchError, exact_odds
 from optimal_farkle.solver.core.choices import Choice
-from optimal_farkle.solver.core.expected import expected_strategy, unmodelled
+from optimal_farkle.solver.core.expected import (
+    ExpectedStrategy,
+    expected_strategy,
+    solve_expected,
+    unmodelled,
+)
 from optimal_farkle.solver.core.rolls import column
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import decide, rank_options, start_state
-from optimal_farkle.solver.duel.model import build_model
+from optimal_farkle.solver.duel.model import build_model, unsupported
 from optimal_farkle.solver.duel.valueiter import value_iteration
 from optimal_farkle.solver.table.exact import exact_table_supported
 from optimal_farkle.tui.cli import main
 from optimal_farkle.tui.screens.rules_help import rules_renderable, turn_rules
+from optimal_farkle.tui.screens.setup import rules_summary
 
 AGREE = 1e-12
 TWO = (Player("Ann"), Player("Bob"))
@@ -227,14 +233,20 @@ def test_the_combinations_in_a_final_turn_game_are_a_fixed_point_of_the_referenc
 def test_expected_score_agrees_with_the_brute_force(base: str) -> None:
     rules = house(base, **COMBOS)
     s = expected_strategy(rules)
-    reference = brute_force(rules, s.cap)
+    _agrees_with_the_brute_force(s, brute_force(rules, s.cap), range(1, 7))
+
+
+def _agrees_with_the_brute_force(
+    s: ExpectedStrategy, reference: dict[tuple[int, int], float], counts: range
+) -> None:
+    """Values to 1e-9, and the bank threshold of each of ``counts`` (real dice) exactly."""
     ours = solver_values(s, reference)
     assert max(abs(v - ours[key]) for key, v in reference.items()) < 1e-9
-    minimum = rules.bank_minimum()
-    for n in range(1, 7):
+    minimum = s.rules.bank_minimum()
+    for n in counts:
         banks = [t >= minimum and reference[(t, n)] <= t + 1e-9 for t in range(0, s.cap, 50)]
         rolls_from = max((i for i, b in enumerate(banks) if not b), default=-1)
-        threshold = s.bank_threshold(column(rules, n))
+        threshold = s.bank_threshold(column(s.rules, n))
         if rolls_from < len(banks) - 1:
             assert threshold == (rolls_from + 1) * 50, (n, threshold)
 
@@ -380,7 +392,7 @@ def test_exactly_the_goal_below_the_bank_minimum_can_only_bust_or_farkle() -> No
 
 
 def test_the_rules_help_says_what_an_exact_goal_does() -> None:
-    line = turn_rules(_exact(goal=10_000))[-1]
+    line = next(line for line in turn_rules(_exact(goal=10_000)) if "exactly" in line)
     assert line.startswith(
         "The first player to reach exactly 10,000 wins at once. A set-aside that takes the "
         "score past 10,000 busts: the turn total is lost and the turn ends at once"
@@ -437,7 +449,7 @@ def test_an_exact_goal_agrees_with_the_literal_reference_from_a_cold_start() -> 
 
 def test_an_exact_goal_with_a_penalty_is_a_fixed_point_of_the_literal_reference() -> None:
     """Every start state; a bust resets the farkle count (the kernel's third exit)."""
-    rules = house("facebook", goal=400, min_bank=100, exact_goal=True, **MUST_ROLL)
+    rules = house("facebook", goal=400, min_bank=0, exact_goal=True, **MUST_ROLL)
     model = build_model(rules, 0)
     kernel = value_iteration(model).w0
     result = ReferenceSolver(rules, model.floor).solve(initial=kernel)
@@ -477,7 +489,7 @@ def test_the_exact_table_solve_refuses_both_with_the_reason() -> None:
     assert exact is not None and exact.startswith("an exact goal is not in the exact 3-player")
 
 
-def test_the_expected_score_tools_refuse_both_with_the_reason(
+def test_the_expected_score_tools_refuse_an_exact_goal_with_the_reason(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "exact.toml"
@@ -486,7 +498,7 @@ def test_the_expected_score_tools_refuse_both_with_the_reason(
         main(["expected", "--rules", str(path)])
     assert exited.value.code == 2
     assert "the expected-score strategy ignores the goal" in capsys.readouterr().err
-    assert unmodelled(house(**MUST_ROLL)) is not None and unmodelled(house()) is None
+    assert unmodelled(house(**MUST_ROLL)) is None and unmodelled(house()) is None
 
 
 @pytest.mark.parametrize(
@@ -502,3 +514,44 @@ def test_the_exact_match_evaluation_refuses_both_with_the_reason(
     """Its turns end in a bank or a farkle and bank every risky dice count past the cut."""
     with pytest.raises(MatchError, match=re.escape(reason)):
         exact_odds(house(goal=500, **changes), "max-score", "cautious")
+
+
+#: ``facebook``'s cap under must-roll is 71,000 (its brute force takes a minute): slow-only.
+@pytest.mark.parametrize(
+    ("base", "penalty"),
+    [pytest.param("facebook", 0.0, marks=pytest.mark.slow), ("neller-busche", 300.0)],
+)
+def test_expected_score_with_hot_dice_that_must_be_rolled_agrees_with_the_brute_force(
+    base: str, penalty: float
+) -> None:
+    """Values below the cap to 1e-9 and every bank threshold exactly; six fresh dice never
+    bank (above the cap they roll: ``alpha t + beta``, against a literal roll there)."""
+    rules = house(base, **MUST_ROLL)
+    s = expected_strategy(rules, penalty)
+    assert s.fresh is not None and s.bank_threshold(6) is None
+    assert s.action(s.cap + 5000, 6) is Choice.ROLL and s.action(s.cap + 5000, 5) is Choice.BANK
+    _agrees_with_the_brute_force(s, brute_force(rules, s.cap, penalty), range(1, 6))
+    # A larger cap changes nothing; the default's table is another.
+    wider = solve_expected(rules, penalty, cap=s.cap + 1000)
+    assert abs(wider.value(0, 6) - s.value(0, 6)) < 1e-9
+    # At 20,000 the default banks six fresh dice; here they roll, and are worth less.
+    default = expected_strategy(house(base), penalty)
+    assert default.action(20_000, 6) is Choice.BANK and s.value(20_000, 6) < 20_000 - 1
+
+
+def test_the_setup_summary_names_both_rules() -> None:
+    summary = rules_summary(house("facebook", exact_goal=True, **MUST_ROLL))
+    assert summary.endswith("hot dice must roll · first to exactly 10,000 wins")
+    assert "hot dice" not in rules_summary(house("facebook"))
+
+
+def test_an_exact_goal_with_a_bank_minimum_is_refused_by_the_solver_with_the_reason() -> None:
+    """Within the minimum of the goal a score can never reach it exactly: no end to settle."""
+    reason = unsupported(house("facebook", exact_goal=True))
+    assert reason is not None and reason.startswith(
+        "an exact goal is solved only with a bank minimum of 50 and no entry minimum: with 300 "
+        "a score less than 300 short of the goal can never reach it exactly"
+    )
+    assert unsupported(house(exact_goal=True)) is None
+    lines = turn_rules(house("facebook", exact_goal=True))
+    assert lines[-1].startswith("So a score less than 300 short of 10,000 cannot win until")

@@ -52,7 +52,7 @@ def test_the_evaluation_reaches_the_solve_from_a_flat_start(rules, tmp_path: Pat
     """Not just a fixed point it was started at: from 0.5 everywhere it converges to W0.
 
     Under zilch the six dice never farkle, so past the exact cut the optimal player rolls
-    them on by the fill values (:func:`solver.analysis.exits.fill_keeps`) for hundreds of steps.
+    them on by the fill values (:func:`solver.analysis.exits_optimal.fill_keeps`) for hundreds of steps.
     """
     strategy = solve_strategy(rules, FLOOR, tmp_path)
     model = build_model(rules, FLOOR)
@@ -116,8 +116,8 @@ def test_exits_are_probability_distributions(rules, tmp_path: Path) -> None:  # 
 
 
 SIMULATED = [
-    (SMALL, "max-score", "cautious", 20000),
-    (SMALL, "coach", "max-score", 20000),
+    (SMALL, "max-score", "cautious", 4000),
+    (SMALL, "coach", "max-score", 4000),
     (ZILCH, "coach", "max-score", 4000),  # the final turn: each player's own reach
     (PATCH, "cautious", "coach", 4000),  # the entry minimum and the final turn
     (EQUAL, "max-score", "coach", 4000),  # equal turns: who started matters
@@ -133,8 +133,8 @@ def test_exact_and_simulated_games_agree_within_three_standard_errors(
 
 
 @slow
-@pytest.mark.parametrize("rules,a,b,games", SIMULATED[2:], ids=lambda x: getattr(x, "name", x))
-def test_the_new_endgames_agree_over_20000_games(rules, a: str, b: str, games: int) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("rules,a,b,games", SIMULATED, ids=lambda x: getattr(x, "name", x))
+def test_every_pairing_agrees_over_20000_games(rules, a: str, b: str, games: int) -> None:  # type: ignore[no-untyped-def]
     _agree(rules, a, b, 20000)
 
 
@@ -222,3 +222,33 @@ def test_the_command_prints_a_table(tmp_path: Path, capsys) -> None:  # type: ig
     assert main(["match", "--players", "coach,max-score", "--rules", str(rules)]) == 0
     out = capsys.readouterr().out
     assert "A first" in out and "B first" in out and "random" in out and "exact" in out
+
+
+def test_two_seats_and_a_table_are_one_simulator() -> None:
+    """The two-player odds and the table odds read the same games (analysis.simulate): the
+    same seed gives the same shares, A's with A first and with B first."""
+    from optimal_farkle.solver.analysis.table_match import table_simulate_odds
+    from optimal_farkle.solver.core.choices import Method, PlayerKind
+
+    a, b = PlayerKind.COACH, PlayerKind.MAX_SCORE
+    two = simulate_odds(SMALL, a, b, 60, seed=3, make=make)
+    table = table_simulate_odds(SMALL, (a, b), 60, 3, lambda pid, rules, n: make(pid, rules))
+    assert (two.first, two.second) == (table.by_first[0][0], table.by_first[1][0])
+    assert two.overall == table.overall[0]
+    assert two.method is table.method is Method.SIMULATION
+    assert json.loads(json.dumps(two.to_json()))["method"] == "simulation"
+
+
+def test_player_kinds_are_parsed_from_text_with_a_one_line_error() -> None:
+    from optimal_farkle.solver.core.choices import PlayerKind, parse_kind
+    from optimal_farkle.solver.core.errors import SolverInputError
+
+    assert parse_kind("max-score") is PlayerKind.MAX_SCORE
+    assert parse_kind("human") is PlayerKind.HUMAN
+    with pytest.raises(
+        SolverInputError, match=r"^unknown player 'nobody'; the players are: human, optimal, "
+    ) as caught:
+        parse_kind("nobody")
+    assert "\n" not in str(caught.value) and str(caught.value).endswith("cautious, strong")
+    with pytest.raises(SolverInputError, match=r"the players are: coach$"):
+        parse_kind("optimal", [PlayerKind.COACH])

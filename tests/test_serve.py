@@ -25,6 +25,7 @@ import pytest
 
 from optimal_farkle.tui.cli import main
 from optimal_farkle.tui.commands.serve import local_url
+from optimal_farkle.tui.web import MAX_HEIGHT, MAX_WIDTH, BadMessage, read_message
 
 #: Terminal output minus escape sequences (CSI ..., OSC ... BEL/ST, and single-character ones).
 ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
@@ -276,12 +277,12 @@ async def hostile_tabs(served: Served) -> None:
         assert served.games_end(), "a tab that sent 2 MB keeps its game alive"
 
         # Text that is not a message of the page: the tab is closed (1008), no traceback.
-        for junk in ("not json", "[]", '["resize", {"width": "wide"}]', '{"stdin": 1}'):
-            tab = await Tab.open(session, served.url)
-            await tab.ws.send_str(junk)
-            await tab.wait_closed()
-            assert tab.ws.close_code == aiohttp.WSCloseCode.POLICY_VIOLATION, junk
-            assert served.games_end(), junk
+        # (Which texts are not messages is read_message's, checked on its own below.)
+        tab = await Tab.open(session, served.url)
+        await tab.ws.send_str("not json")
+        await tab.wait_closed()
+        assert tab.ws.close_code == aiohttp.WSCloseCode.POLICY_VIOLATION
+        assert served.games_end(), "a tab that sent text that is not JSON keeps its game alive"
 
         # Ctrl+C while a tab's game no longer answers: the server stops, and the game with it.
         tab = await Tab.open(session, served.url)
@@ -289,6 +290,29 @@ async def hostile_tabs(served: Served) -> None:
         os.kill(served.game(), signal.SIGSTOP)
         served.process.send_signal(signal.SIGINT)
         await tab.wait_closed(timeout=60)
+
+
+@pytest.mark.parametrize(
+    ("junk", "why"),
+    [
+        ("not json", "not JSON"),
+        ("[]", "not a list starting with its kind"),
+        ('{"stdin": 1}', "not a list starting with its kind"),
+        ('["resize", {"width": "wide"}]', "without a whole width and height"),
+        ('["resize", {"width": true, "height": 24}]', "without a whole width and height"),
+        ('["stdin", 1]', "a stdin message without its text"),
+    ],
+)
+def test_text_that_is_not_a_message_of_the_page_is_refused(junk: str, why: str) -> None:
+    """Every such text closes its tab (1008): the server test sends one of them."""
+    with pytest.raises(BadMessage, match=why):
+        read_message(junk)
+
+
+def test_a_newer_pages_message_is_ignored_and_sizes_are_bounded() -> None:
+    assert read_message('["something-new", 1]') is None
+    big = read_message('["resize", {"width": 100000, "height": 100000}]')
+    assert big is not None and (big.width, big.height) == (MAX_WIDTH, MAX_HEIGHT)
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts the game processes in /proc")

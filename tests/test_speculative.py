@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
+from optimal_farkle.solver.duel.certificates import CERTIFY_FACTOR
 from optimal_farkle.solver.duel.kernel import CERT_HI, CERT_LO
 from optimal_farkle.solver.duel.model import NO_PLAN, Model, build_model
-from optimal_farkle.solver.duel.passes import CERTIFY_FACTOR, Runner
+from optimal_farkle.solver.duel.passes import PassMode, Runner
 from optimal_farkle.solver.duel.valueiter import (
     FIRST_MARGIN,
     VERIFY_MARGIN,
@@ -61,7 +62,8 @@ def test_a_guessing_pass_computes_everything_and_records_its_guesses(name: str) 
     try:
         expected, flat = start.copy(), start.copy()
         plain.sweep(expected)
-        guessing.sweep(flat, guess=True)  # the very first pass: nothing recorded before
+        # The very first pass: nothing recorded before
+        guessing.sweep(flat, mode=PassMode(guess=True))
         assert np.abs(expected - flat).max() <= 1e-14
         assert guessing.exact and guessing.guessed
         used = guessing.plan[: int(guessing.capacity.sum()) * len(guessing.tables.single_plan)]
@@ -79,9 +81,9 @@ def test_a_speculative_pass_is_never_exact_and_a_certifying_pass_forgets_the_gue
     runner = Runner(model, 1)
     try:
         flat = solution.copy()
-        runner.sweep(flat, guess=True)
+        runner.sweep(flat, mode=PassMode(guess=True))
         assert runner.exact  # it computed everything, and changed nothing
-        change = runner.sweep(flat, guess=True)
+        change = runner.sweep(flat, mode=PassMode(guess=True))
         assert change <= 1e-14 and not runner.exact  # right, but unchecked
         assert runner.guessed
         runner.sweep(flat)  # a plain pass: no guesses, no certificates either
@@ -102,16 +104,16 @@ def test_wrong_guesses_hold_the_speculative_passes_off_the_answer_until_verified
     runner = Runner(model, 1)
     try:
         flat = np.full(model.start_states, 0.5)
-        runner.sweep(flat, guess=True)
+        runner.sweep(flat, mode=PassMode(guess=True))
         for _ in range(60):
-            if runner.sweep(flat, guess=True) <= 1e-15:
+            if runner.sweep(flat, mode=PassMode(guess=True)) <= 1e-15:
                 break
         assert np.abs(flat - solution).max() > 1e-4
         change = VERIFY_MARGIN
         first = True
         for _ in range(60):
             margin = VERIFY_MARGIN if first else min(FIRST_MARGIN, CERTIFY_FACTOR * change)
-            change = runner.sweep(flat, certify=margin)
+            change = runner.sweep(flat, mode=PassMode(certify=margin))
             first = False
             if change <= 1e-13 and runner.exact:
                 break
@@ -132,9 +134,8 @@ def _solve_recording(
         guessed = self.guessed
         change = sweep(self, *args, **kwargs)
         if self.model is model:
-            seen.append(
-                (bool(kwargs.get("guess")), guessed, kwargs.get("certify", 0.0), self.exact)
-            )
+            mode = kwargs.get("mode", PassMode())
+            seen.append((mode.guess, guessed, mode.certify, self.exact))
         return change
 
     monkeypatch.setattr(Runner, "sweep", recording)
@@ -182,7 +183,7 @@ def test_a_block_guesses_what_every_warm_block_of_its_lanes_chose(name: str) -> 
     warm, runner = Runner(plain, 1), Runner(model, 1)
     try:
         warm.seed = warm.guess_layers = True
-        warm.sweep(np.full(plain.start_states, 0.5), layers=WARM_TOLERANCE)
+        warm.sweep(np.full(plain.start_states, 0.5), mode=PassMode(layers=WARM_TOLERANCE))
         runner.take_guesses(warm)
         assert runner.guessed and runs(runner) > 0
         groups = len(runner.tables.single_plan)
@@ -231,7 +232,7 @@ def test_the_warm_start_iterates_its_layer_groups_on_guessed_choices() -> None:
         runner.guess_layers = guess
         flat = np.full(plain.start_states, 0.5)
         try:
-            runner.sweep(flat, layers=WARM_TOLERANCE)
+            runner.sweep(flat, mode=PassMode(layers=WARM_TOLERANCE))
             assert runner.exact != guess
             if guess:
                 assert runs(runner) > 0
@@ -253,7 +254,7 @@ def test_a_pass_after_guessed_layers_forgets_their_guesses() -> None:
     try:
         fresh.sweep(expected)
         runner.guess_layers = True
-        runner.sweep(np.full(plain.start_states, 0.5), layers=WARM_TOLERANCE)
+        runner.sweep(np.full(plain.start_states, 0.5), mode=PassMode(layers=WARM_TOLERANCE))
         assert runs(runner) > 0
         flat = start.copy()
         runner.sweep(flat)
@@ -270,7 +271,7 @@ def test_only_the_warm_start_guesses_in_its_layers(monkeypatch: pytest.MonkeyPat
     sweep = Runner.sweep
 
     def recording(self: Runner, *args: Any, **kwargs: Any) -> float:
-        if kwargs.get("layers", 0.0) > 0:
+        if kwargs.get("mode", PassMode()).layers > 0:
             flags.append((self.model.nf, self.guess_layers))
         return sweep(self, *args, **kwargs)
 

@@ -546,7 +546,7 @@ def table_record(kinds: tuple[str, ...], seed: int, strategy: Any) -> Any:
 
 
 def test_statistics_of_bigger_tables_count_places_and_the_even_share() -> None:
-    from optimal_farkle.solver.analysis.game import finishing_place, history
+    from optimal_farkle.solver.analysis.history import finishing_place, history
     from optimal_farkle.tui.screens.stats import StatsScreen
 
     assert finishing_place(2, 2, (0, 0, 900, 0)) == 1

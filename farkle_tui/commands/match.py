@@ -26,6 +26,7 @@ from .progress import add_floor, check_floor, check_score, check_work, model_of,
 
 if TYPE_CHECKING:
     from optimal_farkle.solver.analysis.match import MatchOdds
+    from optimal_farkle.solver.core.choices import PlayerKind
     from optimal_farkle.solver.duel.strategy import Strategy
 
 DEFAULT_SEED = 1
@@ -119,11 +120,12 @@ def run(args: argparse.Namespace) -> int:
 def run_pair(args: argparse.Namespace) -> int:
     """Two players (:mod:`solver.analysis.match`)."""
     from optimal_farkle.solver.analysis.match import OPTIMAL, MatchError, exact_players
+    from optimal_farkle.solver.core.choices import PlayerKind
     from optimal_farkle.solver.players.computer import ai_players
 
-    a, b = parse_pair(args.players, "--players")
+    names = parse_pair(args.players, "--players")
     known = [pid for pid, _, _ in ai_players()]
-    for pid in (a, b):
+    for pid in names:
         if pid == TABLE_ONLY:
             fail(
                 f"{TABLE_ONLY!r} plays at tables of three or more (it approximates the optimal "
@@ -134,6 +136,7 @@ def run_pair(args: argparse.Namespace) -> int:
                 f"unknown player {pid!r}; the players are: {', '.join(known)} "
                 f"({TABLE_ONLY} at three or more)"
             )
+    a, b = PlayerKind(names[0]), PlayerKind(names[1])
     rules = rules_from_args(args)
     check_floor(args.floor)
     floor = args.floor
@@ -142,9 +145,9 @@ def run_pair(args: argparse.Namespace) -> int:
     if simulate and not 2 <= args.games <= MAX_GAMES:
         fail(f"--games must be from 2 to {MAX_GAMES:,}, got {args.games:,}")
     if not simulate:
-        for pid in (a, b):
+        for name, pid in zip(names, (a, b)):
             if pid not in exact_players():
-                fail(f"{pid!r} has no exact evaluation; use --games N to simulate it")
+                fail(f"{name!r} has no exact evaluation; use --games N to simulate it")
         from optimal_farkle.solver.duel.estimate import match_estimate
 
         check_work(match_estimate(model_of(rules, floor), OPTIMAL in (a, b)), args.allow_long)
@@ -213,7 +216,12 @@ def check_start(rules: Rules, floor: int, text: str | None) -> tuple[int, int]:
 
 
 def _exact(
-    rules: Rules, a: str, b: str, strategy: Strategy | None, floor: int, start: tuple[int, int]
+    rules: Rules,
+    a: PlayerKind,
+    b: PlayerKind,
+    strategy: Strategy | None,
+    floor: int,
+    start: tuple[int, int],
 ) -> MatchOdds:
     from optimal_farkle.solver.analysis.match import OPTIMAL, exact_odds
     from optimal_farkle.solver.duel.model import build_model
@@ -231,8 +239,8 @@ def _exact(
 
 def _simulate(
     rules: Rules,
-    a: str,
-    b: str,
+    a: PlayerKind,
+    b: PlayerKind,
     games: int,
     seed: int,
     strategy: Strategy | None,
@@ -241,7 +249,7 @@ def _simulate(
     from optimal_farkle.solver.analysis.match import simulate_odds
     from optimal_farkle.solver.players.computer import make_player
 
-    def make(pid: str, r: Rules) -> Any:
+    def make(pid: PlayerKind, r: Rules) -> Any:
         return make_player(pid, r, strategy)
 
     with ProgressBar("simulating") as update:
@@ -285,9 +293,11 @@ def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int 
     from rich import box
     from rich.table import Table
 
+    from optimal_farkle.solver.core.choices import Method
+
     a, b = odds.players
     out = console()
-    exact = odds.method == "exact"
+    exact = odds.method is Method.EXACT
     if exact:
         how = f"exact (policy evaluation, {odds.sweeps} sweeps, {odds.seconds:.1f} s)"
     else:
@@ -311,16 +321,18 @@ def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int 
 
 
 # -- three to six players ---------------------------------------------------------------------------
-def run_table(args: argparse.Namespace, ids: list[str]) -> int:
+def run_table(args: argparse.Namespace, names: list[str]) -> int:
     """Three to six players (:mod:`solver.analysis.table_match`)."""
-    from optimal_farkle.solver.analysis.match import MatchError
     from optimal_farkle.solver.analysis.table_match import TABLE_EXACT
+    from optimal_farkle.solver.core.choices import PlayerKind
+    from optimal_farkle.solver.core.errors import MatchError
     from optimal_farkle.solver.players.computer import needs_strategy, table_player_ids
 
     known = table_player_ids()
-    for pid in ids:
-        if pid not in known:
-            fail(f"unknown player {pid!r}; the players are: {', '.join(known)}")
+    for name in names:
+        if name not in known:
+            fail(f"unknown player {name!r}; the players are: {', '.join(known)}")
+    ids = [PlayerKind(name) for name in names]
     rules = rules_from_args(args)
     check_floor(args.floor)
     start = check_table_start(rules, args.floor, args.start_scores, len(ids))
@@ -333,10 +345,10 @@ def run_table(args: argparse.Namespace, ids: list[str]) -> int:
             fail(
                 f"the exact odds exist for three players, not {len(ids)}; use --games N to simulate"
             )
-        for pid in ids:
-            if pid not in TABLE_EXACT:
+        for name in names:
+            if name not in TABLE_EXACT:
                 fail(
-                    f"{pid!r} has no exact evaluation at a table of three (the exact one models "
+                    f"{name!r} has no exact evaluation at a table of three (the exact one models "
                     f"{', '.join(TABLE_EXACT)}); use --games N to simulate it"
                 )
         exact = obtain_exact_table(rules, args.floor, args.cache_dir, args.allow_long)
@@ -345,7 +357,7 @@ def run_table(args: argparse.Namespace, ids: list[str]) -> int:
 
         exact = load_exact_table(rules, 3, args.cache_dir)
     strategy = None
-    if any(needs_strategy(p) for p in ids) and (simulate or "strong" in ids):
+    if any(needs_strategy(p) for p in ids) and (simulate or PlayerKind.STRONG in ids):
         strategy, _loaded = obtain_strategy(
             rules, args.floor, args.cache_dir, allow_long=args.allow_long
         )
@@ -403,7 +415,7 @@ def obtain_exact_table(rules: Rules, floor: int, cache_dir: Any, allow_long: boo
 
 def _simulate_table(
     rules: Rules,
-    ids: list[str],
+    ids: list[PlayerKind],
     games: int,
     seed: int,
     strategy: Strategy | None,
@@ -413,7 +425,7 @@ def _simulate_table(
     from optimal_farkle.solver.analysis.table_match import table_simulate_odds
     from optimal_farkle.solver.players.computer import make_player
 
-    def make(pid: str, r: Rules, n: int) -> Any:
+    def make(pid: PlayerKind, r: Rules, n: int) -> Any:
         return make_player(pid, r, strategy, players=n, exact=exact)
 
     with ProgressBar("simulating") as update:
@@ -432,10 +444,12 @@ def print_table_odds(odds: Any, rules: Rules, start: tuple[int, ...], seed: int 
     from rich import box
     from rich.table import Table
 
+    from optimal_farkle.solver.core.choices import Method
+
     out = console()
     letters = [chr(65 + i) for i in range(len(odds.players))]
     names = [f"{letter} ({pid})" for letter, pid in zip(letters, odds.players)]
-    exact = odds.method == "exact"
+    exact = odds.method is Method.EXACT
     if exact:
         how = f"exact (policy evaluation, {odds.seconds:.1f} s)"
     else:

@@ -29,7 +29,7 @@ from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from optimal_farkle.engine import FarkleError, ScoringOption, scorer
 from optimal_farkle.engine.game import (
@@ -56,6 +56,7 @@ from ..services import ServicesAccessor
 from ..widgets.banner import Banner
 from ..widgets.coach_line import CoachLine
 from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot
+from ..widgets.footer import GameFooter
 from ..widgets.header import TitleHeader
 from ..widgets.hints import Hints, HintsPanel, advice_title, compute_hints
 from ..widgets.log import MoveLog
@@ -124,6 +125,8 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
     #: Below 110 columns the hints take the place of the move log; from it they sit beside it.
     #: Below 62 the dice close up.
     HORIZONTAL_BREAKPOINTS = [(0, "-cramped"), (62, "-narrow"), (110, "-wide")]
+    #: Below 24 lines the held dice lose their offset (the hints get a line more).
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (24, "-tall")]
     WORKER_WORDS = {
         COMPUTER_GROUP: "the computer's move",
         HINTS_GROUP: "the hints",
@@ -180,7 +183,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             yield MoveLog(id="log")
             yield HintsPanel(id="hints")
         # Compact, without the palette's key (ctrl+p still opens it; ? lists it): every game key fits 80 columns.
-        yield Footer(compact=True, show_command_palette=False)
+        yield GameFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self._fit_scoreboard()
@@ -190,6 +193,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         self._fit_scoreboard()
         if self._started:
             self.saver.retitle()  # what fits the new width
+            self.call_after_refresh(self._restatus)  # the status's words fit the new width
 
     def _fit_scoreboard(self) -> None:
         """Two players per scoreboard line when one line each would crowd the screen."""
@@ -295,11 +299,17 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             self.dice_view(state), roll_seconds=self.services.roll_seconds if rolled else 0.0
         )
 
+    def _restatus(self) -> None:
+        if self.state is not None:
+            self._status(self.state)
+
     def _status(self, state: GameState) -> None:
         """The status line; with the computer's win chance on its turn, once it has decided."""
         win = self.computer.win
         chance = self._chance(win) if win is not None and state.current in self.ais else ""
-        _show(self.query_one("#status", Static), status_words(state, chance))
+        status = self.query_one("#status", Static)
+        width = status.content_size.width or None  # none before the first layout
+        _show(status, status_words(state, chance, width))
 
     def _chance(self, win: float) -> str:
         """A win chance as the status shows it: ``≈`` marks the approximation's estimate."""
@@ -311,21 +321,25 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         if state is None:
             return
         text = ""
+        line = self.query_one("#selection", Static)
         if not error:
             text, error = self._prompt(state)
-        line = self.query_one("#selection", Static)
+            if len(text) > (line.content_size.width or len(text)):  # one line, never cut
+                text, error = self._prompt(state, short=True)
         line.set_class(bool(error), "-error")
         self.message = error or text
         _show(line, f"✗ {error}" if error else text)
 
-    def _prompt(self, state: GameState) -> tuple[str, str]:
-        """What the selection line says unasked, or ("", why) for a refused selection."""
+    def _prompt(self, state: GameState, short: bool = False) -> tuple[str, str]:
+        """What the selection line says unasked, or ("", why) for a refused selection
+        (``short``: in fewer words, where the long ones do not fit)."""
         if state.is_over:
             return "The game is over.", ""
         if not self._human_to_move(state):
             return self.computer.line(state, farkled=bool(self._farkled)), ""
         if state.phase is Phase.CHOOSE:
-            text, refused = selection_words(state, selection_dice(state.roll, self.selected))
+            dice = selection_dice(state.roll, self.selected)
+            text, refused = selection_words(state, dice, short)
             return ("", text) if refused else (text, "")
         return decide_words(state), ""
 

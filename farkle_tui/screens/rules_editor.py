@@ -132,7 +132,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(("scoring", "two_triplets"), "Two triplets", "six dice, two sets of 3 (0: none)"),
     Option(("scoring", "four_and_pair"), "Four and a pair", "six dice (0: none)"),
-    Option(("scoring", "six_dice_nothing"), "Six dice, nothing", "a six-dice roll with no score"),
+    Option(("scoring", "six_dice_nothing"), "Six dice nothing", "a six-dice roll with no score"),
 )
 #: The fixed values of four, five and six of a kind when a preset has none.
 DEFAULT_OF_A_KIND = {"4": 1000, "5": 2000, "6": 3000}
@@ -182,6 +182,7 @@ class RulesEditorScreen(Screen[Path | None]):
         self.start = start
         self.rules = start  # the last good rules the form described
         self._base = start.to_toml_dict()
+        self._base_digest = start.digest
 
     def compose(self) -> ComposeResult:
         self.title = "Rules editor"  # before mount: no Header watcher race
@@ -263,7 +264,12 @@ class RulesEditorScreen(Screen[Path | None]):
             write_path(data, option.path, value)
         if data["scoring"]["extra_dice"] != ExtraDice.TABLE.value:
             data["scoring"].pop("of_a_kind", None)
-        return rules_from_dict(data, "these rules")
+        rules = rules_from_dict(data, "these rules")
+        if rules.description and rules.digest != self._base_digest:
+            # The description was the preset's, and says its goal and scores: not these.
+            data["description"] = ""
+            rules = rules_from_dict(data, "these rules")
+        return rules
 
     def _show(self, rules: Rules, problem: str) -> None:
         status = self.query_one("#editor-status", Static)
@@ -301,6 +307,7 @@ class RulesEditorScreen(Screen[Path | None]):
         """Put a preset's options in the form, name and title too (the change events that
         follow check the whole form once it holds them all)."""
         self._base = rules.to_toml_dict()
+        self._base_digest = rules.digest
         self.query_one("#opt-name", Input).value = self._name_of(rules)
         self.query_one("#opt-title", Input).value = rules.title
         for option in OPTIONS:

@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Select, Static
 
-from optimal_farkle.engine import PRESETS, Endgame, ExtraDice, Rules, preset
+from optimal_farkle.engine import PRESETS, STEP, Endgame, ExtraDice, Rules, preset
 from optimal_farkle.engine.scoring import NUMBER_WORDS
 
 from ..widgets.header import TitleHeader
@@ -123,6 +123,12 @@ def turn_rules(rules: Rules) -> list[str]:
             "on could only add more); a bust is no farkle and ends a run of farkles. Exactly "
             f"{goal} with a turn total you may not bank leaves only a roll, which busts or farkles."
         )
+        if rules.bank_minimum(entered=False) > STEP:
+            lines.append(
+                f"So a score less than {pts(rules.bank_minimum(entered=False))} short of {goal} "
+                "cannot win until a farkle penalty lowers it (the computer's exact strategy "
+                "needs a bank minimum of 50 and no entry minimum)."
+            )
     elif rules.endgame is Endgame.FIRST_TO_GOAL:
         lines.append(f"The first player to reach {pts(rules.goal)} wins at once.")
     else:

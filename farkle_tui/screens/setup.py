@@ -54,6 +54,8 @@ def rules_summary(rules: Rules) -> str:
         if rules.has_penalty
         else "no farkle penalty"
     )
+    if rules.must_roll_hot_dice:
+        parts.append("hot dice must roll")
     parts.append(goal_words(rules))
     return " · ".join(parts)
 

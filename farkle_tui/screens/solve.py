@@ -17,11 +17,15 @@ without it, and why it is missing), or None when cancelled.
 The time left is estimated from the progress fraction and the time since the start (the
 solver reports progress in units of known cost), so it does not restart with each phase. The
 time so far is shown anew every second, between reports too: the compile, or a wait for another
-farkle process solving the same rules, reports once and then nothing for seconds.
+farkle process solving the same rules, reports once and then nothing for seconds. Meanwhile
+the bar creeps on (:func:`crept`: the work goes on, and a bar standing still read as a hang)
+and the line says what is being done: the first stage (the compile, or the load of the
+compiled solver) is followed by a timed sample of this machine's pace before the next report.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -62,6 +66,31 @@ class PlayWithout:
 
 
 SolveResult = Solved | PlayWithout
+
+
+#: While the solver is silent the bar creeps on towards this share of what is left, half of
+#: the way in :data:`CREEP_HALF` seconds: it moves while the work goes on, and runs ahead of
+#: the truth by little (the next report takes over; the bar never goes back).
+CREEP = 0.05
+CREEP_HALF = 20.0
+#: The solver's first stages, which a timed sample of the machine follows in silence.
+FIRST_STAGES = ("compiling the solver", "loading the solver")
+
+
+def crept(fraction: float, silence: float) -> float:
+    """The share the bar shows ``silence`` seconds after the solver reported ``fraction``:
+    ``fraction + CREEP x (1 - fraction) x (1 - 2^(-silence / CREEP_HALF))``."""
+    if silence <= 0:
+        return fraction
+    return fraction + CREEP * (1.0 - fraction) * (1.0 - math.pow(0.5, silence / CREEP_HALF))
+
+
+def stage_words(note: str) -> str:
+    """What is being done, in words: the solver's note, and for its first stage what follows
+    it before the next report (a timed sample of this machine)."""
+    if note.startswith(FIRST_STAGES):
+        return f"{note}, then timing this machine's pace"
+    return note
 
 
 def time_left(elapsed: float, fraction: float) -> str:
@@ -132,7 +161,9 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
         self.cache_note = cache_note
         self.cancel_event = threading.Event()
         self.started = 0.0
-        self.fraction = 0.0
+        self.fraction = 0.0  # the share the solver last reported
+        self.reported = 0.0  # when (the screen's clock)
+        self.shown = 0.0  # the share the bar shows: the report's, crept on while silent
         self.notes: list[str] = []
         self.warnings: list[str] = []
         #: "solved", "cancelled", "failed", "refused": for tests and the status line.
@@ -200,7 +231,7 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
 
     def on_mount(self) -> None:
         if not self.unsupported:
-            self.started = self.clock()
+            self.started = self.reported = self.clock()
             # The clock runs between reports too: a stage can be silent for seconds (the
             # compile, or another farkle process's solve of these rules) and must not look
             # frozen.
@@ -256,8 +287,7 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
         if self.left or self.outcome or not self.is_mounted:
             return  # a late report after the solve ended
         self.fraction = max(0.0, min(1.0, message.fraction))
-        for bar in self.query(ProgressBar).results(ProgressBar):
-            bar.update(progress=round(self.fraction * STEPS))
+        self.reported = self.clock()
         if message.note or not self.notes:
             self.notes.append(message.note or "Solving")
         self._show_progress()
@@ -268,9 +298,14 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
         time so far, as it should)."""
         if self.left or self.outcome or self.cancel_event.is_set() or not self.notes:
             return
-        elapsed = self.clock() - self.started
+        now = self.clock()
+        self.shown = max(self.shown, crept(self.fraction, now - self.reported))
+        for bar in self.query(ProgressBar).results(ProgressBar):
+            bar.update(progress=round(self.shown * STEPS))
+        elapsed = now - self.started
         left = time_left(elapsed, self.fraction)
-        self._note(f"{self.notes[-1]}  ({elapsed:.0f} s so far{', ' + left if left else ''})")
+        stage = stage_words(self.notes[-1])
+        self._note(f"{stage}  ({elapsed:.0f} s so far{', ' + left if left else ''})")
 
     def _leave(self, result: Any) -> None:
         """Dismiss once: a solve that ends after the player left must not close what came next."""
@@ -336,7 +371,7 @@ class SolveScreen(ReportsWorkerErrors, Screen[SolveResult | None]):
             self.query_one("#solve-progress").display = True
             self.query_one("#solve-note", Static).update("Starting…")
             self.query_one("#cancel", Button).label = "Cancel"
-            self.started = self.clock()
+            self.started = self.reported = self.clock()
             self._solve(anyway=True)
         elif event.button.id == "back":
             self._leave(None)

@@ -1,6 +1,6 @@
 """Statistics over the saved games and drills: win rates, best turns, whether the player improves.
 
-Counts come straight from the game records (:func:`solver.analysis.game.history`), from the point
+Counts come straight from the game records (:func:`solver.analysis.history.history`), from the point
 of view of the player named in the settings (else the first human seat). Once you have played
 at a table of three or more, every tally also shows your average finishing place and the win
 rate of a player as good as the others ("Even": 1/N), and a table per table size: a 30% win
@@ -41,7 +41,8 @@ from ..widgets.words import kept_games_problem
 from ..workers import ReportsWorkerErrors, failure_text
 
 if TYPE_CHECKING:
-    from optimal_farkle.solver.analysis.game import GameAnalysis, History
+    from optimal_farkle.solver.analysis.game import GameAnalysis
+    from optimal_farkle.solver.analysis.history import History
 
 
 def trend_words(losses: list[float]) -> str:
@@ -210,7 +211,7 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        from optimal_farkle.solver.analysis.game import History
+        from optimal_farkle.solver.analysis.history import History
 
         self.records: list[GameRecord] = []
         self.unreadable = 0  # kept game files that could not be read
@@ -248,7 +249,7 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
         self._analyse_all()
 
     def _history(self, analyses: dict[int, GameAnalysis]) -> History:
-        from optimal_farkle.solver.analysis.game import history
+        from optimal_farkle.solver.analysis.history import history
 
         return history(self.records, me=self.services.settings.player_name, analyses=analyses)
 
@@ -283,7 +284,8 @@ class StatsScreen(ReportsWorkerErrors, Screen[None]):
 
     @work(thread=True, exclusive=True, group="stats", exit_on_error=False)
     def _analyse_all(self) -> None:
-        from optimal_farkle.solver.analysis.game import AnalysisError, analyse, my_seat
+        from optimal_farkle.solver.analysis.game import AnalysisError, analyse
+        from optimal_farkle.solver.analysis.history import my_seat
 
         analyses: dict[int, GameAnalysis] = {}
         pending = approximate = 0

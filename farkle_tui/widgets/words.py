@@ -99,6 +99,8 @@ def goal_words(rules: Rules) -> str:
     """How the game ends: ``first to 10,000 wins`` or ``10,000 starts a final round``."""
     if rules.endgame is Endgame.FINAL_TURN:
         return f"reaching {pts(rules.goal)} gives the others a final turn"
+    if rules.exact_goal:
+        return f"first to exactly {pts(rules.goal)} wins"
     return f"first to {pts(rules.goal)} wins"
 
 
@@ -170,12 +172,25 @@ def after_set_aside(state: GameState, option: ScoringOption) -> GameState | None
         return None
 
 
-def status_words(state: GameState, chance: str = "") -> str:
+def status_words(state: GameState, chance: str = "", width: int | None = None) -> str:
     """The game's status line: ``Turn 6 ▶ Ann │ turn total 150 │ 3 dice showing``, the final
-    turn or round and who plays after it, and ``chance``: the computer's win chance, in words."""
+    turn or round and who plays after it, and ``chance``: the computer's win chance, in words
+    (``│ Perfect's win chance 62.0%``). Where that is wider than ``width`` the chance goes
+    beside the name (``Turn 6 ▶ Perfect, win chance 62.0% │ ...``, eleven columns fewer): at
+    80 columns the line wrapped, and the rows below gave way."""
     if state.is_over:
         return f"Turn {state.turn} │ game over"
-    parts = [f"Turn {state.turn} ▶ {state.player.name}", f"turn total {pts(state.turn_total)}"]
+    full = _status_parts(state, chance, beside=False)
+    if width is None or not chance or len(full) <= width:
+        return full
+    return _status_parts(state, chance, beside=True)
+
+
+def _status_parts(state: GameState, chance: str, beside: bool) -> str:
+    who = f"Turn {state.turn} ▶ {state.player.name}"
+    if chance and beside:
+        who += f", win chance {chance}"
+    parts = [who, f"turn total {pts(state.turn_total)}"]
     if state.phase is Phase.CHOOSE:
         parts.append(f"{len(state.roll)} {'die' if len(state.roll) == 1 else 'dice'} showing")
     else:
@@ -190,16 +205,23 @@ def status_words(state: GameState, chance: str = "") -> str:
         after = [state.players[i].name for i in state.final_turns if i != state.current]
         if after:
             parts.append(f"then {names_and(after)}")
-    if chance:
+    if chance and not beside:
         parts.append(f"{state.player.name}'s win chance {chance}")
     return " │ ".join(parts)
 
 
-def selection_words(state: GameState, dice: tuple[int, ...]) -> tuple[str, bool]:
+def selection_words(
+    state: GameState, dice: tuple[int, ...], short: bool = False
+) -> tuple[str, bool]:
     """The selection line while dice show: what the selected ``dice`` (faces) score and what
-    banking or rolling on would give; True with the reason when the selection is refused."""
+    banking or rolling on would give; True with the reason when the selection is refused.
+
+    ``short``: in fewer words, for a narrow line (at 60 columns the line lost its end):
+    ``bank 1,600`` for ``bank now = 1,050 + 550 = 1,600``, and no word of the mouse."""
     n = len(state.roll)
     if not dice:
+        if short:
+            return f"{select_words(n)}, then r rolls on, b banks.", False
         return f"{select_words(n)} or the mouse, then r to roll on or b to bank.", False
     try:
         option = scorer(state.rules).validate(state.roll, dice)
@@ -215,6 +237,8 @@ def selection_words(state: GameState, dice: tuple[int, ...]) -> tuple[str, bool]
         bank = "hot dice must be rolled"
     elif after is not None and not after.is_over and after.bank_refusal() is not None:
         bank = f"bank needs {pts(state.rules.bank_minimum(state.standing.entered))}"
+    elif short:
+        bank = f"bank {pts(total)}"
     else:
         bank = f"bank now = {pts(state.turn_total)} + {pts(option.points)} = {pts(total)}"
     left = state.rules.dice if option.size == n else n - option.size

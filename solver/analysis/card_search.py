@@ -51,10 +51,20 @@ from optimal_farkle.engine import STEP, Rules
 from ..duel.estimate import Estimate, match_estimate
 from ..duel.model import Model, build_model
 from ..duel.passes import SolveCancelled
-from ..players.card import PAPER_GO_FOR_IT, Card, GoForIt, Odds, is_paper_rules
+from ..players.card import (
+    PAPER_GO_FOR_IT,
+    Card,
+    CardSource,
+    Column,
+    GoForIt,
+    Odds,
+    is_paper_rules,
+)
 from ..players.card_estimate import estimate_table
 from ..players.levels import CardPlayer
-from .exits import Exits, level_exits, optimal_exits
+from .exits import Exits
+from .exits_levels import level_exits
+from .exits_optimal import optimal_exits
 from .match import evaluate, start_index
 
 if TYPE_CHECKING:
@@ -138,7 +148,7 @@ class Evaluator:
         say(0.0, "the optimal player's turns")
         self.optimal: Exits = optimal_exits(strategy.w0, model, threads, say)
         say(0.0, "the card player's turns")
-        card = Card(rules, estimate_table(rules), GoForIt(), "search")
+        card = Card(rules, estimate_table(rules), GoForIt(), CardSource.SEARCH)
         self.card: Exits = level_exits(_MaskPlayer(rules, card), model, threads)
         grids = np.meshgrid(*(np.arange(k) for k in model.shape), indexing="ij")
         self._b, self._d, self._u = grids[0], grids[1], grids[4]
@@ -238,12 +248,12 @@ def search_go_for_it(
     best = start_win
     trace: list[dict[str, Any]] = []
     rounds = 0
-    coordinates = [(which, n) for n in SEARCHED for which in ("score", "opponent")]
+    coordinates = [(which, n) for n in SEARCHED for which in Column]
     while rounds < max_rounds:
         rounds += 1
         changed = False
         for k, (which, n) in enumerate(coordinates):
-            name = f"{'B' if which == 'score' else 'D'}{n}"
+            name = f"{'B' if which == Column.SCORE else 'D'}{n}"
             scored: dict[int | None, Odds] = {}
             pending = candidates(rules, getattr(current, which)[n - 1], window)
             total = len(pending)
@@ -348,13 +358,19 @@ def build_card(
         evaluator = Evaluator(rules, strategy, threads)
         win = evaluator.odds(paper, tolerance=1e-12)
         return Card(
-            rules, estimate_table(rules), paper, "paper", win, result.plain, result.to_json()
+            rules,
+            estimate_table(rules),
+            paper,
+            CardSource.PAPER,
+            win,
+            result.plain,
+            result.to_json(),
         )
     return Card(
         rules,
         estimate_table(rules),
         result.go_for_it,
-        "search",
+        CardSource.SEARCH,
         result.win,
         result.plain,
         result.to_json(),

@@ -58,7 +58,7 @@ from optimal_farkle.engine.events import Banked
 from optimal_farkle.engine.game import Action, GameState
 from optimal_farkle.engine.record import GameRecord, GameSession
 
-from ..core.choices import Choice
+from ..core.choices import Choice, PlayerKind
 from ..core.errors import SolverInputError
 from ..core.expected import ExpectedStrategy, flat_tables
 from ..duel.decisions import turn_of
@@ -82,7 +82,7 @@ class TurnPolicy:
 
     Attributes:
         rules: the rule set (its roll groups are the chain's transitions).
-        name: ``"max-score"`` or ``"optimal"``.
+        name: whose play it is, :attr:`PlayerKind.MAX_SCORE` or :attr:`PlayerKind.OPTIMAL`.
         table: ``V`` and ``B`` for the first ``height`` turn totals.
         top: the turn total (points) from which the turn has won and ends; None: none.
         unbounded: some dice count rolls at every turn total, so there is no largest total.
@@ -91,7 +91,7 @@ class TurnPolicy:
     """
 
     rules: Rules
-    name: str
+    name: PlayerKind
     table: PolicyTable
     top: int | None
     unbounded: bool
@@ -101,12 +101,23 @@ class TurnPolicy:
 def max_score_policy(strategy: ExpectedStrategy) -> TurnPolicy:
     """The expected-score strategy (with its farkle penalty and bank minimum) as a policy."""
     unbounded = any(t is None for t in strategy.bank_thresholds().values())
-    return TurnPolicy(strategy.rules, "max-score", strategy.policy_table, None, unbounded)
+    return TurnPolicy(strategy.rules, PlayerKind.MAX_SCORE, strategy.policy_table, None, unbounded)
 
 
 def optimal_policy(strategy: Strategy, state: GameState) -> TurnPolicy:
-    """The optimal play of the turn in progress in ``state`` (from its start) as a policy."""
+    """The optimal play of the turn in progress in ``state`` (from its start) as a policy.
+
+    Refused (:class:`SolverInputError`) under hot dice that must be rolled and an exact goal:
+    this chain ends every turn at the goal, where six fresh dice would then still roll and an
+    exact goal's totals past it bust.
+    """
     rules = state.rules
+    if rules.must_roll_hot_dice or rules.exact_goal:
+        raise SolverInputError(
+            f"{rules.name}: the optimal turn's distribution does not model "
+            + ("an exact goal" if rules.exact_goal else "hot dice that must be rolled")
+            + " (it ends every turn at the goal)"
+        )
     turn = turn_of(strategy, state)
     goal = turn.target if isinstance(turn, FinalTurnValues) else rules.goal - state.standing.score
     ends = state.final_turn() or not state.owed_after_goal(state.current)
@@ -132,7 +143,7 @@ def optimal_policy(strategy: Strategy, state: GameState) -> TurnPolicy:
         v, b = known[0]
         return v[:height], b[:height]
 
-    return TurnPolicy(rules, "optimal", table, top, unbounded, goal)
+    return TurnPolicy(rules, PlayerKind.OPTIMAL, table, top, unbounded, goal)
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,7 +152,7 @@ class TurnDistribution:
 
     Attributes:
         rules: the rule set.
-        policy: the policy's name.
+        policy: whose play it is (the :class:`TurnPolicy`'s name).
         points: ``(K,)`` int64, the turn scores with positive probability, ascending (0 is a
             farkle).
         probability: ``(K,)`` float64, their probabilities.
@@ -152,7 +163,7 @@ class TurnDistribution:
     """
 
     rules: Rules
-    policy: str
+    policy: PlayerKind
     points: np.ndarray
     probability: np.ndarray
     farkle_probability: float

@@ -27,6 +27,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -308,17 +309,24 @@ def score_map(
 
 
 # -- comparisons -----------------------------------------------------------------------------
+class Measure(StrEnum):
+    """What a side's values are: win probabilities, or expected final turn totals."""
+
+    WIN = "win"
+    POINTS = "points"
+
+
 @dataclass(frozen=True, eq=False)
 class Side:
     """One way of playing a position, as the comparison reads it.
 
     ``bank`` and ``value`` are ``(rows, 6)`` over ``t = 50 k`` and ``n - 1``: the action, and
-    the win probability (``kind == "win"``) or the expected final turn total
-    (``kind == "points"``). Rows at or above ``top`` have reached the goal.
+    the win probability (``kind`` :attr:`Measure.WIN`) or the expected final turn total
+    (:attr:`Measure.POINTS`). Rows at or above ``top`` have reached the goal.
     """
 
     label: str
-    kind: str
+    kind: Measure
     top: int | None
     bank: np.ndarray
     value: np.ndarray
@@ -327,7 +335,7 @@ class Side:
 
 def optimal_side(table: TurnTable, label: str) -> Side:
     """The optimal strategy's side of a comparison, from its turn table."""
-    return Side(label, "win", table.top, table.bank, table.win, table.thresholds)
+    return Side(label, Measure.WIN, table.top, table.bank, table.win, table.thresholds)
 
 
 def max_score_side(strategy: ExpectedStrategy, rows: int, label: str) -> Side:
@@ -341,7 +349,7 @@ def max_score_side(strategy: ExpectedStrategy, rows: int, label: str) -> Side:
     banks = np.asarray(bank[:, 1:])
     finals = np.array([[strategy.final(k * STEP, n) for n in range(1, 7)] for k in range(rows)])
     thresholds = first_banks(banks, reachable(strategy.rules, height * STEP))
-    return Side(label, "points", None, banks[:rows], finals, thresholds)
+    return Side(label, Measure.POINTS, None, banks[:rows], finals, thresholds)
 
 
 @dataclass(frozen=True, eq=False)

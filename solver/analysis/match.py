@@ -24,8 +24,8 @@ optimal player's exits are 562,500 turns: a few minutes and about 0.6 GB.
 
 Simulation
 ----------
-:func:`simulate_odds` plays real games through :class:`engine.record.GameSession` with
-:class:`engine.dice.SeededDice`, half with each player first, and reports standard errors.
+:func:`simulate_odds` plays real games through the match simulator
+(:mod:`solver.analysis.simulate`), half with each player first, and reports standard errors.
 """
 
 from __future__ import annotations
@@ -34,38 +34,35 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from optimal_farkle.engine import STEP, Rules
-from optimal_farkle.engine.dice import SeededDice
-from optimal_farkle.engine.game import Player
-from optimal_farkle.engine.record import GameSession
 
-from ..core.errors import SolveFailedError, SolverInputError
+from ..core.choices import Method, PlayerKind
+from ..core.errors import MatchError, SolveFailedError
 from ..core.floor import DEFAULT_FLOOR
 from ..core.jit import njit
 from ..core.layout import ENDGAME_CODES
 from ..duel.kernel import after_farkle, final_kind, flat_fields, flat_index
 from ..duel.model import Model, build_model, unsupported
 from ..players.levels import LEVEL_PLAYERS, LevelPlayer
-from .exits import Exits, level_exits, optimal_exits, unmodelled
+from .exits import Exits, unmodelled
+from .exits_levels import level_exits
+from .exits_optimal import optimal_exits
+from .simulate import play_games
 
 if TYPE_CHECKING:
     from ..duel.strategy import Strategy
 
-OPTIMAL = "optimal"
+OPTIMAL = PlayerKind.OPTIMAL
 TOLERANCE = 1e-12
 MAX_SWEEPS = 100_000
 Progress = Callable[[float, str], None]
 
 
-class MatchError(SolverInputError):
-    """The match cannot be evaluated as asked (unknown player, unsupported rules, ...)."""
-
-
-def exact_players() -> list[str]:
+def exact_players() -> list[PlayerKind]:
     """Every player id the exact evaluation knows: the optimal player and the levels."""
     return [OPTIMAL, *LEVEL_PLAYERS]
 
@@ -74,11 +71,11 @@ def exact_players() -> list[str]:
 class MatchOdds:
     """P(A wins) with A first, with B first, and with a fair coin for who starts."""
 
-    players: tuple[str, str]
+    players: tuple[PlayerKind, PlayerKind]
     first: float
     second: float
     overall: float
-    method: str  # "exact" | "simulation"
+    method: Method
     seconds: float
     games: int | None = None
     stderr: float | None = None  # of ``overall``
@@ -86,6 +83,21 @@ class MatchOdds:
     stderr_second: float | None = None
     sweeps: int | None = None  # Gauss-Seidel sweeps of the exact evaluation
     residual: float | None = None  # the largest change of its last sweep
+
+    @classmethod
+    def of(
+        cls,
+        players: tuple[PlayerKind, PlayerKind],
+        first: float,
+        second: float,
+        method: Method,
+        seconds: float,
+        **details: Any,
+    ) -> MatchOdds:
+        """The odds from A's chances with A first and with B first; ``overall`` is their
+        mean (a fair coin for who starts). ``details``: the method's own fields."""
+        overall = 0.5 * (first + second)
+        return cls(players, first, second, overall, method, seconds, **details)
 
     def to_json(self) -> dict[str, Any]:
         """The ``farkle match --json`` object."""
@@ -96,7 +108,7 @@ class MatchOdds:
             "overall": self.overall,
             "method": self.method,
         }
-        if self.method == "simulation":
+        if self.method is Method.SIMULATION:
             data.update(
                 games=self.games,
                 stderr=self.stderr,
@@ -110,17 +122,26 @@ class MatchOdds:
 
 
 # -- evaluation ---------------------------------------------------------------------------------
+class Game(NamedTuple):
+    """What every evaluation kernel reads of the model: the start states' shape, the endgame
+    code (:data:`solver.core.layout.ENDGAME_CODES`) and the farkle penalty."""
+
+    shape: np.ndarray  # (7,) int64: Model.shape
+    endgame: int
+    pen_count: int
+    pen_steps: int
+
+
+def game_of(model: Model) -> Game:
+    """The evaluation kernels' record of ``model``."""
+    shape = np.array(model.shape, dtype=np.int64)
+    endgame = ENDGAME_CODES[model.endgame]
+    return Game(shape, endgame, model.penalty_count, model.penalty_steps)
+
+
 @njit(cache=True, nogil=True)
-def _turn_value(
-    s: int,
-    shape: np.ndarray,
-    endgame: int,
-    pen_count: int,
-    pen_steps: int,
-    x: Exits,
-    reach_y: np.ndarray,
-    other: np.ndarray,
-) -> float:
+def _turn_value(s: int, game: Game, x: Exits, reach_y: np.ndarray, other: np.ndarray) -> float:
+    shape, endgame = game.shape, game.endgame
     nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
     b, d, f, e, u, o, r2 = flat_fields(s, nb, nf, ne, ns)
     rr = ns - 1 - r2
@@ -143,32 +164,24 @@ def _turn_value(
         for k in range(plo, x.past_offset[row + 1]):
             big_k = min(g + k - plo + b - d + 1, length - 1)
             acc += x.past[k] * (1.0 - reach_y[d, o if ne > 1 else 1, big_k])
-    b2, f2 = after_farkle(b, f, pen_count, pen_steps)
+    b2, f2 = after_farkle(b, f, game.pen_count, game.pen_steps)
     acc += x.farkle[row] * (1.0 - other[flat_index(d, b2, e, f2, o, u, rr, nb, nf, ne, ns)])
     return float(acc)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _farkle_next(s: int, shape: np.ndarray, pen_count: int, pen_steps: int) -> int:
+def _farkle_next(s: int, game: Game) -> int:
     """The start state the opponent moves from after the mover farkles in ``s``."""
+    shape = game.shape
     nb, nf, ne, ns = shape[0], shape[2], shape[4], shape[6]
     b, d, f, e, u, o, r2 = flat_fields(s, nb, nf, ne, ns)
-    b2, f2 = after_farkle(b, f, pen_count, pen_steps)
+    b2, f2 = after_farkle(b, f, game.pen_count, game.pen_steps)
     return flat_index(d, b2, e, f2, o, u, ns - 1 - r2, nb, nf, ne, ns)
 
 
 @njit(cache=True, nogil=True)
 def _pair(
-    s: int,
-    s2: int,
-    shape: np.ndarray,
-    endgame: int,
-    pen_count: int,
-    pen_steps: int,
-    x: Exits,
-    y: Exits,
-    vx: np.ndarray,
-    vy: np.ndarray,
+    s: int, s2: int, game: Game, x: Exits, y: Exits, vx: np.ndarray, vy: np.ndarray
 ) -> tuple[float, float]:
     """``V_X(s)`` and ``V_Y(s2)`` solved together, where each one's farkle leads to the other.
 
@@ -181,8 +194,8 @@ def _pair(
 
     so the pair is exact in one step instead of shrinking by ``f_X f_Y`` per sweep.
     """
-    tx = _turn_value(s, shape, endgame, pen_count, pen_steps, x, y.reach, vy)
-    ty = _turn_value(s2, shape, endgame, pen_count, pen_steps, y, x.reach, vx)
+    tx = _turn_value(s, game, x, y.reach, vy)
+    ty = _turn_value(s2, game, y, x.reach, vx)
     fx = x.farkle[x.row_of[s]]
     fy = y.farkle[y.row_of[s2]]
     cx = tx - fx * (1.0 - vy[s2])
@@ -193,15 +206,7 @@ def _pair(
 
 @njit(cache=True, nogil=True)
 def _sweep(
-    order: np.ndarray,
-    shape: np.ndarray,
-    endgame: int,
-    pen_count: int,
-    pen_steps: int,
-    a: Exits,
-    b: Exits,
-    va: np.ndarray,
-    vb: np.ndarray,
+    order: np.ndarray, game: Game, a: Exits, b: Exits, va: np.ndarray, vb: np.ndarray
 ) -> float:
     """One Gauss-Seidel sweep of both players' values in layer order; the largest change.
 
@@ -212,20 +217,20 @@ def _sweep(
     largest = 0.0
     for i in range(order.shape[0]):
         s = order[i]
-        s2 = _farkle_next(s, shape, pen_count, pen_steps)
+        s2 = _farkle_next(s, game)
         if s2 == s:  # equal scores: each player's farkle hands the other the same state
-            new_a, new_b = _pair(s, s, shape, endgame, pen_count, pen_steps, a, b, va, vb)
-        elif _farkle_next(s2, shape, pen_count, pen_steps) == s:
+            new_a, new_b = _pair(s, s, game, a, b, va, vb)
+        elif _farkle_next(s2, game) == s:
             if s2 < s:
                 continue  # solved with its partner, which comes first in the layer
-            new_a, pair_b = _pair(s, s2, shape, endgame, pen_count, pen_steps, a, b, va, vb)
-            new_b, pair_a = _pair(s, s2, shape, endgame, pen_count, pen_steps, b, a, vb, va)
+            new_a, pair_b = _pair(s, s2, game, a, b, va, vb)
+            new_b, pair_a = _pair(s, s2, game, b, a, vb, va)
             largest = max(largest, abs(pair_b - vb[s2]), abs(pair_a - va[s2]))
             vb[s2] = pair_b
             va[s2] = pair_a
         else:
-            new_a = _turn_value(s, shape, endgame, pen_count, pen_steps, a, b.reach, vb)
-            new_b = _turn_value(s, shape, endgame, pen_count, pen_steps, b, a.reach, va)
+            new_a = _turn_value(s, game, a, b.reach, vb)
+            new_b = _turn_value(s, game, b, a.reach, va)
         change = max(abs(new_a - va[s]), abs(new_b - vb[s]))
         largest = max(largest, change)
         va[s] = new_a
@@ -267,14 +272,11 @@ def evaluate(
         va = np.ascontiguousarray(initial[0], dtype=np.float64).reshape(-1).copy()
         vb = np.ascontiguousarray(initial[1], dtype=np.float64).reshape(-1).copy()
     order = layer_order(model)
-    shape = np.array(model.shape, dtype=np.int64)
-    endgame = ENDGAME_CODES[model.endgame]
+    game = game_of(model)
     sweeps = 0
     while True:
         sweeps += 1
-        change = _sweep(
-            order, shape, endgame, model.penalty_count, model.penalty_steps, a, b, va, vb
-        )
+        change = _sweep(order, game, a, b, va, vb)
         if progress is not None and sweeps % 10 == 0:
             progress(
                 min(0.99, math.log10(max(change, 1e-300)) / math.log10(tolerance)),
@@ -287,10 +289,11 @@ def evaluate(
     return Evaluation(va.reshape(model.shape), vb.reshape(model.shape), sweeps, change)
 
 
-def _check_players(ids: Sequence[str], known: Sequence[str]) -> None:
+def _check_players(ids: Sequence[PlayerKind], known: Sequence[PlayerKind]) -> None:
     for pid in ids:
         if pid not in known:
-            raise MatchError(f"unknown player {pid!r}; the players are: {', '.join(known)}")
+            name = str(pid)
+            raise MatchError(f"unknown player {name!r}; the players are: {', '.join(known)}")
 
 
 def check_start(model: Model, start_scores: tuple[int, int]) -> tuple[int, int]:
@@ -314,7 +317,7 @@ def start_index(model: Model, mover: int, other: int) -> tuple[int, ...]:
 
 
 def exits_of(
-    pid: str, model: Model, strategy: Strategy | None, threads: int, progress: Progress
+    pid: PlayerKind, model: Model, strategy: Strategy | None, threads: int, progress: Progress
 ) -> Exits:
     """The exits of one player id (the optimal player needs the solved strategy)."""
     if pid == OPTIMAL:
@@ -327,8 +330,8 @@ def exits_of(
 
 def exact_odds(
     rules: Rules,
-    a: str,
-    b: str,
+    a: PlayerKind,
+    b: PlayerKind,
     strategy: Strategy | None = None,
     floor: int = DEFAULT_FLOOR,
     start_scores: tuple[int, int] = (0, 0),
@@ -352,7 +355,7 @@ def exact_odds(
     model = build_model(rules, floor)
     check_start(model, start_scores)
     say = progress or (lambda fraction, message: None)
-    exits: dict[str, Exits] = {}
+    exits: dict[PlayerKind, Exits] = {}
     for pid in dict.fromkeys((a, b)):
         say(0.0, f"the turns of {pid}")
         exits[pid] = exits_of(pid, model, strategy, threads, lambda x, m: say(0.9 * x, m))
@@ -370,26 +373,20 @@ def exact_odds(
     say(1.0, "done")
     first = float(result.va[start_index(model, *start_scores)])
     second = 1.0 - float(result.vb[start_index(model, start_scores[1], start_scores[0])])
-    return MatchOdds(
-        players=(a, b),
-        first=first,
-        second=second,
-        overall=0.5 * (first + second),
-        method="exact",
-        seconds=time.perf_counter() - started,
-        sweeps=result.sweeps,
-        residual=result.residual,
+    seconds = time.perf_counter() - started
+    return MatchOdds.of(
+        (a, b), first, second, Method.EXACT, seconds, sweeps=result.sweeps, residual=result.residual
     )
 
 
 # -- simulation ------------------------------------------------------------------------------------
-MakePlayer = Callable[[str, Rules], Any]
+MakePlayer = Callable[[PlayerKind, Rules], Any]
 
 
 def simulate_odds(
     rules: Rules,
-    a: str,
-    b: str,
+    a: PlayerKind,
+    b: PlayerKind,
     games: int,
     seed: int,
     make: MakePlayer,
@@ -399,44 +396,23 @@ def simulate_odds(
     """Play ``games`` real games (half with each player first) with seeded dice.
 
     ``make(id, rules)`` builds a player with ``act(state)``. Game ``k`` uses dice seeded with
-    ``seed + k``, so any single game can be replayed on its own.
+    ``seed + k`` and A first when ``k`` is even (:func:`solver.analysis.simulate.play_games`),
+    so any single game can be replayed on its own.
     """
-    if games < 2:
-        raise MatchError(f"simulate at least 2 games, not {games}")
-    started = time.perf_counter()
-    pa, pb = make(a, rules), make(b, rules)
-    wins = [0, 0]
-    played = [0, 0]
-    seats = (Player(f"A ({a})", a), Player(f"B ({b})", b))
-    for k in range(games):
-        a_first = k % 2 == 0
-        session = GameSession.start(
-            rules,
-            seats,
-            first=0 if a_first else 1,
-            dice=SeededDice(seed + k),
-            start_scores=start_scores,
-        )
-        actors = (pa, pb)
-        while not session.is_over:
-            state = session.state
-            session.act(actors[state.current].act(state))
-        slot = 0 if a_first else 1
-        played[slot] += 1
-        wins[slot] += session.state.winner == 0
-        if progress is not None and (k + 1) % 200 == 0:
-            progress((k + 1) / games, f"{k + 1:,} of {games:,} games")
-    first = wins[0] / played[0]
-    second = wins[1] / played[1]
+    tally = play_games(
+        rules, (a, b), games, seed, lambda pid: make(pid, rules), start_scores, progress
+    )
+    played = [int(n) for n in tally.played]
+    first = int(tally.wins[0, 0]) / played[0]
+    second = int(tally.wins[1, 0]) / played[1]
     se1 = math.sqrt(first * (1 - first) / played[0])
     se2 = math.sqrt(second * (1 - second) / played[1])
-    return MatchOdds(
-        players=(a, b),
-        first=first,
-        second=second,
-        overall=0.5 * (first + second),
-        method="simulation",
-        seconds=time.perf_counter() - started,
+    return MatchOdds.of(
+        (a, b),
+        first,
+        second,
+        Method.SIMULATION,
+        tally.seconds,
         games=games,
         stderr=0.5 * math.sqrt(se1 * se1 + se2 * se2),
         stderr_first=se1,

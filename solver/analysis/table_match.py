@@ -9,9 +9,9 @@ mover drawn at random.
   models: ``optimal`` (the exact 3-player optimum) and ``strong`` (the approximation built on
   the two-player solve, :mod:`solver.table.approx`). Where a mover of the exact solve mixes two
   policies, both are evaluated and weighted.
-* **Simulation** (any players, any table size): real games through the engine with
-  :class:`engine.dice.SeededDice`, game ``k`` seeded ``seed + k`` with seat ``k mod N`` first,
-  with standard errors.
+* **Simulation** (any players, any table size): real games through the match simulator
+  (:mod:`solver.analysis.simulate`), game ``k`` seeded ``seed + k`` with seat ``k mod N``
+  first, with standard errors.
 """
 
 from __future__ import annotations
@@ -25,27 +25,26 @@ from typing import Any
 import numpy as np
 
 from optimal_farkle.engine import Rules
-from optimal_farkle.engine.dice import SeededDice
-from optimal_farkle.engine.game import Player
-from optimal_farkle.engine.record import GameSession
 
-from .match import MatchError
+from ..core.choices import Method, PlayerKind
+from ..core.errors import MatchError
+from .simulate import play_games
 
 Progress = Callable[[float, str], None]
 #: The players the exact table evaluation models, and how (:data:`solver.table.evaluate.DECIDERS`).
-TABLE_EXACT = {"optimal": "exact", "strong": "rival"}
+TABLE_EXACT = {PlayerKind.OPTIMAL: "exact", PlayerKind.STRONG: "rival"}
 
 
 @dataclass(frozen=True)
 class TableOdds:
     """``by_first[j][i]``: P(player ``i`` wins) when player ``j`` moves first; ``overall[i]``."""
 
-    players: tuple[str, ...]
+    players: tuple[PlayerKind, ...]
     by_first: tuple[tuple[float, ...], ...]
     overall: tuple[float, ...]
-    method: str  # "exact" | "simulation"
+    method: Method
     seconds: float
-    strategies: dict[str, str]  # player id -> the strategy it plays (labels)
+    strategies: dict[PlayerKind, str]  # player id -> the strategy it plays (labels)
     games: int | None = None
     stderr: tuple[float, ...] | None = None  # of ``overall``
     sweeps: float | None = None
@@ -59,7 +58,7 @@ class TableOdds:
             "method": self.method,
             "strategies": dict(self.strategies),
         }
-        if self.method == "simulation":
+        if self.method is Method.SIMULATION:
             data.update(games=self.games, stderr=list(self.stderr or ()))
         else:
             data.update(sweeps=self.sweeps, residual=self.residual)
@@ -69,7 +68,7 @@ class TableOdds:
 
 def table_exact_odds(
     rules: Rules,
-    ids: Sequence[str],
+    ids: Sequence[PlayerKind],
     exact: Any,
     two_player: Any | None,
     start_scores: Sequence[int] | None = None,
@@ -89,12 +88,13 @@ def table_exact_odds(
         raise MatchError("the exact evaluation seats three players")
     for pid in ids:
         if pid not in TABLE_EXACT:
+            name = str(pid)
             raise MatchError(
-                f"{pid!r} has no exact evaluation at a table of three (the exact one models "
+                f"{name!r} has no exact evaluation at a table of three (the exact one models "
                 f"{', '.join(TABLE_EXACT)}); use --games N to simulate it"
             )
     model = exact.model
-    if "strong" in ids:
+    if PlayerKind.STRONG in ids:
         if two_player is None:
             raise MatchError("the strong player needs the two-player solve of these rules")
         w2 = two_player.w0.reshape(-1)
@@ -114,7 +114,7 @@ def table_exact_odds(
         players=ids,
         by_first=by_first,
         overall=overall,
-        method="exact",
+        method=Method.EXACT,
         seconds=time.perf_counter() - started,
         strategies=_labels(ids, exact=True),
         sweeps=evaluation.sweeps,
@@ -122,27 +122,27 @@ def table_exact_odds(
     )
 
 
-def _labels(ids: Sequence[str], exact: bool) -> dict[str, str]:
+def _labels(ids: Sequence[PlayerKind], exact: bool) -> dict[PlayerKind, str]:
     from ..table.approx import APPROX_LABEL
     from ..table.exact import EXACT_LABEL
 
-    out = {}
+    out: dict[PlayerKind, str] = {}
     for pid in ids:
-        if pid == "optimal":
+        if pid == PlayerKind.OPTIMAL:
             out[pid] = EXACT_LABEL if exact else APPROX_LABEL
-        elif pid == "strong":
+        elif pid == PlayerKind.STRONG:
             out[pid] = APPROX_LABEL
         else:
             out[pid] = pid
     return out
 
 
-MakePlayer = Callable[[str, Rules, int], Any]
+MakePlayer = Callable[[PlayerKind, Rules, int], Any]
 
 
 def table_simulate_odds(
     rules: Rules,
-    ids: Sequence[str],
+    ids: Sequence[PlayerKind],
     games: int,
     seed: int,
     make: MakePlayer,
@@ -155,37 +155,23 @@ def table_simulate_odds(
     ``make(id, rules, players)`` builds a player with ``act(state)``.
     """
     n = len(ids)
-    if games < n:
-        raise MatchError(f"simulate at least {n} games (one per first mover), not {games}")
-    started = time.perf_counter()
-    actors = [make(pid, rules, n) for pid in ids]
-    seats = tuple(Player(f"{chr(65 + i)} ({pid})", pid) for i, pid in enumerate(ids))
-    wins = np.zeros((n, n))
-    played = np.zeros(n)
-    for k in range(games):
-        first = k % n
-        session = GameSession.start(
-            rules, seats, first=first, dice=SeededDice(seed + k), start_scores=start_scores
-        )
-        while not session.is_over:
-            state = session.state
-            session.act(actors[state.current].act(state))
-        played[first] += 1
-        wins[first, session.state.winner] += 1
-        if progress is not None and (k + 1) % 200 == 0:
-            progress((k + 1) / games, f"{k + 1:,} of {games:,} games")
-    rates = wins / played[:, None]
+    tally = play_games(
+        rules, ids, games, seed, lambda pid: make(pid, rules, n), start_scores, progress
+    )
+    rates = tally.rates()
     overall = rates.mean(axis=0)
     stderr = tuple(
-        float(math.sqrt(sum(rates[j, i] * (1 - rates[j, i]) / played[j] for j in range(n))) / n)
+        float(
+            math.sqrt(sum(rates[j, i] * (1 - rates[j, i]) / tally.played[j] for j in range(n))) / n
+        )
         for i in range(n)
     )
     return TableOdds(
         players=tuple(ids),
         by_first=tuple(tuple(float(x) for x in row) for row in rates),
         overall=tuple(float(x) for x in overall),
-        method="simulation",
-        seconds=time.perf_counter() - started,
+        method=Method.SIMULATION,
+        seconds=tally.seconds,
         strategies=_labels(ids, exact=exact_available),
         games=games,
         stderr=stderr,

@@ -1,12 +1,16 @@
-"""The choice before a roll, as a value: bank or roll.
+"""The solver's choices as values: bank or roll, who plays a seat, how odds are found.
 
-A :class:`~enum.StrEnum`, so it prints and serialises as the word (``farkle expected --json``
-writes ``"bank"``) and compares equal to it, while the code names it.
+Each is a :class:`~enum.StrEnum`, so it prints and serialises as the word (``farkle expected
+--json`` writes ``"bank"``, a game record ``"optimal"``) and compares and hashes equal to it,
+while the code names it. Text from outside (a command line, a settings or record file) becomes
+one of these at the boundary, with :func:`parse_kind`.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+
+from .errors import SolverInputError
 
 
 class Choice(StrEnum):
@@ -14,3 +18,40 @@ class Choice(StrEnum):
 
     BANK = "bank"
     ROLL = "roll"
+
+
+class PlayerKind(StrEnum):
+    """Who plays a seat: a person, or one of the computer players (strongest first).
+
+    ``STRONG`` is the approximation of :mod:`solver.table.approx` as a player of its own
+    (:mod:`solver.players.computer`); the setup's list offers the rest.
+    """
+
+    HUMAN = "human"
+    OPTIMAL = "optimal"
+    CARD = "card"
+    MAX_SCORE = "max-score"
+    COACH = "coach"
+    CAUTIOUS = "cautious"
+    STRONG = "strong"
+
+
+class Method(StrEnum):
+    """How match odds were found: exactly by policy evaluation, or by simulating games."""
+
+    EXACT = "exact"
+    SIMULATION = "simulation"
+
+
+def parse_kind(text: str, known: list[PlayerKind] | None = None) -> PlayerKind:
+    """The player kind ``text`` names, among ``known`` (default: every kind).
+
+    :class:`SolverInputError`, one line naming the kinds, for anything else.
+    """
+    kinds = list(PlayerKind) if known is None else known
+    for kind in kinds:
+        if text == kind.value:
+            return kind
+    raise SolverInputError(
+        f"unknown player {text!r}; the players are: {', '.join(k.value for k in kinds)}"
+    )

@@ -26,3 +26,8 @@ class SolveFailedError(SolverError, RuntimeError):
 
 class Cancelled(SolverError):
     """A long computation stopped because its caller asked (a cancel event was set)."""
+
+
+class MatchError(SolverInputError):
+    """A match that cannot be evaluated or played as asked (unknown player, unsupported rules,
+    too few games, ...)."""

@@ -59,6 +59,23 @@ chain. With ``A_n = sum_g p_g max (pts + c_{h(n - used)})``, rolling a risky ``n
 count would roll: the smallest safe cap is that bound rounded up to a multiple of 50. The
 tests check that a larger cap changes nothing.
 
+Hot dice that must be rolled
+----------------------------
+Under ``hot_dice = "must-roll"`` six fresh dice never bank at ``t > 0``. Above the cap they
+roll once more (when column 6 can farkle; otherwise nothing changes): a group with a keep
+that leaves dice takes its best such keep ``b_g`` (then banks), a group whose every keep
+uses all the dice takes its most points ``s_g`` and rolls six again, so with ``a`` the
+probability of those all-hot groups::
+
+    V(t, 6) = alpha t + beta,   alpha = (1 - F_6 - a) / (1 - a)
+    beta    = (-y F_6 + sum_{g leaves dice} p_g b_g + alpha sum_{g all hot} p_g s_g) / (1 - a)
+
+(``T`` the same without ``-y F_6``, ``Q(t, 6) = F_6 / (1 - a)``). It holds once a keep that
+leaves dice beats hot dice in every group (``t + b_g >= alpha (t + s) + beta``) and hot dice
+are worth at most the bank they replace (``t >= beta / (1 - alpha)``); then the risky
+counts' bound above, with the hot dice's ``c_6 = 0``, makes them bank. The cap is the
+largest of these bounds.
+
 Ties go to banking, and between set-asides to the first in engine order (most points first,
 then fewer dice): the same order :meth:`ExpectedStrategy.best_option` uses, so the tables
 and the strategy played from real rolls agree exactly.
@@ -160,21 +177,14 @@ def _gains(flat: FlatOptions, rules: Rules) -> np.ndarray:
 def unmodelled(rules: Rules) -> str | None:
     """Why the expected-score tables do not describe a turn of ``rules``, in words; or None.
 
-    The table's closed form past its cap (``t + c_n``: every risky dice count banks) and its
-    blindness to the goal are this model; two house rules break them. The computer levels
-    still play from the table (the engine refuses the moves these rules forbid), but the
-    tools that print it as a strategy refuse such rules with this reason.
+    The table is blind to the goal; an exact goal breaks that. The computer levels still play
+    from the table (the engine busts what passes the goal), but the tools that print it as a
+    strategy refuse such rules with this reason.
     """
     if rules.exact_goal:
         return (
             f"{rules.name}: under an exact goal a turn's worth depends on how far the goal is, "
             "and the expected-score strategy ignores the goal (the optimal player knows it)"
-        )
-    if rules.must_roll_hot_dice:
-        return (
-            f"{rules.name}: hot dice that must be rolled are outside the expected-score model "
-            "(past its table every dice count banks; six fresh dice then may not), so it "
-            "prints no table for them (the optimal player knows them)"
         )
     return None
 
@@ -183,16 +193,64 @@ def safe_cap(rules: Rules, penalty: float = 0.0, entered: bool = True) -> int:
     """The smallest turn total from which the above-the-cap form is exact (see the module doc)."""
     flat = flat_tables(rules)
     c = _gains(flat, rules)
-    return _safe_cap(flat, rules.bank_minimum(entered), c, penalty)
+    fresh = _fresh_roll(flat, rules, c, penalty)
+    return _safe_cap(flat, rules.bank_minimum(entered), c, penalty, fresh)
 
 
-def _safe_cap(flat: FlatOptions, minimum: int, c: np.ndarray, penalty: float) -> int:
+@dataclass(frozen=True)
+class FreshRoll:
+    """Six fresh dice that must roll, above the cap: ``V = alpha t + beta``, ``T = alpha t +
+    beta_t``, farkle probability ``q``; ``bound``: the cap they need (the module doc)."""
+
+    alpha: float
+    beta: float
+    beta_t: float
+    q: float
+    bound: float
+
+
+def _fresh_roll(flat: FlatOptions, rules: Rules, c: np.ndarray, penalty: float) -> FreshRoll | None:
+    """Column 6 above the cap when hot dice must be rolled; None when it may bank (or never
+    farkles, and so rolls anyway)."""
+    if not rules.must_roll_hot_dice or not flat.risky[6]:
+        return None
+    f6 = float(flat.farkle_prob[6])
+    a, leaves, hot_points = 0.0, 0.0, 0.0
+    mixed: list[tuple[float, float]] = []  # per group with both: best keep leaving dice, most hot
+    for g in flat.groups(6):
+        lo, hi = int(flat.option_start[g]), int(flat.option_start[g + 1])
+        nxt = flat.next_dice[lo:hi]
+        points = flat.option_points[lo:hi].astype(np.float64)
+        hot = nxt == 6
+        p = float(flat.group_prob[g])
+        if hot.all():
+            a += p
+            hot_points += p * float(points.max())
+            continue
+        best = float((points[~hot] + c[nxt[~hot]]).max())
+        leaves += p * best
+        if hot.any():
+            mixed.append((best, float(points[hot].max())))
+    alpha = (1.0 - f6 - a) / (1.0 - a)
+    beta_t = (leaves + alpha * hot_points) / (1.0 - a)
+    beta = beta_t - penalty * f6 / (1.0 - a)
+    bound = beta / (1.0 - alpha)
+    for best, most in mixed:
+        bound = max(bound, (alpha * most + beta - best) / (1.0 - alpha))
+    return FreshRoll(alpha, beta, beta_t, f6 / (1.0 - a), bound)
+
+
+def _safe_cap(
+    flat: FlatOptions, minimum: int, c: np.ndarray, penalty: float, fresh: FreshRoll | None = None
+) -> int:
     best, _ = flat.group_best(flat.option_points + c[flat.next_dice])
     reach = flat.per_dice(best)
     bound = float(minimum)
     for n in DICE:
-        if flat.risky[n]:
+        if flat.risky[n] and not (fresh is not None and n == 6):
             bound = max(bound, (reach[n] - penalty * flat.farkle_prob[n]) / flat.farkle_prob[n])
+    if fresh is not None:
+        bound = max(bound, fresh.bound)
     return STEP * max(0, math.ceil((bound - 1e-9) / STEP))
 
 
@@ -224,6 +282,7 @@ class ExpectedStrategy:
     _final: np.ndarray  # (K, 7) T
     _roll_final: np.ndarray  # (K, 7) T if rolling now
     _bank: np.ndarray  # (K, 7) bool
+    fresh: FreshRoll | None = None  # six fresh dice must roll (above the cap: the module doc)
 
     @property
     def entry(self) -> int | None:
@@ -241,18 +300,37 @@ class ExpectedStrategy:
     def value(self, t: int, n: int) -> float:
         """``V(t, n)``: the objective (expected points minus ``penalty`` x farkle probability)."""
         k = self._index(t, n)
-        return float(self._value[k, n]) if k is not None else t + float(self.gains[n])
+        if k is not None:
+            return float(self._value[k, n])
+        if self.fresh is not None and n == 6:
+            return self.fresh.alpha * t + self.fresh.beta
+        return t + float(self.gains[n])
 
     def final(self, t: int, n: int) -> float:
         """``T(t, n)``: expected amount banked from ``(t, n)`` under the strategy (farkle: 0)."""
         k = self._index(t, n)
-        return float(self._final[k, n]) if k is not None else t + float(self.gains[n])
+        if k is not None:
+            return float(self._final[k, n])
+        if self.fresh is not None and n == 6:
+            return self.fresh.alpha * t + self.fresh.beta_t
+        return t + float(self.gains[n])
 
     def roll_gain(self, t: int, n: int) -> float:
         """``E(t, n)``: expected final total if rolling now and playing on optimally, minus ``t``."""
         k = self._index(t, n)
         if k is not None:
             return float(self._roll_final[k, n]) - t
+        if self.fresh is not None:  # keeps may lead to six fresh dice: sum the roll
+            flat = flat_tables(self.rules)
+            total = 0.0
+            for g in flat.groups(n):
+                lo, hi = int(flat.option_start[g]), int(flat.option_start[g + 1])
+                targets = [
+                    (t + int(flat.option_points[o]), int(flat.next_dice[o])) for o in range(lo, hi)
+                ]
+                best = max(targets, key=lambda target: self.value(*target))
+                total += float(flat.group_prob[g]) * self.final(*best)
+            return total - t
         return float(self._reach[n]) - float(self._farkle[n]) * t
 
     def action(self, t: int, n: int) -> Choice:
@@ -260,6 +338,8 @@ class ExpectedStrategy:
         k = self._index(t, n)
         if k is not None:
             return Choice.BANK if self._bank[k, n] else Choice.ROLL
+        if self.fresh is not None and n == 6:
+            return Choice.ROLL
         return Choice.BANK if self._farkle[n] > 0 else Choice.ROLL
 
     def bank_threshold(self, n: int) -> int | None:
@@ -269,7 +349,7 @@ class ExpectedStrategy:
         never banks for good with ``n`` dice (riskless counts, like Zilch's six dice, always roll
         above the cap).
         """
-        if self.action(self.cap, n) == "roll":
+        if self.action(self.cap, n) == Choice.ROLL:
             return None
         k = self.cap // STEP
         while k > 0 and self._bank[k - 1, n]:
@@ -319,6 +399,9 @@ class ExpectedStrategy:
         totals = np.arange(rows, dtype=np.float64) * STEP
         value = totals[:, None] + self.gains[None, :]
         bank = np.broadcast_to(self._farkle > 0, (rows, 7)).copy()
+        if self.fresh is not None:
+            value[:, 6] = self.fresh.alpha * totals + self.fresh.beta
+            bank[:, 6] = False
         below = min(rows, self.cap // STEP)
         value[:below] = self._value[:below]
         bank[:below] = self._bank[:below]
@@ -374,9 +457,10 @@ def solve_expected(
         raise SolverInputError(f"the farkle penalty must be a finite number >= 0, not {penalty}")
     flat = flat_tables(rules)
     c = _gains(flat, rules)
+    fresh = _fresh_roll(flat, rules, c, float(penalty))
     minimum = rules.bank_minimum(entered)
     if cap is None:
-        cap = _safe_cap(flat, minimum, c, penalty)
+        cap = _safe_cap(flat, minimum, c, penalty, fresh)
     if cap % STEP or cap < minimum:
         raise SolverInputError(
             f"the cap must be a multiple of {STEP} and at least {minimum}, not {cap}"
@@ -391,6 +475,10 @@ def solve_expected(
     value[top:] = totals[top:, None] + c[None, :]
     final[top:] = value[top:]
     fark[top:] = 0.0
+    if fresh is not None:
+        value[top:, 6] = fresh.alpha * totals[top:] + fresh.beta
+        final[top:, 6] = fresh.alpha * totals[top:] + fresh.beta_t
+        fark[top:, 6] = fresh.q
     roll_final = np.zeros((top, 7))
     bank = np.zeros((top, 7), dtype=bool)
     for k in range(top - 1, -1, -1):
@@ -403,6 +491,8 @@ def solve_expected(
         t = float(k * STEP)
         banks = (t >= minimum) & (t >= roll_v)
         banks[0] = False
+        if fresh is not None:
+            banks[6] = False  # six fresh dice must roll
         value[k] = np.where(banks, t, roll_v)
         final[k] = np.where(banks, t, roll_t)
         fark[k] = np.where(banks, 0.0, roll_q)
@@ -429,6 +519,7 @@ def solve_expected(
         _final=arrays[1],
         _roll_final=roll_final,
         _bank=bank,
+        fresh=fresh,
     )
 
 

@@ -1,3 +1,3 @@
-"""Two players: the win-probability model, its kernels, value iteration, the strategy, its
-cache and the decision API.
+"""Two players: the win-probability model, its kernels, value iteration (its passes, their
+certificates, acceleration and clock), the strategy, its cache and the decision API.
 """

@@ -11,7 +11,7 @@ So a process compiles the pass solver (:func:`solver.duel.valueiter.compile_kern
 decision solver (:class:`solver.duel.strategy.Strategy`) only while it holds :func:`compile_lock`.
 A process that finds the lock held waits, then loads what the other compiled. The game starts
 such a process at launch, when the cache lacks them (:mod:`solver.aot.launch`). (The
-exits' recording solver is compiled inside another kernel, :mod:`solver.analysis.exits`, where no lock
+exits' recording solver is compiled inside another kernel, :mod:`solver.analysis.exits_optimal`, where no lock
 can be taken; only the analysis tools use it.)
 
 This reads numba's private cache objects (``_cache``, its index and key), as numba offers no

@@ -506,10 +506,10 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                 scratch.filled[0] = scratch.filled[1] = 0
             for ti in range(top - 1, -1, -1):
                 for lane in range(nlu):
-                    if ti < info[_BMIN, lane]:
-                        bankv[lane] = -1.0
-                    elif exact and ti > info[_GOAL, lane]:
+                    if exact and ti > info[_GOAL, lane]:
                         bankv[lane] = 1.0 - w0[info[_BUST, lane]]  # busted: no choice left
+                    elif ti < info[_BMIN, lane]:
+                        bankv[lane] = -1.0
                     elif ti >= info[_GOAL, lane]:
                         k = min(ti + info[_LEAD, lane], reach_len - 1)
                         bankv[lane] = 1.0 - reach[info[_KIND, lane], k]

@@ -106,7 +106,20 @@ PARAM_NAMES = (
 
 
 def unsupported(rules: Rules) -> str | None:
-    """Why the win-probability solver cannot solve these rules, or None (it solves them all)."""
+    """Why the win-probability solver cannot solve these rules, or None.
+
+    An exact goal with a bank minimum above one step (or an entry minimum): a score less than
+    the minimum short of the goal can never reach it exactly (the turn total that would is
+    too small to bank), so a game can go on without end, or nearly (until a farkle penalty
+    lowers the score), which value iteration cannot settle.
+    """
+    minimum = rules.bank_minimum(entered=False)
+    if rules.exact_goal and minimum > STEP:
+        return (
+            f"an exact goal is solved only with a bank minimum of {STEP} and no entry minimum: "
+            f"with {minimum:,} a score less than {minimum:,} short of the goal can never reach "
+            "it exactly, so a game could go on without end"
+        )
     try:
         final_turn_tables(rules)
     except ValueError as exc:

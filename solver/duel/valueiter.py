@@ -97,6 +97,7 @@ import numpy as np
 
 from ..core.errors import SolveFailedError
 from .acceleration import Anderson
+from .certificates import CERTIFY_FACTOR
 from .clock import Clock, Progress
 from .estimate import (
     layered_cost,
@@ -108,7 +109,7 @@ from .kernel import (
     solve_blocks,
 )
 from .model import Model, Schedule, build_schedule
-from .passes import CERTIFY_FACTOR, Runner, SolveCancelled
+from .passes import PLAIN, PassMode, Runner, SolveCancelled
 from .result import SolveResult
 
 TOLERANCE = 1e-12
@@ -118,7 +119,7 @@ LAYER_TOLERANCE = 1e-14
 WARM_TOLERANCE = 1e-3
 #: The largest margin a pass certifies with (a pass after one that changed values by 0.06).
 FIRST_MARGIN = 0.3
-#: A certifying pass (margins :data:`solver.duel.passes.CERTIFY_FACTOR` times the last
+#: A certifying pass (margins :data:`solver.duel.certificates.CERTIFY_FACTOR` times the last
 #: change) certifies keep choices too once that change is below this (before, too few keeps
 #: are certain for the certifying comparison to pay: on a pass that compares every keep it
 #: costs about 30% more than the plain maximum, 4.7-5.2 s against 3.6-4.0 s under ``facebook``).
@@ -200,7 +201,7 @@ def compile_kernels(
             raise SolveCancelled()
         runner = Runner(model, 1, schedule)
         w0 = np.full(model.start_states, 0.5)
-        runner._run(w0, 0, 0, 1, 0, runner.margins)
+        runner.run_kernel(w0, 0, 0, 1, 0, runner.margins)
         runner.close()
     return time.perf_counter() - started
 
@@ -243,28 +244,15 @@ def value_iteration(
         runner: Runner,
         flat: np.ndarray,
         stage: str,
-        certify: float = 0.0,
-        keeps: bool = True,
-        layers: float = 0.0,
-        guess: bool = False,
-        settle: float = 0.0,
+        mode: PassMode = PLAIN,
     ) -> float:
         if len(history) + len(warm) >= max_passes:
             raise SolveFailedError(f"value iteration did not converge in {max_passes} passes")
         # A pass's progress follows its time, except in the layered pass (rules without a
         # penalty), whose layer groups iterate unevenly; the warm start sets no pace.
         paced = runner.model is model
-        even = paced and layers <= 0
-        change = runner.sweep(
-            flat,
-            lambda x: clock.report(x, stage, even),
-            cancel,
-            certify=certify,
-            keeps=keeps,
-            layers=layers,
-            guess=guess,
-            settle=settle,
-        )
+        even = paced and mode.layers <= 0
+        change = runner.sweep(flat, lambda x: clock.report(x, stage, even), cancel, mode=mode)
         clock.finished(pace=paced)
         return change
 
@@ -311,7 +299,7 @@ def value_iteration(
                         warm_runner,
                         flat,
                         "warm start: the game without the farkle penalty",
-                        layers=WARM_TOLERANCE,
+                        PassMode(layers=WARM_TOLERANCE),
                     )
                 )
                 # Without a compile (on a machine not busier than its cores), sampled only
@@ -339,11 +327,11 @@ def value_iteration(
             skipped.append(runner.skipped_share())
             if mirrored:
                 runner.seed = initial is None and not history  # a cold first pass
-                run(runner, gx, stage, layers=LAYER_TOLERANCE)
+                run(runner, gx, stage, PassMode(layers=LAYER_TOLERANCE))
             elif len(history) <= SPECULATIVE_PASSES:
                 # These passes take the warm start's guesses (from ``initial``: the first
                 # pass guesses, computing everything), unchecked (Runner.sweep).
-                run(runner, gx, stage, guess=True)
+                run(runner, gx, stage, PassMode(guess=True))
             else:
                 # Then every pass certifies for the next; the first of them verifies the
                 # guesses, computing everything, and certifies keeps already.
@@ -351,7 +339,8 @@ def value_iteration(
                 verifying = runner.guessed
                 certify = VERIFY_MARGIN if verifying else min(FIRST_MARGIN, CERTIFY_FACTOR * last)
                 keeps = verifying or KEEPS_UNTIL < last <= KEEPS_AT
-                run(runner, gx, stage, certify=certify, keeps=keeps, settle=SETTLE * tolerance)
+                mode = PassMode(certify=certify, keeps=keeps, settle=SETTLE * tolerance)
+                run(runner, gx, stage, mode)
             history.append(max(float(np.abs(gx - x).max()), runner.kept))
             if history[-1] <= tolerance and runner.exact:
                 break

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,23 @@ class CardError(SolverInputError):
 
 
 # -- go for it -----------------------------------------------------------------------------------
+class Column(StrEnum):
+    """The two columns of go-for-it thresholds: the mover's own score (``B_n``) and the
+    opponent's (``D_n``); the words are the card file's keys."""
+
+    SCORE = "score"
+    OPPONENT = "opponent"
+
+
+class CardSource(StrEnum):
+    """Where a card's go-for-it scores come from: the paper's Table 4, the exact search, or
+    nowhere (rules with neither: the estimates alone; never in a card file)."""
+
+    PAPER = "paper"
+    SEARCH = "search"
+    NONE = "none"
+
+
 @dataclass(frozen=True)
 class GoForIt:
     """The end-game thresholds ``B_n`` (your score) and ``D_n`` (the opponent's), n = 1..6.
@@ -71,11 +89,11 @@ class GoForIt:
     def empty(self) -> bool:
         return all(v is None for v in (*self.score, *self.opponent))
 
-    def replace(self, which: str, n: int, value: int | None) -> GoForIt:
-        """A copy with ``B_n`` (``which == "score"``) or ``D_n`` (``"opponent"``) set."""
+    def replace(self, which: Column, n: int, value: int | None) -> GoForIt:
+        """A copy with ``B_n`` (``which`` :attr:`Column.SCORE`) or ``D_n`` (``OPPONENT``) set."""
         values = list(getattr(self, which))
         values[n - 1] = value
-        if which == "score":
+        if which == Column.SCORE:
             return GoForIt(tuple(values), self.opponent)
         return GoForIt(self.score, tuple(values))
 
@@ -91,7 +109,7 @@ class GoForIt:
         if not isinstance(data, dict):
             raise CardError("go_for_it is not an object")
         out: list[tuple[int | None, ...]] = []
-        for key in ("score", "opponent"):
+        for key in Column:
             part = data.get(key)
             if not isinstance(part, dict):
                 raise CardError(f"go_for_it.{key} is not an object")
@@ -164,7 +182,7 @@ class Card:
     rules: Rules
     table: EstimateTable
     go_for_it: GoForIt
-    source: str
+    source: CardSource
     win: Odds | None = None
     plain: Odds | None = None
     search: dict[str, Any] | None = None
@@ -209,7 +227,7 @@ def card_from_file_json(data: Any, rules: Rules) -> Card:
     if data.get("digest") != rules.digest:
         raise CardError(f"the card is for other rules (digest {data.get('digest')!r})")
     source = data.get("source")
-    if source not in ("paper", "search"):
+    if source not in (CardSource.PAPER, CardSource.SEARCH):
         raise CardError(f"unknown card source {source!r}")
     search = data.get("search")
     if search is not None and not isinstance(search, dict):
@@ -219,7 +237,7 @@ def card_from_file_json(data: Any, rules: Rules) -> Card:
         rules=rules,
         table=estimate_table(rules),
         go_for_it=GoForIt.from_json(data.get("go_for_it"), rules.goal),
-        source=str(source),
+        source=CardSource(source),
         win=None if win is None else Odds.from_json(win, "win"),
         plain=None if plain is None else Odds.from_json(plain, "plain"),
         search=search,
@@ -297,10 +315,10 @@ def load_card(rules: Rules, cache_dir: Path | str | None = None) -> Card:
     if is_paper_rules(rules):
         if found is not None and found.go_for_it == PAPER_GO_FOR_IT:
             return found
-        return Card(rules, table, PAPER_GO_FOR_IT, "paper")
+        return Card(rules, table, PAPER_GO_FOR_IT, CardSource.PAPER)
     if found is not None:
         return found
-    return Card(rules, table, GoForIt(), "none")
+    return Card(rules, table, GoForIt(), CardSource.NONE)
 
 
 __all__ = [

@@ -22,16 +22,24 @@ is the two-player optimum, which is what the approximation reduces to.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from optimal_farkle.engine import Rules
 from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
 
-from ..core.choices import Choice
+from ..core.choices import Choice, PlayerKind
 from ..core.errors import SolverInputError
 from ..core.floor import OutsideModel, used_floor
-from ..duel.decisions import decide, decide_turn, rank_options, rank_turn
+from ..duel.decisions import (
+    Decision,
+    OptionValue,
+    decide,
+    decide_turn,
+    rank_options,
+    rank_turn,
+)
 from ..duel.strategy import Strategy
 
 if TYPE_CHECKING:
@@ -47,7 +55,7 @@ APPROX_DESCRIPTION = (
 
 
 class AIPlayer(Protocol):
-    id: str
+    id: PlayerKind
     title: str
     description: str
 
@@ -62,7 +70,7 @@ class OptimalPlayer:
     (``exact`` False, ``title`` :data:`APPROX_TITLE`).
     """
 
-    id = "optimal"
+    id = PlayerKind.OPTIMAL
     title = "Perfect"
     description = (
         "Plays provably optimal Farkle: every choice maximises its chance of winning the game, "
@@ -113,26 +121,29 @@ class OptimalPlayer:
 
     def _act(self, state: GameState) -> Action:
         if self.players == 2 and self.strategy is not None:
-            if state.phase is Phase.CHOOSE:
-                return SetAside(rank_options(self.strategy, state)[0].option.dice)
-            if state.turn_total == 0:
-                return Roll()
-            return Bank() if decide(self.strategy, state).best == Choice.BANK else Roll()
+            strategy = self.strategy
+            return play(state, lambda s: rank_options(strategy, s), lambda s: decide(strategy, s))
         choose = getattr(self.advice, "choose", None)
         if choose is not None:
             # The exact table strategy: the turn of the policy this mover plays (where it
             # mixes two, the one drawn for this turn: solver.table.exact.mixed_draw).
             turn = choose(state)
-            if state.phase is Phase.CHOOSE:
-                return SetAside(rank_turn(turn, state)[0].option.dice)
-            if state.turn_total == 0:
-                return Roll()
-            return Bank() if decide_turn(turn, state).best == Choice.BANK else Roll()
-        if state.phase is Phase.CHOOSE:
-            return SetAside(self.advice.rank_options(state)[0].option.dice)
-        if state.turn_total == 0:
-            return Roll()
-        return Bank() if self.advice.decide(state).best == Choice.BANK else Roll()
+            return play(state, lambda s: rank_turn(turn, s), lambda s: decide_turn(turn, s))
+        return play(state, self.advice.rank_options, self.advice.decide)
+
+
+def play(
+    state: GameState,
+    rank: Callable[[GameState], list[OptionValue]],
+    decide_at: Callable[[GameState], Decision],
+) -> Action:
+    """The action of a player who sets aside the best-ranked option (``rank``), rolls a turn's
+    first throw, and otherwise banks or rolls as ``decide_at`` says (ties bank)."""
+    if state.phase is Phase.CHOOSE:
+        return SetAside(rank(state)[0].option.dice)
+    if state.turn_total == 0:
+        return Roll()
+    return Bank() if decide_at(state).best == Choice.BANK else Roll()
 
 
 def at_floor(state: GameState, floor: int) -> GameState:
@@ -143,9 +154,9 @@ def at_floor(state: GameState, floor: int) -> GameState:
     return replace(state, standings=standings)
 
 
-def _registry() -> dict[str, Any]:
+def _registry() -> dict[PlayerKind, Any]:
     """Player classes by id: each has ``id``, ``title``, ``description`` and ``(rules, strategy)``."""
-    players: dict[str, Any] = {OptimalPlayer.id: OptimalPlayer}
+    players: dict[PlayerKind, Any] = {OptimalPlayer.id: OptimalPlayer}
     try:
         from .levels import LEVEL_PLAYERS
     except ImportError:  # pragma: no cover - levels ship with the package
@@ -154,7 +165,7 @@ def _registry() -> dict[str, Any]:
     return players
 
 
-def ai_players(players: int = 2, exact: bool = False) -> list[tuple[str, str, str]]:
+def ai_players(players: int = 2, exact: bool = False) -> list[tuple[PlayerKind, str, str]]:
     """``(id, title, description)`` of every computer player, strongest first.
 
     ``players``: the table size; ``exact``: whether the exact solve of that table size is
@@ -181,15 +192,15 @@ def exact_description(players: int) -> str:
 
 
 #: The approximation as a player of its own (see the module docstring).
-STRONG = "strong"
+STRONG = PlayerKind.STRONG
 
 
-def table_player_ids() -> list[str]:
+def table_player_ids() -> list[PlayerKind]:
     """Every id :func:`make_player` accepts: :func:`ai_players`' and ``strong``."""
     return [pid for pid, _, _ in ai_players()] + [STRONG]
 
 
-def needs_strategy(player_id: str) -> bool:
+def needs_strategy(player_id: PlayerKind) -> bool:
     """Whether a player needs the solved win-probability strategy."""
     if player_id == STRONG:
         return True
@@ -198,7 +209,7 @@ def needs_strategy(player_id: str) -> bool:
 
 
 def make_player(
-    player_id: str,
+    player_id: PlayerKind,
     rules: Rules,
     strategy: Strategy | None = None,
     *,
@@ -220,7 +231,8 @@ def make_player(
             strong.description = APPROX_DESCRIPTION
         return strong
     if player_id not in registry:
-        raise SolverInputError(f"unknown player {player_id!r}: choose from {', '.join(registry)}")
+        name = str(player_id)
+        raise SolverInputError(f"unknown player {name!r}: choose from {', '.join(registry)}")
     if player_id == OptimalPlayer.id:
         return OptimalPlayer(rules, strategy, players, exact)
     player: AIPlayer = registry[player_id](rules, strategy)

@@ -41,9 +41,9 @@ from functools import lru_cache
 from typing import ClassVar
 
 from optimal_farkle.engine import STEP, Endgame, Rules, ScoringOption
-from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
+from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside, apply
 
-from ..core.choices import Choice
+from ..core.choices import Choice, PlayerKind
 from ..core.errors import SolverInputError
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.rolls import column, next_dice, reached, thrown
@@ -88,7 +88,7 @@ class LevelPlayer(ABC):
     :data:`LEVEL_PLAYERS` and is not used: levels need only the expected-score strategy.
     """
 
-    id: ClassVar[str] = ""
+    id: ClassVar[PlayerKind]
     title: ClassVar[str] = ""
     #: Player-facing; an instance may refine it with the numbers it learned for its rules.
     description: str = ""
@@ -120,15 +120,20 @@ class LevelPlayer(ABC):
     def _keep_uncached(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
         return self.keep(pairs, t, n, mode)
 
-    def takes_win(self, pairs: Sequence[Pair], score: int, t: int, entered: bool) -> int | None:
-        """The first keep that reaches the goal with a legal bank (first-to-goal), else None."""
-        rules = self.rules
-        if rules.endgame is not Endgame.FIRST_TO_GOAL:
+    def takes_win(
+        self, state: GameState, options: Sequence[ScoringOption], pairs: Sequence[Pair]
+    ) -> int | None:
+        """The first keep after which the engine ends the game with this player's win (a
+        set-aside that reaches the goal with a legal bank under first-to-goal: not past an
+        exact goal, not hot dice that must be rolled), else None."""
+        if self.rules.endgame is not Endgame.FIRST_TO_GOAL:
             return None
-        minimum = rules.bank_minimum(entered)
-        for i, (points, _used) in enumerate(pairs):
-            reaches = score + t + points >= rules.goal and not rules.busts(score, t + points)
-            if reaches and t + points >= minimum:
+        me, reached_at = state.current, self.rules.goal - state.standing.score - state.turn_total
+        for i, pair in enumerate(pairs):
+            if pair[0] < reached_at:
+                continue  # short of the goal: no need to ask the engine
+            after, _ = apply(state, SetAside(option_for(options, pair).dice))
+            if after.is_over and after.winner == me:
                 return i
         return None
 
@@ -137,10 +142,9 @@ class LevelPlayer(ABC):
         if state.phase is Phase.CHOOSE:
             options = state.options()
             pairs = tuple(keep_list(options))
-            standing = state.standing
-            index = self.takes_win(pairs, standing.score, state.turn_total, standing.entered)
+            index = self.takes_win(state, options, pairs)
             if index is None:
-                mode = self.mode(standing.score, _best_other(state))
+                mode = self.mode(state.standing.score, _best_other(state))
                 n = column(self.rules, len(state.roll))
                 index = self._keep(pairs, state.turn_total, n, mode)
             return SetAside(option_for(options, pairs[index]).dice)
@@ -173,7 +177,7 @@ def _best_other(state: GameState) -> int:
 class MaxScorePlayer(LevelPlayer):
     """The expected-score strategy, plus taking any win on the table."""
 
-    id = "max-score"
+    id = PlayerKind.MAX_SCORE
     title = "Max Score"
     description = (
         "Plays every turn for the most points on average (the classic expected-score "
@@ -201,7 +205,7 @@ class CoachPlayer(LevelPlayer):
     (the coach wins 49.7 % against max-score with a fair coin for who starts).
     """
 
-    id = "coach"
+    id = PlayerKind.COACH
     title = "Coach"
     description = (
         "Plays by rules of thumb you can learn: a bank threshold per dice count learned from "
@@ -288,7 +292,7 @@ class CoachPlayer(LevelPlayer):
 class CautiousPlayer(LevelPlayer):
     """Takes the most points and banks early: easy to beat, but never silly."""
 
-    id = "cautious"
+    id = PlayerKind.CAUTIOUS
     title = "Cautious"
     description = (
         "Takes the most points from every roll and banks early: 350 or more with three dice "
@@ -318,7 +322,7 @@ class CardPlayer(LevelPlayer):
     """
 
     keeps_by_mode = False  # the card keeps by its table alone
-    id = "card"
+    id = PlayerKind.CARD
     title = "Card"
     description = (
         "Plays exactly by the card you can learn (c in a game): Busche and Neller's "
@@ -378,12 +382,12 @@ class CardPlayer(LevelPlayer):
 
 
 #: The level players by id, strongest first, for :mod:`solver.players.computer` (``(rules, strategy)``).
-LEVEL_PLAYERS: dict[str, type[LevelPlayer]] = {
+LEVEL_PLAYERS: dict[PlayerKind, type[LevelPlayer]] = {
     cls.id: cls for cls in (CardPlayer, MaxScorePlayer, CoachPlayer, CautiousPlayer)
 }
 
 
-def level_info(rules: Rules) -> list[tuple[str, str, str]]:
+def level_info(rules: Rules) -> list[tuple[PlayerKind, str, str]]:
     """(id, title, description) of every level, described for ``rules`` (the coach's numbers)."""
     return [(pid, cls.title, cls(rules).description) for pid, cls in LEVEL_PLAYERS.items()]
 

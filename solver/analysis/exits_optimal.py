@@ -1,0 +1,249 @@
+"""The optimal player's exits (:mod:`solver.analysis.exits`): its turns followed forward.
+
+The optimal player's choices are the argmax of its in-turn values, which the kernel records
+(:data:`solver.duel.kernel.record_block`): the Bellman backup is written once. Past its exact
+cut it banks every dice count that can farkle and rolls the others by the fill values
+(:mod:`solver.core.endgame`), keeping by :func:`fill_keeps`. Its final-turn reach is
+:mod:`solver.core.endgame`'s ``R`` (:func:`optimal_reach`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.endgame import WON
+from ..core.jit import njit
+from ..core.layout import LANES
+from ..duel.kernel import CERT_WIDTH, TurnScratch, record_block, turn_scratch
+from ..duel.model import P_REACH, KernelTables, Model, build_schedule
+from .exits import (
+    NEGLIGIBLE,
+    Exits,
+    Progress,
+    bank_past,
+    check_modelled,
+    in_threads,
+    roll_on,
+    start_turn,
+)
+
+
+@njit(cache=True, nogil=True, boundscheck=False)
+def fill_keeps(kt: KernelTables) -> np.ndarray:
+    """``keep[kind, K, g]``: the set-aside a riskless dice count takes past the exact cut.
+
+    Past the cut (:mod:`solver.core.endgame`) a dice count that cannot farkle rolls, keeping the
+    option of roll group ``g`` with the best fill value at the lead it leads to::
+
+        keep(K, g) = argmax_{c in g} F(min(K + steps_c, length - 1), h(n - used_c))
+
+    the first best in engine order (the option's index within its group). Tabulated once
+    per model, since a forward pass meets the same ``(K, g)`` in every lane (the riskless
+    six dice of ``zilch`` roll on for hundreds of steps past the goal).
+    """
+    kinds, length = kt.fill.shape[0], kt.fill.shape[1]
+    groups = kt.group_prob.shape[0]
+    out = np.zeros((kinds, length, groups), dtype=np.int64)
+    for kind in range(kinds):
+        for k in range(length):
+            for g in range(groups):
+                o0 = kt.option_start[g]
+                best = -1.0
+                for j in range(o0, kt.option_start[g + 1]):
+                    off = kt.option_off[j]
+                    v = kt.fill[kind, min(k + off // 6, length - 1), off % 6]
+                    if v > best:
+                        best = v
+                        out[kind, k, g] = j - o0
+    return out
+
+
+@njit(cache=True, nogil=True, boundscheck=False)
+def _forward_lane(
+    kt: KernelTables,
+    lane: int,
+    top: int,
+    info: np.ndarray,
+    banks: np.ndarray,
+    choice: np.ndarray,
+    fill_keep: np.ndarray,
+    mass: np.ndarray,
+    below: np.ndarray,
+    past: np.ndarray,
+) -> tuple[float, int]:
+    """Follow one lane's recorded choices from ``(0, 6)``; (farkle probability, past length).
+
+    ``below[k]`` gets the bank probability at ``t = first + k`` (below the goal) and
+    ``past[k]`` at ``t = goal + k``. Past the lane's block top the fill policy applies
+    (``fill_keep``: :func:`fill_keeps`).
+    """
+    p = kt.params
+    reach_len = p[P_REACH]
+    goal = info[0, lane]
+    first = info[1, lane]
+    kind = info[2, lane]
+    lead = info[3, lane]
+    start_turn(mass)
+    farkle = 0.0
+    past_len = 0
+    for ti in range(mass.shape[0]):
+        for n in range(1, 7):
+            w = mass[ti, n]
+            if w < NEGLIGIBLE:
+                continue
+            if ti < top:
+                if banks[ti * 6 + n - 1, lane]:
+                    if ti < goal:
+                        below[ti - first] += w
+                    else:
+                        past_len = bank_past(past, ti, goal, w, past_len)
+                    continue
+            elif kind == WON or kt.farkle_prob[n] > 0 or ti + lead >= reach_len - 1:
+                # Past the cut: bank (a win, or the table's end).
+                past_len = bank_past(past, ti, goal, w, past_len)
+                continue
+            farkle += w * kt.farkle_prob[n]
+            for g in range(kt.group_start[n], kt.group_start[n + 1]):
+                o0 = kt.option_start[g]
+                if ti < top:
+                    o = o0 + choice[ti, g, lane]
+                else:  # a riskless count past the cut rolls, keeping by the fill values
+                    o = o0 + fill_keep[kind, ti + lead, g]
+                roll_on(kt, mass, ti, w, g, o)
+    return farkle, past_len
+
+
+@njit(cache=True, nogil=True, boundscheck=False)
+def _optimal_block(
+    kt: KernelTables,
+    w0: np.ndarray,
+    lanes: np.ndarray,
+    scratch: TurnScratch,
+    fill_keep: np.ndarray,
+    mass: np.ndarray,
+    below: np.ndarray,
+    past: np.ndarray,
+    farkle: np.ndarray,
+    past_len: np.ndarray,
+) -> None:
+    """Solve a block with its choices recorded, then follow each lane forward."""
+    nl = lanes.shape[1]
+    no_plan = np.empty(0, dtype=np.uint8)
+    top = int(
+        record_block(
+            kt,
+            w0,
+            lanes.reshape(1, 7, nl),
+            0,
+            1,
+            1,
+            np.zeros(1, dtype=np.int64),  # the counter dealing blocks out (unused: one block)
+            np.zeros(2, dtype=np.int64),  # the batches (unused)
+            scratch,
+            np.zeros((1, CERT_WIDTH), dtype=np.int64),
+            np.zeros(1),
+            False,
+            no_plan,
+            np.full(1, -1, dtype=np.int64),
+            np.empty(1, dtype=np.int64),
+            np.empty((1, 1), dtype=np.int64),
+            np.empty((1, 1), dtype=np.int64),
+        )
+    )
+    below[:, :] = 0.0
+    past[:, :] = 0.0
+    for lane in range(nl):
+        f, length = _forward_lane(
+            kt,
+            lane,
+            top,
+            scratch.info,
+            scratch.banks,
+            scratch.choice,
+            fill_keep,
+            mass,
+            below[lane],
+            past[lane],
+        )
+        farkle[lane] = f
+        past_len[lane] = length
+
+
+def optimal_exits(
+    w0: np.ndarray, model: Model, threads: int = 2, progress: Progress | None = None
+) -> Exits:
+    """The optimal player's exits for every start state (``w0``: the solved table)."""
+    check_modelled(model.rules)
+    kt = model.kernel_tables()
+    flat = np.ascontiguousarray(w0, dtype=np.float64).reshape(-1)
+    schedule = build_schedule(model)
+    states = model.start_states
+    nb = model.nb
+    rows = model.scratch_rows() // 6
+    lanes_of = schedule.block_lanes
+    blocks = schedule.blocks
+    b_all = np.arange(states) // model.strides[0]
+    u_all = (np.arange(states) // model.strides[4]) % model.ne
+    first = np.array([model.bank_minimum(int(u)) for u in range(model.ne)])[u_all]
+    goal = nb - b_all
+    lengths = np.maximum(goal - first, 0)
+    offset = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    bank = np.zeros(int(offset[-1]))
+    farkle = np.zeros(states)
+    win = np.zeros(states)
+    pasts: list[np.ndarray | None] = [None] * states
+    done = [0]
+    fill_keep = fill_keeps(kt)
+
+    def run(worker: int) -> None:
+        scratch = turn_scratch(kt, model.scratch_rows(), LANES, record=True)
+        mass = np.zeros((rows, 7))
+        below = np.zeros((LANES, nb + 1))
+        past = np.zeros((LANES, rows))
+        fark = np.zeros(LANES)
+        plen = np.zeros(LANES, dtype=np.int64)
+        for k in range(worker, blocks, max(1, threads)):
+            _optimal_block(kt, flat, lanes_of[k], scratch, fill_keep, mass, below, past, fark, plen)
+            for lane in range(LANES):
+                s = int(schedule.block_flat[k, lane])
+                n_below = int(lengths[s])
+                bank[offset[s] : offset[s] + n_below] = below[lane, :n_below]
+                farkle[s] = fark[lane]
+                kind = int(scratch.info[2, lane])
+                if kind == WON:
+                    win[s] = past[lane, : plen[lane]].sum()
+                else:
+                    pasts[s] = past[lane, : plen[lane]].copy()
+            done[0] += 1
+            if progress is not None and worker == 0 and k % 64 == 0:
+                progress(done[0] / blocks, f"the optimal player's turns: {done[0]:,}/{blocks:,}")
+
+    in_threads(run, threads)
+    past_lengths = np.array([0 if p is None else len(p) for p in pasts], dtype=np.int64)
+    past_offset = np.concatenate(([0], np.cumsum(past_lengths))).astype(np.int64)
+    past_all = np.concatenate([p for p in pasts if p is not None] or [np.zeros(0)])
+    return Exits(
+        row_of=np.arange(states, dtype=np.int64),
+        first=first.astype(np.int64),
+        goal=goal.astype(np.int64),
+        offset=offset,
+        bank=bank,
+        past_offset=past_offset,
+        past=past_all,
+        win=win,
+        farkle=farkle,
+        reach=optimal_reach(model),
+    )
+
+
+def optimal_reach(model: Model) -> np.ndarray:
+    """The optimal final player's reach ``R[d, o, K]`` (the same for every ``d``)."""
+    table = model.final.reach
+    out = np.empty((model.nb, 2, table.shape[1]))
+    for o in (0, 1):
+        kind = model.final_kind(o, 1)
+        out[:, o, :] = table[kind][None, :]
+    return out
+
+
+__all__ = ["fill_keeps", "optimal_exits", "optimal_reach"]
