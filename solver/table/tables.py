@@ -173,7 +173,7 @@ class TableScratch(NamedTuple):
     banks: np.ndarray  # (rows * 6, lanes) bool
     tail: np.ndarray  # (rows * 6, C + 2) scalar scratch of the riskless tail
     lane_buf: np.ndarray  # (8, lanes) a cell's sums per component, a group's best option
-    picks: np.ndarray  # (G, lanes) the best option of each compared group (as a float)
+    picks: np.ndarray  # (1, lanes) a recorded group's best option per lane (as a float)
     row_plan: np.ndarray  # (G,) uint8 the cell's keep plan (planned core)
     made_from: np.ndarray  # (6, G) uint8 the plan each dice count's sums were made from
     made: np.ndarray  # (6,) int64 whether they were made (this call)
@@ -207,7 +207,7 @@ def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> Tabl
         banks=np.empty((rows * 6, lanes) if record else (1, 1), dtype=np.bool_),
         tail=np.empty((rows * 6, comps + 2)),
         lane_buf=np.empty((8, lanes)),
-        picks=np.empty((groups, lanes)),
+        picks=np.empty((1, lanes)),
         row_plan=np.empty(groups, dtype=np.uint8),
         made_from=np.empty((6, groups), dtype=np.uint8),
         made=np.zeros(6, dtype=np.int64),
