@@ -9,14 +9,14 @@ from typing import Any
 
 from rich.console import Console
 from test_tui_rules_editor import open_editor, type_into
-from textual.widgets import Label, Select, Static
+from textual.widgets import Input, Label, Select, Static
 from tui_support import SIZE, app_for_tests, cli, rows_of, run, text_of, wait_for
 
 from optimal_farkle.engine import Rules, load_rules, preset
 from optimal_farkle.engine.dice import ScriptedDice
 from optimal_farkle.engine.game import Player, Roll, SetAside, apply, new_game
 from optimal_farkle.engine.record import GameSession
-from optimal_farkle.engine.rules import Endgame, HotDiceRule
+from optimal_farkle.engine.rules import Endgame, ExtraDice, HotDiceRule
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import rank_options
 from optimal_farkle.solver.table.advice import TwoPlayerAdvice
@@ -193,3 +193,22 @@ def test_the_strategy_table_of_five_dice_has_no_six_dice_column(
     assert code == 0, err
     assert "n=5" in out and "n=6" not in out and "6 dice" not in out
     assert "1 die:" in out and "1 dice" not in out
+
+
+def test_the_fixed_of_a_kind_values_are_off_unless_extra_dice_take_them() -> None:
+    """Four, five and six of a kind took typing under 'adds the set again' and the rules
+    ignored them, silently: now they are off until 'fixed values' is chosen."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)  # Facebook: extra dice add the set again
+            ids = ("opt-scoring-of-a-kind-4", "opt-scoring-of-a-kind-5", "opt-scoring-of-a-kind-6")
+            assert all(editor.query_one(f"#{i}", Input).disabled for i in ids)
+            editor.query_one("#opt-scoring-extra-dice", Select).value = ExtraDice.TABLE.value
+            await wait_for(pilot, lambda: editor.rules.extra_dice is ExtraDice.TABLE)
+            assert not any(editor.query_one(f"#{i}", Input).disabled for i in ids)
+            await type_into(pilot, editor, "opt-scoring-of-a-kind-4", "1500")
+            await wait_for(pilot, lambda: editor.rules.of_a_kind[0] == 1500)
+
+    run(body())
