@@ -14,6 +14,7 @@ from tui_support import SIZE, app_for_tests, cli, rows_of, run, text_of, wait_fo
 
 from optimal_farkle.engine import Rules, load_rules, preset
 from optimal_farkle.engine.dice import ScriptedDice
+from optimal_farkle.engine.events import HotDice
 from optimal_farkle.engine.game import Player, Roll, SetAside, apply, new_game
 from optimal_farkle.engine.record import GameSession
 from optimal_farkle.engine.rules import Endgame, ExtraDice, HotDiceRule
@@ -25,7 +26,7 @@ from optimal_farkle.tui.screens.rules_editor import OPTIONS, rules_dir
 from optimal_farkle.tui.screens.rules_help import rules_renderable
 from optimal_farkle.tui.screens.setup import SetupScreen
 from optimal_farkle.tui.widgets.hints import compute_hints, render_hints
-from optimal_farkle.tui.widgets.words import pct
+from optimal_farkle.tui.widgets.words import describe_event, pct
 
 TWO = (Player("Ann"), Player("Bob"))
 
@@ -212,3 +213,13 @@ def test_the_fixed_of_a_kind_values_are_off_unless_extra_dice_take_them() -> Non
             await wait_for(pilot, lambda: editor.rules.of_a_kind[0] == 1500)
 
     run(body())
+
+
+def test_the_moves_log_says_whether_hot_dice_may_or_must_be_rolled() -> None:
+    """ "Hot dice! Ann used every die and rolls all six again" was said under every rule, though
+    under the presets she may bank them instead (and the next line could be her bank)."""
+    for hot_dice, words in ((HotDiceRule.OPTIONAL, "may"), (HotDiceRule.MUST_ROLL, "must")):
+        rules = dataclasses.replace(preset("greed"), hot_dice=hot_dice)
+        state = new_game(rules, TWO)
+        line = describe_event(HotDice(0), TWO, state).text
+        assert line == f"Hot dice! Ann used every die and {words} roll all five again", line
