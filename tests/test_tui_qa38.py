@@ -223,3 +223,22 @@ def test_the_moves_log_says_whether_hot_dice_may_or_must_be_rolled() -> None:
         state = new_game(rules, TWO)
         line = describe_event(HotDice(0), TWO, state).text
         assert line == f"Hot dice! Ann used every die and {words} roll all five again", line
+
+
+def test_the_editor_explanations_read_whole_at_60_columns() -> None:
+    """At 60x20 every explanation was cut to 14 characters ("passing it bu…")."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=(60, 20)) as pilot:
+            editor = await open_editor(pilot)
+            box = editor.query_one("#opt-game-exact-goal")
+            box.focus()
+            await pilot.pause()
+            explain = next(
+                w
+                for w in box.parent.query(".explain").results(Static)  # type: ignore[union-attr]
+            )
+            assert "passing it busts the turn" in rows_of(app, explain)
+
+    run(body())
