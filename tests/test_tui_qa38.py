@@ -9,14 +9,15 @@ from typing import Any
 
 from rich.console import Console
 from test_tui_rules_editor import open_editor, type_into
-from textual.widgets import Label, Select, Static
+from textual.widgets import Input, Label, Select, Static
 from tui_support import SIZE, app_for_tests, cli, rows_of, run, text_of, wait_for
 
 from optimal_farkle.engine import Rules, load_rules, preset
 from optimal_farkle.engine.dice import ScriptedDice
+from optimal_farkle.engine.events import HotDice
 from optimal_farkle.engine.game import Player, Roll, SetAside, apply, new_game
 from optimal_farkle.engine.record import GameSession
-from optimal_farkle.engine.rules import Endgame, HotDiceRule
+from optimal_farkle.engine.rules import Endgame, ExtraDice, HotDiceRule
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.decisions import rank_options
 from optimal_farkle.solver.table.advice import TwoPlayerAdvice
@@ -25,7 +26,7 @@ from optimal_farkle.tui.screens.rules_editor import OPTIONS, rules_dir
 from optimal_farkle.tui.screens.rules_help import rules_renderable
 from optimal_farkle.tui.screens.setup import SetupScreen
 from optimal_farkle.tui.widgets.hints import compute_hints, render_hints
-from optimal_farkle.tui.widgets.words import pct
+from optimal_farkle.tui.widgets.words import describe_event, pct
 
 TWO = (Player("Ann"), Player("Bob"))
 
@@ -193,3 +194,51 @@ def test_the_strategy_table_of_five_dice_has_no_six_dice_column(
     assert code == 0, err
     assert "n=5" in out and "n=6" not in out and "6 dice" not in out
     assert "1 die:" in out and "1 dice" not in out
+
+
+def test_the_fixed_of_a_kind_values_are_off_unless_extra_dice_take_them() -> None:
+    """Four, five and six of a kind took typing under 'adds the set again' and the rules
+    ignored them, silently: now they are off until 'fixed values' is chosen."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)  # Facebook: extra dice add the set again
+            ids = ("opt-scoring-of-a-kind-4", "opt-scoring-of-a-kind-5", "opt-scoring-of-a-kind-6")
+            assert all(editor.query_one(f"#{i}", Input).disabled for i in ids)
+            editor.query_one("#opt-scoring-extra-dice", Select).value = ExtraDice.TABLE.value
+            await wait_for(pilot, lambda: editor.rules.extra_dice is ExtraDice.TABLE)
+            assert not any(editor.query_one(f"#{i}", Input).disabled for i in ids)
+            await type_into(pilot, editor, "opt-scoring-of-a-kind-4", "1500")
+            await wait_for(pilot, lambda: editor.rules.of_a_kind[0] == 1500)
+
+    run(body())
+
+
+def test_the_moves_log_says_whether_hot_dice_may_or_must_be_rolled() -> None:
+    """ "Hot dice! Ann used every die and rolls all six again" was said under every rule, though
+    under the presets she may bank them instead (and the next line could be her bank)."""
+    for hot_dice, words in ((HotDiceRule.OPTIONAL, "may"), (HotDiceRule.MUST_ROLL, "must")):
+        rules = dataclasses.replace(preset("greed"), hot_dice=hot_dice)
+        state = new_game(rules, TWO)
+        line = describe_event(HotDice(0), TWO, state).text
+        assert line == f"Hot dice! Ann used every die and {words} roll all five again", line
+
+
+def test_the_editor_explanations_read_whole_at_60_columns() -> None:
+    """At 60x20 every explanation was cut to 14 characters ("passing it bu…")."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=(60, 20)) as pilot:
+            editor = await open_editor(pilot)
+            box = editor.query_one("#opt-game-exact-goal")
+            box.focus()
+            await pilot.pause()
+            explain = next(
+                w
+                for w in box.parent.query(".explain").results(Static)  # type: ignore[union-attr]
+            )
+            assert "passing it busts the turn" in rows_of(app, explain)
+
+    run(body())

@@ -234,6 +234,7 @@ class RulesEditorScreen(Screen[Path | None]):
 
     def on_mount(self) -> None:
         self._show(self.start, "")
+        self._of_a_kind_follows()
         self.query_one("#opt-preset", Select).focus()
 
     # -- the form <-> the rules --------------------------------------------------------------
@@ -294,8 +295,17 @@ class RulesEditorScreen(Screen[Path | None]):
         event.stop()
         self._check()
 
+    def _of_a_kind_follows(self) -> None:
+        """The fixed values of four, five and six of a kind count only with 'fixed values'
+        for the extra dice: otherwise their boxes are off, not silently ignored."""
+        fixed = self.query_one("#opt-scoring-extra-dice", Select).value == ExtraDice.TABLE.value
+        for option in OPTIONS:
+            if option.path[1] == "of_a_kind":
+                self.query_one(f"#{option.id}", Input).disabled = not fixed
+
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
+        self._of_a_kind_follows()
         chosen = event.value
         if event.select.id == "opt-preset" and chosen is not Select.NULL:
             if preset(str(chosen)).digest != self.rules.digest:
