@@ -2,7 +2,7 @@
 
 The units are those of :mod:`solver.table.model`. :class:`TableTables` holds everything a
 turn reads that does not change during a solve (numba-friendly: arrays, one float, the
-integer parameters by name in :data:`PARAM_NAMES`), :class:`TableScratch` the buffers one
+integer parameters by name in :data:`solver.core.layout.PARAM_NAMES`), :class:`TableScratch` the buffers one
 thread writes, owned by the caller (:func:`table_scratch`). The recursion is
 :mod:`solver.table.kernel` (and :mod:`solver.table.planned`), the exits it starts from
 :mod:`solver.table.exits`, the loop over blocks :mod:`solver.table.blocks`.
