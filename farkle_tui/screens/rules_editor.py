@@ -282,6 +282,23 @@ class RulesEditorScreen(Screen[Path | None]):
         status.remove_class("-error")
         status.update(f"{rules.display_name}: the rules help below follows every change.")
         self.query_one("#editor-help", Static).update(rules_renderable(rules))
+        self._judge(rules)
+
+    @work(exclusive=True, group="rules-judge", thread=True)
+    def _judge(self, rules: Rules) -> None:
+        """Whether the solver takes these rules, off the UI thread (the first call imports
+        the solver): a rule set it refuses is said before it is saved, not at Start."""
+        reason = self.services.supports(rules)
+        if reason is not None:
+            self.app.call_from_thread(self._refused_by_solver, rules, reason)
+
+    def _refused_by_solver(self, rules: Rules, reason: str) -> None:
+        if rules is not self.rules:
+            return  # the form has changed since: that rule set is judged on its own
+        self.query_one("#editor-status", Static).update(
+            f"{rules.display_name}: the solver refuses these rules ({reason}): "
+            "they can be saved and played, without the optimal computer player and without hints."
+        )
 
     def _check(self) -> None:
         try:
