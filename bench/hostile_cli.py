@@ -8,8 +8,8 @@ streams, output encodings without the characters drawn. Every run is checked: no
 ``farkle: error:`` line, no hang, the right answer where one is known, and nothing that was
 on disk lost. Prints the counts::
 
-    python bench/hostile_cli.py            # about 1,100 runs, tens of minutes
-    python bench/hostile_cli.py --fast     # the fast part: about 290 runs, under a minute
+    python bench/hostile_cli.py            # about 830 runs, tens of minutes
+    python bench/hostile_cli.py --fast     # the fast part: about 280 runs, a minute or two
     python bench/hostile_cli.py --verbose  # every run's command and verdict
 
 The counts come per class (:data:`CLASSES`): every command x bad values, hostile files, long

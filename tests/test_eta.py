@@ -358,3 +358,23 @@ def test_a_busy_machine_is_sampled_before_the_warm_start(
     monkeypatch.setattr(Clock, "finished", done)
     valueiter.value_iteration(model, threads=2)
     assert order[0] == first and "sample" in order[:2], order
+
+
+def test_a_solve_past_its_plan_keeps_its_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A solve that needs more passes than planned ended in an IndexError (``ahead[0]`` of an
+    empty plan) once a pass past the plan finished: each such pass counts as one full pass,
+    and the bar holds short of the end without going back."""
+    fake = FakeTime()
+    monkeypatch.setattr(valueiter.time, "perf_counter", fake)
+    model = build_model(preset("facebook"))
+    unit = full_pass_seconds(model)
+    seen: list[float] = []
+    clock = Clock(lambda fraction, stage: seen.append(fraction), model)
+    clock.plan([1.0, 1.0])
+    for _ in range(5):  # three passes more than planned
+        for i in range(1, 11):
+            fake.now += unit / 10
+            clock.report(i / 10, "solving", even=True)
+        clock.finished()
+    assert clock.ahead == [] and clock.speed == pytest.approx(1.0)
+    assert all(f <= g <= 0.99 for f, g in itertools.pairwise(seen))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from optimal_farkle.engine import preset, scorer
@@ -17,6 +19,7 @@ from optimal_farkle.engine.game import (
     new_game,
 )
 from optimal_farkle.engine.record import GameSession, replay
+from optimal_farkle.engine.rules import HotDiceRule
 from optimal_farkle.solver.core.expected import expected_strategy
 from optimal_farkle.solver.players.computer import ai_players, make_player, needs_strategy
 from optimal_farkle.solver.players.levels import (
@@ -118,6 +121,22 @@ def test_every_level_takes_a_win_that_is_on_the_table() -> None:
                 assert after.is_over and after.winner == state.current, (pid, state.roll, action)
                 seen += 1
     assert seen > 10
+
+
+def test_a_win_at_once_is_never_hot_dice_that_must_be_rolled() -> None:
+    """Under ``hot_dice = "must-roll"`` a set-aside of every die at the goal is no win: the
+    fresh dice must be rolled. Each level takes the keep that ends the game instead."""
+    rules = dataclasses.replace(SMALL, hot_dice=HotDiceRule.MUST_ROLL)
+    for pid, level in LEVEL_PLAYERS.items():
+        state = new_game(rules, (Player("A", pid), Player("B", "max-score")), start_scores=(0, 0))
+        state = dataclasses.replace(
+            state, standings=(dataclasses.replace(state.standings[0], score=800, entered=True),
+                              state.standings[1]),
+        )  # fmt: skip
+        state, _ = apply(state, Roll((1, 1, 1, 5, 5, 5)))  # all six: 1,500 and hot dice
+        action = level(rules).act(state)
+        after, _ = apply(state, action)
+        assert after.is_over and after.winner == 0, (pid, action)
 
 
 def test_max_score_follows_the_expected_score_strategy() -> None:

@@ -8,12 +8,13 @@ from tui_support import (
     click_when_ready,
     human_step,
     no_solver,
+    rows_of,
     run,
     start_game,
     wait_for,
 )
 
-from optimal_farkle.engine import IllegalSelectionError, scorer
+from optimal_farkle.engine import IllegalSelectionError, preset, scorer
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Phase
 from optimal_farkle.tui.screens.confirm import ConfirmScreen
@@ -272,5 +273,24 @@ def test_a_final_turn_game_plays_to_the_end_and_explains_the_final_turn() -> Non
             explained = [line for line in lines if "needs more than" in line]
             assert explained and "chance with the best play is" in explained[0]
             assert any(line.startswith("Game over") for line in lines)
+
+    run(body())
+
+
+def test_the_help_names_the_die_keys_of_the_rules_dice() -> None:
+    """Under five dice the help said "1-6 or click" (found by the QA run)."""
+
+    async def body() -> None:
+        app = app_for_tests(supports=no_solver)
+        async with app.run_test(size=(100, 60)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
+            for rules, keys in ((preset("greed"), "1-5 or click"), (preset("facebook"), "1-6")):
+                app.push_screen(RulesHelpScreen(rules, choose=False))
+                await wait_for(pilot, lambda: isinstance(app.screen, RulesHelpScreen))
+                await pilot.pause()
+                shown = rows_of(app, app.screen.query_one("#keys-text"))
+                assert keys in shown and ("1-6" in shown) == (rules.dice == 6), shown
+                app.pop_screen()
+                await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
 
     run(body())

@@ -172,6 +172,28 @@ def test_hot_dice_and_an_exact_goal_are_options_with_their_help() -> None:
     run(body())
 
 
+def test_rules_the_solver_refuses_are_said_before_they_are_saved() -> None:
+    """An exact goal with a bank minimum of 300 saved without a word; the refusal came only at
+    Start (found by the QA run). The editor says it as soon as the form holds such rules."""
+
+    async def body() -> None:
+        app = app_for_tests()
+        async with app.run_test(size=SIZE) as pilot:
+            editor = await open_editor(pilot)
+            editor.query_one("#opt-preset", Select).value = "facebook"
+            await wait_for(pilot, lambda: editor.rules.digest == preset("facebook").digest)
+            assert "refuses" not in status(editor)
+            editor.query_one("#opt-game-exact-goal", Select).value = True
+            await wait_for(pilot, lambda: "the solver refuses these rules" in status(editor))
+            assert "bank minimum of 50" in status(editor), status(editor)
+            await type_into(pilot, editor, "opt-turn-min-bank", "50")
+            await wait_for(pilot, lambda: editor.rules.min_bank == 50)
+            await pilot.pause(0.5)
+            assert "refuses" not in status(editor), status(editor)
+
+    run(body())
+
+
 def test_the_end_options_ties_and_six_of_a_kind() -> None:
     """Ties shared and six of a kind that wins: the rules and their help follow; shared ties
     under first-to-goal are refused in one line and change nothing."""

@@ -195,7 +195,8 @@ def test_at_80x24_the_status_with_the_computers_win_chance_is_one_whole_row() ->
 
 def test_at_60x20_the_selection_the_footer_and_the_hints_answer_show_whole() -> None:
     """At 60 columns the selection line lost its end ("... then r to roll") and the footer
-    Help and Quit; at 20 lines the hints showed one line, the win chance, not the answer."""
+    Help and Quit; at 20 lines the hints showed one line, the win chance, not the answer
+    (with the coach on too)."""
     from tui_support import screen_rows, start_game
 
     from optimal_farkle.tui.widgets.dice import indices_of
@@ -203,6 +204,7 @@ def test_at_60x20_the_selection_the_footer_and_the_hints_answer_show_whole() -> 
 
     async def body() -> None:
         app = app_for_tests(seed=3)
+        app.services.settings.coach = True  # its line gives way to the hints' answer
         async with app.run_test(size=(60, 20)) as pilot:
             screen = await start_game(pilot, "optimal", other="Perfect", solve=True)
             await pilot.press("h")

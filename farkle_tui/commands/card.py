@@ -77,9 +77,14 @@ def run(args: argparse.Namespace) -> int:
             "--window and --allow-long go with --rebuild (they bound and allow its search); "
             "without it the card is printed as kept"
         )
+    from optimal_farkle.solver.core.expected import unmodelled
     from optimal_farkle.solver.players.card import load_card
     from optimal_farkle.solver.players.card_estimate import TableTooLarge, estimate_table
 
+    # The card's worths are expected scores: rules those do not model have no card.
+    reason = unmodelled(rules)  # "<name>: why"
+    if reason is not None:
+        fail(f"no card for {reason}")
     try:
         # First: rules with no card a person could learn are refused at once, with the reason.
         reason = estimate_table(rules).unlearnable()
@@ -104,6 +109,11 @@ def rebuild(args: argparse.Namespace, rules: Rules) -> Card:
     reason = supports(rules)
     if reason is not None:
         fail(f"the go-for-it search needs the optimal strategy, and {reason}")
+    from optimal_farkle.solver.analysis.exits import unmodelled as unevaluated
+
+    reason = unevaluated(rules)  # each go-for-it value is an exact evaluation
+    if reason is not None:
+        fail(f"no go-for-it search for {rules.name}: {reason}")
     from optimal_farkle.solver.analysis.card_search import search_estimate
 
     estimate = search_estimate(model_of(rules, args.floor), args.window)

@@ -67,12 +67,13 @@ def print_table(table: TurnTable) -> None:
         title=Text(f"{table.rules.display_name}: {describe(table.rules, p, table.final_turn)}"),
         caption="R = roll (green), B = bank (red), * = unreachable",
     )
+    columns = [n for n in COLUMNS if n <= table.rules.dice]  # five dice: no n=6
     out.add_column("t", justify="right", style="bold")
-    for n in COLUMNS:
+    for n in columns:
         out.add_column(f"n={n}", justify="right")
     for k in range(table.top // STEP):
         cells = []
-        for n in COLUMNS:
+        for n in columns:
             bank = bool(table.bank[k, n - 1])
             star = "" if table.reach[k, n - 1] else "*"
             cells.append(
@@ -85,6 +86,8 @@ def print_table(table: TurnTable) -> None:
     screen = console()
     screen.print(out)
     thresholds = ", ".join(
-        f"{n} dice: {t if t is not None else 'never'}" for n, t in table.thresholds.items()
+        f"{n} {'die' if n == 1 else 'dice'}: {t if t is not None else 'never'}"
+        for n, t in table.thresholds.items()
+        if n in columns
     )
     screen.print(f"First reachable bank per dice count: {thresholds}")

@@ -319,7 +319,7 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
             parts.append(f"▶ {state.player.name}")
             parts.append(f"turn total {pts(state.turn_total)}")
             parts.append(
-                f"{len(state.roll)} dice showing"
+                f"{len(state.roll)} {'die' if len(state.roll) == 1 else 'dice'} showing"
                 if state.phase is Phase.CHOOSE
                 else f"{state.dice_left} to roll"
             )
@@ -373,9 +373,13 @@ class ReplayScreen(ReportsWorkerErrors, Screen[None]):
                     f"{self.analysis.outside[i]}.",
                     style="italic",
                 )
+            why = ""  # hot dice that must be rolled: say so (the rest explain themselves)
+            hot = before.phase is Phase.DECIDE and before.dice_left == before.rules.dice
+            if isinstance(action, Roll) and hot and before.turn_total:
+                why = f" {before.bank_refusal() or ''}".rstrip()
             return Text(
                 f"Forced move: {before.player.name} {_verb(action, before)} "
-                "(no choice to judge). n/p jump between decisions.",
+                f"(no choice to judge).{why} n/p jump between decisions.",
                 style="dim",
             )
         return _decision_text(decision, self.record)

@@ -148,7 +148,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(("scoring", "two_triplets"), "Two triplets", "six dice, two sets of 3 (0: none)"),
     Option(("scoring", "four_and_pair"), "Four and a pair", "six dice (0: none)"),
-    Option(("scoring", "six_dice_nothing"), "Six dice, nothing", "a six-dice roll with no score"),
+    Option(("scoring", "six_dice_nothing"), "Six dice nothing", "a six-dice roll with no score"),
 )
 #: The fixed values of four, five and six of a kind when a preset has none.
 DEFAULT_OF_A_KIND = {"4": 1000, "5": 2000, "6": 3000}
@@ -198,6 +198,7 @@ class RulesEditorScreen(Screen[Path | None]):
         self.start = start
         self.rules = start  # the last good rules the form described
         self._base = start.to_toml_dict()
+        self._base_digest = start.digest
 
     def compose(self) -> ComposeResult:
         self.title = "Rules editor"  # before mount: no Header watcher race
@@ -249,6 +250,7 @@ class RulesEditorScreen(Screen[Path | None]):
 
     def on_mount(self) -> None:
         self._show(self.start, "")
+        self._of_a_kind_follows()
         self.query_one("#opt-preset", Select).focus()
 
     # -- the form <-> the rules --------------------------------------------------------------
@@ -279,7 +281,12 @@ class RulesEditorScreen(Screen[Path | None]):
             write_path(data, option.path, value)
         if data["scoring"]["extra_dice"] != ExtraDice.TABLE.value:
             data["scoring"].pop("of_a_kind", None)
-        return rules_from_dict(data, "these rules")
+        rules = rules_from_dict(data, "these rules")
+        if rules.description and rules.digest != self._base_digest:
+            # The description was the preset's, and says its goal and scores: not these.
+            data["description"] = ""
+            rules = rules_from_dict(data, "these rules")
+        return rules
 
     def _show(self, rules: Rules, problem: str) -> None:
         status = self.query_one("#editor-status", Static)
@@ -291,6 +298,23 @@ class RulesEditorScreen(Screen[Path | None]):
         status.remove_class("-error")
         status.update(f"{rules.display_name}: the rules help below follows every change.")
         self.query_one("#editor-help", Static).update(rules_renderable(rules))
+        self._judge(rules)
+
+    @work(exclusive=True, group="rules-judge", thread=True)
+    def _judge(self, rules: Rules) -> None:
+        """Whether the solver takes these rules, off the UI thread (the first call imports
+        the solver): a rule set it refuses is said before it is saved, not at Start."""
+        reason = self.services.supports(rules)
+        if reason is not None:
+            self.app.call_from_thread(self._refused_by_solver, rules, reason)
+
+    def _refused_by_solver(self, rules: Rules, reason: str) -> None:
+        if rules is not self.rules:
+            return  # the form has changed since: that rule set is judged on its own
+        self.query_one("#editor-status", Static).update(
+            f"{rules.display_name}: the solver refuses these rules ({reason}): "
+            "they can be saved and played, without the optimal computer player and without hints."
+        )
 
     def _check(self) -> None:
         try:
@@ -304,8 +328,17 @@ class RulesEditorScreen(Screen[Path | None]):
         event.stop()
         self._check()
 
+    def _of_a_kind_follows(self) -> None:
+        """The fixed values of four, five and six of a kind count only with 'fixed values'
+        for the extra dice: otherwise their boxes are off, not silently ignored."""
+        fixed = self.query_one("#opt-scoring-extra-dice", Select).value == ExtraDice.TABLE.value
+        for option in OPTIONS:
+            if option.path[1] == "of_a_kind":
+                self.query_one(f"#{option.id}", Input).disabled = not fixed
+
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
+        self._of_a_kind_follows()
         chosen = event.value
         if event.select.id == "opt-preset" and chosen is not Select.NULL:
             if preset(str(chosen)).digest != self.rules.digest:
@@ -317,6 +350,7 @@ class RulesEditorScreen(Screen[Path | None]):
         """Put a preset's options in the form, name and title too (the change events that
         follow check the whole form once it holds them all)."""
         self._base = rules.to_toml_dict()
+        self._base_digest = rules.digest
         self.query_one("#opt-name", Input).value = self._name_of(rules)
         self.query_one("#opt-title", Input).value = rules.title
         for option in OPTIONS:

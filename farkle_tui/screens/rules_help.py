@@ -24,7 +24,7 @@ from ..widgets.words import pts
 
 FACES = (1, 2, 3, 4, 5, 6)
 KEYS = (
-    ("1-6 or click", "select / unselect the n-th die"),
+    ("1-{dice} or click", "select / unselect the n-th die"),
     ("r", "set the selected dice aside and roll the rest"),
     ("b", "set the selected dice aside and bank the turn total"),
     ("h", "show / hide hints: win chances of every choice"),
@@ -218,7 +218,8 @@ def rules_renderable(rules: Rules) -> Group:
     return Group(*parts)
 
 
-def keys_renderable() -> Table:
+def keys_renderable(rules: Rules) -> Table:
+    """The keys of a game under ``rules`` (the die keys go as far as its dice)."""
     table = Table(
         title="Keys",
         title_justify="left",
@@ -230,7 +231,7 @@ def keys_renderable() -> Table:
     table.add_column(style="bold")
     table.add_column()
     for key, what in KEYS:
-        table.add_row(key, what)
+        table.add_row(key.format(dice=rules.dice), what)
     return table
 
 
@@ -256,7 +257,7 @@ class RulesHelpScreen(Screen[None]):
             )
         with VerticalScroll(id="rules-scroll"):
             yield Static(rules_renderable(self.rules), id="rules-text")
-            yield Static(keys_renderable(), id="keys-text")
+            yield Static(keys_renderable(self.rules), id="keys-text")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -266,3 +267,4 @@ class RulesHelpScreen(Screen[None]):
         name = str(event.value)
         rules = self.rules if name == self.rules.name else preset(name)
         self.query_one("#rules-text", Static).update(rules_renderable(rules))
+        self.query_one("#keys-text", Static).update(keys_renderable(rules))

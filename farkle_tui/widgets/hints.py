@@ -48,6 +48,8 @@ class Hints:
     options: tuple[OptionValue, ...] = ()  # phase CHOOSE: every legal set-aside, best first
     then: tuple[tuple[str, ScoringOption, Decision, str], ...] = ()
     # (label, set-aside, bank vs roll after it, why banking is refused after it or "")
+    busting: tuple[tuple[str, ScoringOption, float], ...] = ()
+    # (label, set-aside, the mover's win chance after it): past an exact goal, the turn ends
     unavailable: str = ""
     chances: tuple[float, ...] = ()  # every seat's win chance (shown for three or more)
     label: str = ""  # the strategy the figures come from
@@ -103,11 +105,16 @@ def _compute(advice: TableAdvice, state: GameState, selection: tuple[int, ...]) 
             picked = None
         if picked is not None and picked.dice != options[0].option.dice:
             chosen.append(("your selection", picked))
+    busting: list[tuple[str, ScoringOption, float]] = []
     for label, option in chosen:
+        if state.rules.busts(state.standing.score, state.turn_total + option.points):
+            win = next(v.win for v in options if v.option.dice == option.dice)
+            busting.append((label, option, win))
+            continue
         after = apply(state, SetAside(option.dice))[0]
         if not after.is_over:
             then.append((label, option, advice.decide(after), after.bank_refusal() or ""))
-    return replace(hints, options=options, then=tuple(then))
+    return replace(hints, options=options, then=tuple(then), busting=tuple(busting))
 
 
 def _bank_roll(decision: Decision, refusal: str) -> Table:
@@ -138,6 +145,21 @@ def _then_line(label: str, option: ScoringOption, decision: Decision, rival: str
     if decision.best == "bank" and decision.bank is not None:
         figures = f"bank {pct(decision.bank)}, roll {pct(decision.roll)}"
     text.append(f" · {'heads-up: ' if rival else ''}{figures}")
+    return text
+
+
+def _bust_line(label: str, option: ScoringOption, win: float, state: GameState) -> Text:
+    """``Your selection: set aside 1 (100): it busts, 1,050 passes the exact goal 1,000 ·
+    Ann's win chance 76.3%``: the turn ends there, so there is no bank or roll after it."""
+    best = label == "best"
+    text = Text(f"{'Best' if best else 'Your selection'}: ", style="bold green" if best else "bold")
+    total = state.standing.score + state.turn_total + option.points
+    text.append(f"set aside {dice_text(option.dice)} ({pts(option.points)}): ")
+    text.append("it busts", style="bold")
+    text.append(
+        f", {pts(total)} passes the exact goal {pts(state.rules.goal)}; the turn ends · "
+        f"{state.player.name}'s win chance {pct(win)}"
+    )
     return text
 
 
@@ -172,9 +194,13 @@ def render_hints(hints: Hints) -> Group | Text:
             _bank_roll(hints.decision, state.bank_refusal() or ""),
         ]
     if hints.options:
-        chosen = [entry[0] for entry in hints.then]
+        chosen = [entry[0] for entry in hints.then] + [entry[0] for entry in hints.busting]
         for label, option, decision, _refusal in hints.then:
             parts.append(_then_line(label, option, decision, hints.rival))
+        for label, option, win in hints.busting:
+            parts.insert(
+                1 if label == "best" else len(parts), _bust_line(label, option, win, state)
+            )
         if "best" not in chosen:  # the best set-aside ends the game
             best = hints.options[0].option
             parts.insert(

@@ -285,7 +285,8 @@ def describe_event(
         )
     if isinstance(event, HotDice):
         dice = NUMBER_WORDS[state.rules.dice] if state is not None else "six"
-        return Line(f"Hot dice! {name} used every die and rolls all {dice} again", "hot", True)
+        may = "must" if state is not None and state.rules.must_roll_hot_dice else "may"
+        return Line(f"Hot dice! {name} used every die and {may} roll all {dice} again", "hot", True)
     if isinstance(event, Banked):
         how = "reaches the goal and banks" if event.automatic else "banks"
         return Line(f"{name} {how} {pts(event.points)}: score {pts(event.score)}", "good", True)

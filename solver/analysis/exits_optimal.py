@@ -13,9 +13,9 @@ import numpy as np
 
 from ..core.endgame import WON
 from ..core.jit import njit
-from ..core.layout import LANES
+from ..core.layout import LANES, P_REACH
 from ..duel.kernel import CERT_WIDTH, TurnScratch, record_block, turn_scratch
-from ..duel.model import P_REACH, KernelTables, Model, build_schedule
+from ..duel.model import KernelTables, Model, build_schedule
 from .exits import (
     NEGLIGIBLE,
     Exits,

@@ -27,6 +27,50 @@ ENDGAME_CODES = {Endgame.FIRST_TO_GOAL: 0, Endgame.FINAL_TURN: 1, Endgame.EQUAL_
 #: The dice counts of a roll.
 DICE = (1, 2, 3, 4, 5, 6)
 
+#: The integers a kernel reads from its tables record's ``params`` (``KernelTables`` of the
+#: duel, ``TableTables`` of the table), by slot: one layout for both solvers, so that a name
+#: means one slot everywhere. A slot a solver does not read is 0. The duel's come first.
+PARAM_NAMES = (
+    "nb",  # score indices (both)
+    "nf",  # farkle counts (both)
+    "ne",  # on-the-board flags (both)
+    "ns",  # who-started codes (both)
+    "penalty_count",  # consecutive farkles that cost (both)
+    "penalty_steps",  # their cost in steps (both)
+    "endgame",  # ENDGAME_CODES (both)
+    "reach",  # rows of the final-turn reach tables (both)
+    "max_off",  # largest target row offset of an option, plus one (both)
+    "max_group",  # most options in a roll group (duel)
+    "must_roll",  # hot dice must be rolled (duel)
+    "exact",  # an exact goal (duel)
+    "players",  # seats at the table (table)
+    "comps",  # value components per start state (table)
+    "k_max",  # the final round's largest count (table)
+    "riskless",  # some state has a riskless turn (table)
+    "extra",  # rows past the top a block reads (table)
+    "rows",  # rows of the scratch (table)
+)
+(
+    P_NB,
+    P_NF,
+    P_NE,
+    P_NS,
+    P_PEN_COUNT,
+    P_PEN_STEPS,
+    P_ENDGAME,
+    P_REACH,
+    P_MAX_OFF,
+    P_MAX_GROUP,
+    P_MUST_ROLL,
+    P_EXACT,
+    P_N,
+    P_COMPS,
+    P_KMAX,
+    P_RISKLESS,
+    P_EXTRA,
+    P_ROWS,
+) = range(len(PARAM_NAMES))
+
 #: A score index or an array of them (:func:`duel_index` works on either).
 Index = TypeVar("Index", int, np.ndarray)
 

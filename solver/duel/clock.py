@@ -90,10 +90,16 @@ class Clock:
         now = time.perf_counter()
         if pace:
             self.speed = self._pace(now, 1.0)
-            self.done_predicted += self.ahead[0] * self.unit
+            self.done_predicted += self._current() * self.unit
             self.done_seconds += now - self.began
-        self.ahead.pop(0)
+        if self.ahead:
+            self.ahead.pop(0)
         self.began = now
+
+    def _current(self) -> float:
+        """The current piece in full passes: as planned, or one full pass for a piece past
+        the plan (a solve that needs more passes than its plan foresaw)."""
+        return self.ahead[0] if self.ahead else 1.0
 
     def _pace(self, now: float, within: float) -> float:
         """Seconds taken against seconds predicted, over the pieces done and ``within`` of the
@@ -103,7 +109,7 @@ class Clock:
                     / (predicted done + within x predicted piece)
         """
         return (self.done_seconds + now - self.began) / (
-            self.done_predicted + within * self.ahead[0] * self.unit
+            self.done_predicted + within * self._current() * self.unit
         )
 
     def between(self) -> None:
@@ -122,11 +128,11 @@ class Clock:
         seconds in, corrects it as it runs rather than when it ends.
         """
         now = time.perf_counter()
-        current = self.ahead[0] if self.ahead else 0.0
+        current = self._current()
         speed = self.speed
-        if even and within >= PACE_FROM and current > 0:
+        if even and within >= PACE_FROM:
             speed = self._pace(now, within)
-        left = (sum(self.ahead) - within * current) * self.unit
+        left = (max(sum(self.ahead), current) - within * current) * self.unit
         left = max(left, 0.0) * speed
         passed = now - self.reported
         if passed > 0:

@@ -54,9 +54,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.jit import arrive, arrived, njit, relax, take_next, yield_cpu
-from ..core.layout import LANES, duel_fields, duel_index
-from .model import (
-    NO_PLAN,
+from ..core.layout import (
+    LANES,
     P_ENDGAME,
     P_EXACT,
     P_MAX_GROUP,
@@ -69,8 +68,10 @@ from .model import (
     P_PEN_COUNT,
     P_PEN_STEPS,
     P_REACH,
-    KernelTables,
+    duel_fields,
+    duel_index,
 )
+from .model import NO_PLAN, KernelTables
 
 #: No NaNs or infinities ever occur (every value is a probability), which lets LLVM use
 #: vector max instructions; sums stay in their written order (no reassociation).

@@ -47,7 +47,26 @@ from optimal_farkle.engine import STEP, Endgame, Rules
 from ..core.endgame import WON, FinalTurnTables, entry_matters, final_turn_tables, needs_final_turn
 from ..core.errors import SolverInputError
 from ..core.floor import DEFAULT_FLOOR, used_floor
-from ..core.layout import ENDGAME_CODES, LANES, Index, duel_fields, duel_index
+from ..core.layout import (
+    ENDGAME_CODES,
+    LANES,
+    P_ENDGAME,
+    P_EXACT,
+    P_MAX_GROUP,
+    P_MAX_OFF,
+    P_MUST_ROLL,
+    P_NB,
+    P_NE,
+    P_NF,
+    P_NS,
+    P_PEN_COUNT,
+    P_PEN_STEPS,
+    P_REACH,
+    PARAM_NAMES,
+    Index,
+    duel_fields,
+    duel_index,
+)
 from ..core.rolls import FlatOptions, flat_options
 
 #: A keep plan entry that certifies nothing: the group's options are compared as usual.
@@ -57,7 +76,8 @@ NO_PLAN = 255
 class KernelTables(NamedTuple):
     """Everything a turn solve reads that does not change during a solve (numba-friendly).
 
-    ``params`` packs the integers (see :data:`PARAM_NAMES`); every float is float64.
+    ``params`` packs the integers (see :data:`solver.core.layout.PARAM_NAMES`: one layout for
+    both solvers); every float is float64.
     """
 
     params: np.ndarray  # (len(PARAM_NAMES),) int64
@@ -73,37 +93,6 @@ class KernelTables(NamedTuple):
     fill_x: np.ndarray  # (kinds, K) float64 hot dice that must be rolled: six dice's x term
     p_min: float  # smallest farkle probability of a dice count that can farkle
     win_prob: np.ndarray  # (7,) float64 the roll wins the game at once (six of a kind)
-
-
-#: The order of :attr:`KernelTables.params`.
-PARAM_NAMES = (
-    "nb",
-    "nf",
-    "ne",
-    "ns",
-    "penalty_count",
-    "penalty_steps",
-    "endgame",
-    "reach",
-    "max_off",
-    "max_group",
-    "must_roll",
-    "exact",
-)
-(
-    P_NB,
-    P_NF,
-    P_NE,
-    P_NS,
-    P_PEN_COUNT,
-    P_PEN_STEPS,
-    P_ENDGAME,
-    P_REACH,
-    P_MAX_OFF,
-    P_MAX_GROUP,
-    P_MUST_ROLL,
-    P_EXACT,
-) = range(len(PARAM_NAMES))
 
 
 def unsupported(rules: Rules) -> str | None:

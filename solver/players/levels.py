@@ -41,7 +41,7 @@ from functools import lru_cache
 from typing import ClassVar
 
 from optimal_farkle.engine import STEP, Endgame, Rules, ScoringOption
-from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside
+from optimal_farkle.engine.game import Action, Bank, GameState, Phase, Roll, SetAside, apply
 
 from ..core.choices import Choice, PlayerKind
 from ..core.errors import SolverInputError
@@ -120,15 +120,20 @@ class LevelPlayer(ABC):
     def _keep_uncached(self, pairs: tuple[Pair, ...], t: int, n: int, mode: int) -> int:
         return self.keep(pairs, t, n, mode)
 
-    def takes_win(self, pairs: Sequence[Pair], score: int, t: int, entered: bool) -> int | None:
-        """The first keep that reaches the goal with a legal bank (first-to-goal), else None."""
-        rules = self.rules
-        if rules.endgame is not Endgame.FIRST_TO_GOAL:
+    def takes_win(
+        self, state: GameState, options: Sequence[ScoringOption], pairs: Sequence[Pair]
+    ) -> int | None:
+        """The first keep after which the engine ends the game with this player's win (a
+        set-aside that reaches the goal with a legal bank under first-to-goal: not past an
+        exact goal, not hot dice that must be rolled), else None."""
+        if self.rules.endgame is not Endgame.FIRST_TO_GOAL:
             return None
-        minimum = rules.bank_minimum(entered)
-        for i, (points, _used) in enumerate(pairs):
-            reaches = score + t + points >= rules.goal and not rules.busts(score, t + points)
-            if reaches and t + points >= minimum:
+        me, reached_at = state.current, self.rules.goal - state.standing.score - state.turn_total
+        for i, pair in enumerate(pairs):
+            if pair[0] < reached_at:
+                continue  # short of the goal: no need to ask the engine
+            after, _ = apply(state, SetAside(option_for(options, pair).dice))
+            if after.is_over and after.winner == me:
                 return i
         return None
 
@@ -137,10 +142,9 @@ class LevelPlayer(ABC):
         if state.phase is Phase.CHOOSE:
             options = state.options()
             pairs = tuple(keep_list(options))
-            standing = state.standing
-            index = self.takes_win(pairs, standing.score, state.turn_total, standing.entered)
+            index = self.takes_win(state, options, pairs)
             if index is None:
-                mode = self.mode(standing.score, _best_other(state))
+                mode = self.mode(state.standing.score, _best_other(state))
                 n = column(self.rules, len(state.roll))
                 index = self._keep(pairs, state.turn_total, n, mode)
             return SetAside(option_for(options, pairs[index]).dice)

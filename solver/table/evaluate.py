@@ -35,17 +35,8 @@ import numpy as np
 
 from ..core.errors import SolverInputError
 from ..core.jit import njit
-from ..core.layout import LANES
-from ..duel.kernel import after_farkle, flat_index
-from ..duel.model import build_model
-from .batches import batch_states, flat_of, full, rotated
-from .exits import bank_rows, clamp, decision_cut, fill_top, lane_exits
-from .kernel import core_for
-from .layers import closed_form
-from .model import TableModel
-from .tables import (
-    I_END,
-    I_GOAL,
+from ..core.layout import (
+    LANES,
     P_ENDGAME,
     P_EXTRA,
     P_N,
@@ -56,6 +47,17 @@ from .tables import (
     P_PEN_STEPS,
     P_REACH,
     P_ROWS,
+)
+from ..duel.kernel import after_farkle, flat_index
+from ..duel.model import build_model
+from .batches import batch_states, flat_of, full, rotated
+from .exits import bank_rows, clamp, decision_cut, fill_top, lane_exits
+from .kernel import core_for
+from .layers import closed_form
+from .model import TableModel
+from .tables import (
+    I_END,
+    I_GOAL,
     TableScratch,
     TableTables,
     steps_next,

@@ -15,12 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import njit
-from ..duel.kernel import after_farkle
-from .tables import (
-    I_BMIN,
-    I_CUT,
-    I_END,
-    I_GOAL,
+from ..core.layout import (
     P_COMPS,
     P_ENDGAME,
     P_EXTRA,
@@ -35,9 +30,9 @@ from .tables import (
     P_REACH,
     P_RISKLESS,
     P_ROWS,
-    TableScratch,
-    TableTables,
 )
+from ..duel.kernel import after_farkle
+from .tables import I_BMIN, I_CUT, I_END, I_GOAL, TableScratch, TableTables
 
 
 @njit(cache=True, nogil=True, inline="always")

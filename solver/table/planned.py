@@ -23,16 +23,17 @@ RETRY = 4
 def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
     """The solve's backward pass (no separate decision plane, nothing recorded), with keep plans.
 
-    The values equal :func:`_make_core`'s up to the order of the sums: the choices are the
-    same, found the same way. Per cell, each group's best option in lane 0 is checked in every
-    lane with the mover's own value alone (the first option with the largest ``W_0``: no
+    The values equal :mod:`solver.table.kernel`'s up to the order of the sums: the choices are
+    the same, found the same way. Per cell, each group's option of the last cell with the same
+    dice count (failing that, lane 0's best) is checked in every lane with the mover's own
+    value alone (the first option with the largest ``W_0``: no
     earlier option reaches it, no later one exceeds it); where every lane agrees, the group
     is *planned* and its option is not compared again for the other components. The planned
     groups' probabilities are summed per target cell (many groups keep to the same cell), so
     the cell costs one multiply-add per target and component instead of a select per option
     and component; those sums depend only on the plan, which repeats from row to row, so a
     cell whose plan is the last one's of its dice count reuses them. The groups the lanes do
-    not agree on are compared lane by lane as in :func:`_make_core`.
+    not agree on are compared lane by lane as in :mod:`solver.table.kernel`.
     """
     two = comps == 2
     planes = comps + (1 if track else 0)

@@ -20,14 +20,13 @@ from optimal_farkle.engine.game import GameState
 
 from ..core.errors import SolverInputError
 from ..core.floor import check_in_model
-from ..duel.decisions import (
-    check_game,
-)
+from ..core.layout import P_EXTRA, P_ROWS
+from ..duel.decisions import check_game
 from .blocks import solver_for
 from .finalround import FinalRound, final_round
 from .model import TableModel
 from .solve import MixedStates, TableSolveResult
-from .tables import P_EXTRA, P_ROWS, TableTables, steps_next, table_scratch, table_tables
+from .tables import TableTables, steps_next, table_scratch, table_tables
 from .turn import TableTurn
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 The units are those of :mod:`solver.table.model`. :class:`TableTables` holds everything a
 turn reads that does not change during a solve (numba-friendly: arrays, one float, the
-integer parameters by name in :data:`PARAM_NAMES`), :class:`TableScratch` the buffers one
+integer parameters by name in :data:`solver.core.layout.PARAM_NAMES`), :class:`TableScratch` the buffers one
 thread writes, owned by the caller (:func:`table_scratch`). The recursion is
 :mod:`solver.table.kernel` (and :mod:`solver.table.planned`), the exits it starts from
 :mod:`solver.table.exits`, the loop over blocks :mod:`solver.table.blocks`.
@@ -14,48 +14,30 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.layout import ENDGAME_CODES
+from ..core.layout import (
+    ENDGAME_CODES,
+    P_COMPS,
+    P_ENDGAME,
+    P_EXTRA,
+    P_KMAX,
+    P_MAX_OFF,
+    P_N,
+    P_NB,
+    P_NE,
+    P_NF,
+    P_NS,
+    P_PEN_COUNT,
+    P_PEN_STEPS,
+    P_REACH,
+    P_RISKLESS,
+    P_ROWS,
+    PARAM_NAMES,
+)
 from .model import TableModel
 
 #: No NaNs or infinities ever occur (every value is a probability), which lets LLVM use
 #: vector max instructions; sums stay in their written order (no reassociation).
 FAST_MATH = {"nnan", "ninf", "nsz", "contract"}
-
-#: The order of :attr:`TableTables.params`.
-PARAM_NAMES = (
-    "players",
-    "nb",
-    "nf",
-    "ne",
-    "ns",
-    "penalty_count",
-    "penalty_steps",
-    "endgame",
-    "reach",
-    "max_off",
-    "comps",
-    "k_max",
-    "riskless",
-    "extra",
-    "rows",
-)
-(
-    P_N,
-    P_NB,
-    P_NF,
-    P_NE,
-    P_NS,
-    P_PEN_COUNT,
-    P_PEN_STEPS,
-    P_ENDGAME,
-    P_REACH,
-    P_MAX_OFF,
-    P_COMPS,
-    P_KMAX,
-    P_RISKLESS,
-    P_EXTRA,
-    P_ROWS,
-) = range(len(PARAM_NAMES))
 
 #: Start states a block of the solve holds (the duel's 64 lanes, twice over): a lane loop's
 #: fixed cost (its set-up and the checks that its arrays do not overlap) is spread over
@@ -191,7 +173,7 @@ class TableScratch(NamedTuple):
     banks: np.ndarray  # (rows * 6, lanes) bool
     tail: np.ndarray  # (rows * 6, C + 2) scalar scratch of the riskless tail
     lane_buf: np.ndarray  # (8, lanes) a cell's sums per component, a group's best option
-    picks: np.ndarray  # (G, lanes) the best option of each compared group (as a float)
+    picks: np.ndarray  # (1, lanes) a recorded group's best option per lane (as a float)
     row_plan: np.ndarray  # (G,) uint8 the cell's keep plan (planned core)
     made_from: np.ndarray  # (6, G) uint8 the plan each dice count's sums were made from
     made: np.ndarray  # (6,) int64 whether they were made (this call)
@@ -225,7 +207,7 @@ def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> Tabl
         banks=np.empty((rows * 6, lanes) if record else (1, 1), dtype=np.bool_),
         tail=np.empty((rows * 6, comps + 2)),
         lane_buf=np.empty((8, lanes)),
-        picks=np.empty((groups, lanes)),
+        picks=np.empty((1, lanes)),
         row_plan=np.empty(groups, dtype=np.uint8),
         made_from=np.empty((6, groups), dtype=np.uint8),
         made=np.zeros(6, dtype=np.int64),
