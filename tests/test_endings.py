@@ -16,6 +16,7 @@ import re
 import numpy as np
 import pytest
 from reference_solver import ReferenceSolver
+from rich.console import Group
 
 from optimal_farkle.engine import Endgame, Rules, RulesError, preset
 from optimal_farkle.engine.events import GameOver, event_from_dict
@@ -29,6 +30,7 @@ from optimal_farkle.solver.duel.strategy import Strategy
 from optimal_farkle.solver.duel.valueiter import value_iteration
 from optimal_farkle.solver.table.exact import exact_table_supported
 from optimal_farkle.tui.screens.rules_help import turn_rules
+from optimal_farkle.tui.widgets.hints import Hints, render_hints
 
 AGREE = 1e-12
 TWO = (Player("Ann"), Player("Bob"))
@@ -263,3 +265,12 @@ def test_the_result_screen_and_the_narration_say_tie() -> None:
     assert result_text(state) == "A tie: Ann and Bob share the win, 1,000 each, after 2 turns"
     line = describe_event(events[-1], TWO, state)
     assert line.text.startswith("Game over: a tie, Ann and Bob share the win")
+
+
+def test_the_hints_say_a_tie_counts_half_under_shared_ties() -> None:
+    """The win chance maximised under shared ties is win + half a tie: the hints say so."""
+    for rules, said in ((shared(), True), (house(), False)):
+        shown = render_hints(Hints(new_game(rules, TWO), win=0.5))
+        assert isinstance(shown, Group)
+        head = str(shown.renderables[0])
+        assert ("(a tie counts half)" in head) == said, head

@@ -181,6 +181,8 @@ def render_hints(hints: Hints) -> Group | Text:
         head.append(f" (estimate) · below: heads-up vs {hints.rival}", style="dim")
     else:
         head.append(pct(hints.win or 0.0), style="bold")
+    if state.rules.shares_ties:
+        head.append(" (a tie counts half)", style="dim")
     parts: list[Text | Table] = [head]
     if hints.decision is not None:
         against = f" (heads-up against {hints.rival})" if hints.rival else ""
