@@ -10,6 +10,7 @@ its recorded events), never from the screen's own bookkeeping.
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -136,10 +137,10 @@ def check_screen(screen: GameScreen) -> None:
             if state.phase is Phase.CHOOSE
             else f"{state.dice_left} {'die' if state.dice_left == 1 else 'dice'} to roll"
         )
-        head = (
-            f"Turn {state.turn} ▶ {state.player.name} │ turn total {pts(state.turn_total)} │ {dice}"
-        )
-        assert status.startswith(head), (status, head)
+        # The computer's win chance may stand beside its name (where it would wrap the line).
+        head = re.escape(f"Turn {state.turn} ▶ {state.player.name}") + r"(, win chance ≈?[\d.]+%)?"
+        rest = re.escape(f" │ turn total {pts(state.turn_total)} │ {dice}")
+        assert re.match(head + rest, status), (status, head + rest)
         assert ("final" in status) == state.in_final_round, status
     # The tray: the dice set aside this turn.
     tray = text_of(screen.query_one("#tray"))
