@@ -294,3 +294,19 @@ def test_the_help_names_the_die_keys_of_the_rules_dice() -> None:
                 await wait_for(pilot, lambda: isinstance(app.screen, StartScreen))
 
     run(body())
+
+
+def test_a_status_redraw_after_the_screen_lost_its_widgets_does_nothing() -> None:
+    """The redraw a resize schedules came after a key had ended the game, and raised "No nodes
+    match '#status'" (the random-key soak under the lowest Textual)."""
+
+    async def body() -> None:
+        app = app_for_tests(seed=2, supports=no_solver)
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot)
+            await screen.query_one("#status").remove()
+            screen._restatus()  # what call_after_refresh runs
+            await pilot.pause()
+            assert app._exception is None
+
+    run(body())

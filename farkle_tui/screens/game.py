@@ -300,7 +300,9 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         )
 
     def _restatus(self) -> None:
-        if self.state is not None:
+        """After a resize, once laid out: the status's words for the new width. By then a key
+        may have ended the game and taken the screen's widgets away: nothing to redraw."""
+        if self.state is not None and len(self.query("#status")):
             self._status(self.state)
 
     def _status(self, state: GameState) -> None:
