@@ -48,7 +48,7 @@ def parse_kind(text: str, known: list[PlayerKind] | None = None) -> PlayerKind:
 
     :class:`SolverInputError`, one line naming the kinds, for anything else.
     """
-    kinds = list(PlayerKind) if known is None else known
+    kinds = list(PlayerKind.__members__.values()) if known is None else known  # typed members
     for kind in kinds:
         if text == kind.value:
             return kind
