@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .certificates import BatchCertificates
 from .exits import exact_setup
 from .kernel import core_for
 from .planned import planned_for
@@ -36,8 +37,7 @@ class BlockSolver:
         self.track = track
         self.planned = planned and not record
         self.core = core_for(nl, comps, False, track, record)
-        if self.planned:
-            self.core = planned_for(nl, comps, track)
+        self.plans = planned_for(nl, comps, track) if self.planned else None
         self.offsets = np.zeros(nl, dtype=np.int64)
 
     def __call__(
@@ -54,20 +54,32 @@ class BlockSolver:
         outp: np.ndarray,
         shift: np.ndarray,
         min_top: int,
+        certs: BatchCertificates | None = None,
     ) -> int:
         """Solve blocks ``first, first + stride, ... < stop`` into ``out[k]``, ``outp[k]``.
 
         ``out`` is ``(blocks, C, nl)``, ``outp`` ``(blocks, nl)``; ``shift`` ``(blocks, nl)`` is
         added to each lane's own farkle exit; ``min_top``: the lowest top (see
-        :func:`exact_setup`); ``w`` is only read. Returns the last block's top row.
+        :func:`exact_setup`); ``w`` is only read. ``certs``: the batch's certificates, used
+        where ``certs.valid`` (see :mod:`solver.table.certificates`) and recorded anew.
+        Returns the last block's top row.
         """
         nl = self.nl
         top = 0
+        multi = int((np.diff(tt.option_start) > 1).sum())  # groups checked per row
         for kb in range(first, stop, stride):
             top = exact_setup(
                 tt, w, self.offsets, block_lanes[kb], nl, steps_next, s, shift[kb], min_top
             )
-            self.core(tt, top, s)
+            if self.plans is None:
+                self.core(tt, top, s)
+            elif certs is None:
+                self.plans(tt, top, s, s.cert_plan, s.cert_margin, -1.0)
+            else:
+                x0 = s.x[0]
+                delta = certs.delta(kb, top, x0)
+                skipped = self.plans(tt, top, s, certs.plan[kb], certs.margin[kb], delta)
+                certs.made(kb, top, x0, top * multi, skipped)
             out[kb] = s.vals[:, 5 * nl : 6 * nl]
             if self.track:
                 outp[kb] = s.prob[5 * nl : 6 * nl]

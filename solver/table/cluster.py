@@ -306,6 +306,7 @@ def solve_chunk(
     for ref in updates[copy.applied :]:
         idx, values = ray.get(ref)
         wv[idx] = values
+        copy.runner.wrote(idx)  # what it read moved: its certificates may end
     copy.applied = len(updates)
     values, farkle = copy.runner.solve(copy.w, rows, shift)
     return values, farkle, os.getpid(), peak_rss()

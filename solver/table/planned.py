@@ -19,8 +19,13 @@ from .tables import FAST_MATH, NO_PLAN, TableScratch, TableTables
 #: from a random ``W``, checking every row cost more than it saved).
 RETRY = 4
 
+#: How far a margin computed in float64 may be from the exact one, twice over (the margin it
+#: was made at and the one it certifies): each value is a few hundred rows of sums of at most
+#: a few dozen products of probabilities, so its rounding error is far below this.
+CERT_SLACK = 1e-10
 
-def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
+
+def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
     """The solve's backward pass (no separate decision plane, nothing recorded), with keep plans.
 
     The values equal :mod:`solver.table.kernel`'s up to the order of the sums: the choices are
@@ -34,6 +39,23 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
     and component; those sums depend only on the plan, which repeats from row to row, so a
     cell whose plan is the last one's of its dice count reuses them. The groups the lanes do
     not agree on are compared lane by lane as in :mod:`solver.table.kernel`.
+
+    **Certificates.** Each call records every group's plan (``plan[t, g]``, ``NO_PLAN`` where
+    the lanes did not agree) and per cell the smallest *margin* of its planned groups: over
+    the lanes, how far the plan's ``W_0`` is above every other option's (the option
+    ``W_0(t + pts_c, h(n - used_c))`` against the others). Given the block's bank exits, each
+    in-turn ``W_0`` is the mover's best of policies that are affine in its farkle exit ``x_0``
+    with a slope in ``[0, 1]`` (the chance the turn ends in a farkle), so when only ``x_0``
+    moves, by at most ``delta`` in every lane, no value moves by more than ``delta`` and no
+    difference of two values either (both move the same way, each by at most ``delta``). So a
+    later call of the same block with the same bank exits and the same top, whose ``x_0``
+    moved at most ``delta >= 0``, keeps every plan of a cell whose margin exceeds ``delta +
+    CERT_SLACK`` wherever the recursion would check it (not where it retries only every
+    :data:`RETRY` rows): each lane's first best option is the plan's again, which the check
+    would find (whichever candidate it tries first), so the plans, the sums and every value
+    are those of the uncertified recursion bit for bit. Such a cell's margin becomes the old one
+    less ``delta + CERT_SLACK`` (a lower bound); the groups without a plan are checked as
+    always. ``delta < 0``: nothing certified (the call only records).
     """
     two = comps == 2
     planes = comps + (1 if track else 0)
@@ -43,7 +65,11 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
         tt: TableTables,
         top: int,
         s: TableScratch,
-    ) -> None:
+        plan: np.ndarray,
+        margin: np.ndarray,
+        delta: float,
+    ) -> int:
+        """Rows ``top - 1 .. 0``; records ``plan``/``margin``; returns the groups certified."""
         nlu = np.uint64(nl)
         v0 = s.vals[0]
         v1 = s.vals[1] if two else s.vals[0]
@@ -57,11 +83,18 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
         compared, counts = s.compared, s.counts
         for slot in range(6):
             made[slot] = 0  # a new call may bring new tables
+        certified = 0
+        need = delta + CERT_SLACK
         for ti in range(top - 1, -1, -1):
             base = ti * 6
             for n in range(1, 7):
                 slot = n - 1
                 gs, ge = group_start[n], group_start[n + 1]
+                sure = delta >= 0.0 and margin[ti, slot] > need
+                if sure:
+                    cell_margin = margin[ti, slot] - need
+                else:
+                    cell_margin = np.inf
                 # The cell's plan: each group's option of the last plan of this dice count
                 # (failing that, lane 0's first best option), checked in every lane: no
                 # earlier option reaches its W_0, no later one exceeds it (integer reductions
@@ -77,7 +110,12 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
                     if c == NO_PLAN and made[slot] == 1 and ti % RETRY != 0:
                         row_plan[g] = NO_PLAN  # the lanes did not agree a row above
                         continue
+                    if sure and plan[ti, g] != NO_PLAN:
+                        row_plan[g] = plan[ti, g]  # certified: the check would find it
+                        certified += 1
+                        continue
                     unsure = 1
+                    gap = np.inf
                     last = c == NO_PLAN  # lane 0's best is the last candidate
                     for _ in range(2):
                         if c == NO_PLAN:
@@ -89,6 +127,7 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
                                     best = v
                                     c = j
                         unsure = 0
+                        gap = np.inf
                         sc = np.uint64(base + option_off[o + c]) * nlu
                         if c == 0 and k <= 4:
                             s1 = np.uint64(base + option_off[o + 1]) * nlu
@@ -96,7 +135,9 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
                             s3 = np.uint64(base + option_off[o + k - 1]) * nlu
                             for lane in range(nlu):
                                 m = max(v0[s1 + lane], v0[s2 + lane])
-                                unsure |= max(m, v0[s3 + lane]) > v0[sc + lane]
+                                m = max(m, v0[s3 + lane])
+                                unsure |= m > v0[sc + lane]
+                                gap = min(gap, v0[sc + lane] - m)
                         else:
                             if c > 0:
                                 s0 = np.uint64(base + option_off[o]) * nlu
@@ -108,6 +149,7 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
                                         lo[lane] = max(lo[lane], v0[sj + lane])
                                 for lane in range(nlu):
                                     unsure |= lo[lane] >= v0[sc + lane]
+                                    gap = min(gap, v0[sc + lane] - lo[lane])
                             if c < k - 1:
                                 s1 = np.uint64(base + option_off[o + c + 1]) * nlu
                                 for lane in range(nlu):
@@ -118,11 +160,17 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
                                         lo[lane] = max(lo[lane], v0[sj + lane])
                                 for lane in range(nlu):
                                     unsure |= lo[lane] > v0[sc + lane]
+                                    gap = min(gap, v0[sc + lane] - lo[lane])
                         if unsure == 0 or last:
                             break
                         c = NO_PLAN
                         last = True
                     row_plan[g] = NO_PLAN if unsure else c
+                    if not unsure:
+                        cell_margin = min(cell_margin, gap)
+                for g in range(gs, ge):
+                    plan[ti, g] = row_plan[g]
+                margin[ti, slot] = cell_margin
                 same = made[slot] == 1
                 if same:
                     diff = np.uint8(0)
@@ -233,14 +281,15 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., None]:
                         for lane in range(nlu):
                             take = bank[0, ti, lane] >= a0[lane]
                             dst_arr[dst + lane] = 0.0 if take else acc[lane]
+        return certified
 
     return planned
 
 
-_PLANNED: dict[tuple[int, int, bool], Callable[..., None]] = {}
+_PLANNED: dict[tuple[int, int, bool], Callable[..., int]] = {}
 
 
-def planned_for(nl: int, comps: int, track: bool = False) -> Callable[..., None]:
+def planned_for(nl: int, comps: int, track: bool = False) -> Callable[..., int]:
     """The compiled recursion of :func:`_make_planned` for these compile-time choices (cached)."""
     key = (nl, comps, track)
     if key not in _PLANNED:

@@ -12,7 +12,9 @@ from typing import Protocol
 
 import numpy as np
 
+from .batches import flat_of
 from .blocks import solver_for
+from .certificates import BatchCertificates, fits
 from .model import TableModel
 from .tables import TABLE_LANES, TableTables, steps_next, table_scratch
 
@@ -39,7 +41,13 @@ RunnerFactory = Callable[[TableModel, TableTables, int, bool], BlockRunner]
 
 
 class LocalBlocks:
-    """Thread pool, scratch and the compiled solver for sweeping batches of one model."""
+    """Thread pool, scratch and the compiled solver for sweeping batches of one model.
+
+    It keeps the keep certificates of the last batch (:mod:`solver.table.certificates`) and
+    certifies from them when the next batch is the same one (rows and shift), read from the
+    same ``W`` array, of one layer, and every state written since (:meth:`wrote`) is one of
+    the batch's own: its turns read those only as farkle exits (a bank raises the layer).
+    """
 
     def __init__(self, model: TableModel, tables: TableTables, threads: int, track: bool) -> None:
         self.model = model
@@ -50,9 +58,15 @@ class LocalBlocks:
         self.steps_next = steps_next(tables)
         self.scratch = [table_scratch(tables, TABLE_LANES) for _ in range(self.threads)]
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
+        self.certs: BatchCertificates | None = None
+        self._last: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.checked = 0  # groups with more than one option solved, and how many certified
+        self.skipped = 0
 
     def wrote(self, idx: np.ndarray) -> None:
-        """Nothing to do: the blocks read ``W`` itself."""
+        """The blocks read ``W`` itself; writes outside the last batch end its certificates."""
+        if self._last is not None and not np.isin(idx, self._last[3]).all():
+            self._last = None
 
     def close(self) -> None:
         if self.pool is not None:
@@ -75,6 +89,7 @@ class LocalBlocks:
         if shift is not None:
             flat_shift[:k] = shift
         moved = flat_shift.reshape(blocks, TABLE_LANES)
+        certs = self._certificates(w_flat, rows, flat_shift, blocks)
 
         def run(worker: int, stride: int) -> None:
             self.solver(
@@ -90,6 +105,7 @@ class LocalBlocks:
                 outp,
                 moved,
                 0,
+                certs,
             )
 
         if self.pool is None or blocks < 2:
@@ -99,5 +115,33 @@ class LocalBlocks:
             run(0, self.threads)
             for fut in futures:
                 fut.result()
+        if certs is not None:
+            if certs.valid:
+                self.checked += int(certs.checked.sum())
+                self.skipped += int(certs.skipped.sum())
+            self._last = (w_flat, rows.copy(), flat_shift, np.sort(flat_of(self.model, rows)))
         values = out.transpose(0, 2, 1).reshape(blocks * TABLE_LANES, -1)[:k]
         return values, outp.reshape(-1)[:k]
+
+    def _certificates(
+        self, w_flat: np.ndarray, rows: np.ndarray, shift: np.ndarray, blocks: int
+    ) -> BatchCertificates | None:
+        """The certificates to record this batch's into, ``valid`` where they may certify."""
+        last, self._last = self._last, None
+        players = self.model.players
+        layers = rows[:, :players].sum(axis=1)
+        rows_n = self.scratch[0].cert_plan.shape[0]
+        groups = self.scratch[0].cert_plan.shape[1]
+        if not len(rows) or (layers != layers[0]).any() or not fits(blocks, rows_n, groups):
+            return None
+        same = (
+            last is not None
+            and last[0] is w_flat
+            and last[1].shape == rows.shape
+            and np.array_equal(last[1], rows)
+            and np.array_equal(last[2], shift)
+        )
+        if self.certs is None or len(self.certs.tops) != blocks:
+            self.certs = BatchCertificates(blocks, rows_n, groups, TABLE_LANES)
+        self.certs.valid = same
+        return self.certs

@@ -182,6 +182,8 @@ class TableScratch(NamedTuple):
     sum_weight: np.ndarray  # (6, max_off) ... their summed probabilities...
     compared: np.ndarray  # (6, G) int64 ... and the groups compared lane by lane
     counts: np.ndarray  # (2, 6) int64 how many targets and compared groups
+    cert_plan: np.ndarray  # (rows, G) uint8 a block's plans, where no certificates are kept
+    cert_margin: np.ndarray  # (rows, 6) ... and its margins (solver.table.certificates)
 
 
 def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> TableScratch:
@@ -216,6 +218,8 @@ def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> Tabl
         sum_weight=np.empty((6, max_off)),
         compared=np.empty((6, groups), dtype=np.int64),
         counts=np.zeros((2, 6), dtype=np.int64),
+        cert_plan=np.empty((rows, groups), dtype=np.uint8),
+        cert_margin=np.empty((rows, 6)),
     )
 
 
