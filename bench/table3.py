@@ -32,6 +32,10 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   ``--solved`` from the solved one, whose choices agree across a block's lanes as a real
   solve's do), the duel's averaged over its whole solve (every pass, its certificates
   included).
+  ``--whole`` also times, in the same rounds, whole solves of the model on one thread with
+  and without the keep certificates of a layer's repeated sweep
+  (``solver.table.certificates``): CPU time per in-turn value solved (every turn solve
+  counted, as the duel's), and the share of the repeated sweeps' keep checks certified.
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
   exact policy evaluation (:mod:`solver.table.evaluate`): seat by seat, the approximation in one
   seat and the exact optimum in the others, against all three exact.
@@ -211,6 +215,11 @@ def main() -> None:
     parser.add_argument("--dump", help="save W as a .npy file (solve)")
     parser.add_argument("--repeat", type=int, default=3, help="kernel: interleaved rounds")
     parser.add_argument("--solved", action="store_true", help="kernel: from the solved W")
+    parser.add_argument(
+        "--whole",
+        action="store_true",
+        help="kernel: also whole solves (one thread) with and without keep certificates",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.report == "sizes":
@@ -402,8 +411,17 @@ def kernel(args: argparse.Namespace) -> None:
     # CPU time of this process (one thread each), the three interleaved round by round: the
     # machine is shared, and its load moves wall times far more than CPU times.
     runs: dict[str, list[float]] = {"planned": [], "compared": [], "duel": []}
+    whole_skipped: list[float] = []
+    if args.whole:
+        runs.update(whole=[], whole_plain=[])
+        whole(model, True)  # compiled and warm before the first timed round
     duel_values = 0
     for _ in range(args.repeat):
+        if args.whole:
+            ns, skipped = whole(model, True)
+            runs["whole"].append(ns)
+            whole_skipped.append(skipped)
+            runs["whole_plain"].append(whole(model, False)[0])
         for name, runner in (("planned", planned), ("compared", compared)):
             started = time.process_time()
             for _, rows in samples:
@@ -436,6 +454,14 @@ def kernel(args: argparse.Namespace) -> None:
         "ratio_before_spread": [min(before), max(before)],
         "load_average": os.getloadavg()[0],
     }
+    if args.whole:
+        for name in ("whole", "whole_plain"):
+            ratio = [t / d for t, d in zip(runs[name], runs["duel"], strict=True)]
+            row[f"{name}_ns_per_value"] = float(np.median(runs[name]))
+            row[f"{name}_ns_spread"] = [min(runs[name]), max(runs[name])]
+            row[f"{name}_ratio"] = float(np.median(ratio))
+            row[f"{name}_ratio_spread"] = [min(ratio), max(ratio)]
+        row["whole_certified_share"] = float(np.median(whole_skipped))
     if args.json:
         print(json.dumps(row))
         return
@@ -443,6 +469,16 @@ def kernel(args: argparse.Namespace) -> None:
     def fig(name: str) -> str:
         lo, hi = row[name.replace("_per_value", "") + "_spread"]
         return f"{row[name]:.2f} ({lo:.2f}-{hi:.2f})"
+
+    if args.whole:
+        print(
+            f"{rules.name}, goal {rules.goal:,}, whole solves, one thread, CPU time, medians "
+            f"of {args.repeat} rounds (spread): {fig('whole_ns_per_value')} ns per in-turn value "
+            f"solved with keep certificates ({100 * row['whole_certified_share']:.1f}% of the "
+            f"keep checks of the repeated sweeps certified), {fig('whole_plain_ns_per_value')} "
+            f"ns without: table/duel {fig('whole_ratio')}x with, {fig('whole_plain_ratio')}x "
+            "without"
+        )
 
     print(
         f"{rules.name}, goal {rules.goal:,}, one thread each, CPU time, medians of {args.repeat} "
@@ -453,6 +489,35 @@ def kernel(args: argparse.Namespace) -> None:
         f"table/duel {fig('ratio')}x, before {fig('ratio_before')}x (load average "
         f"{row['load_average']:.1f})"
     )
+
+
+def whole(model: Any, certify: bool) -> tuple[float, float]:
+    """A whole solve of ``model`` on one thread: CPU ns per in-turn value solved, and the share
+    of the keep checks of its repeated sweeps that certificates skipped."""
+    import numpy as np
+
+    from optimal_farkle.solver.table.runners import LocalBlocks
+    from optimal_farkle.solver.table.solve import solve_table
+
+    made: list[LocalBlocks] = []
+    values = [0]
+
+    class Counting(LocalBlocks):
+        def solve(self, w_flat: Any, rows: Any, shift: Any = None) -> Any:
+            bmin = np.array(model.bank_min)[np.where(model.ne > 1, rows[:, 6], 1)]
+            values[0] += int((np.maximum(model.nb - rows[:, 0], bmin) * 6).sum())
+            return super().solve(w_flat, rows, shift)
+
+    def make(model: Any, tables: Any, threads: int, track: bool) -> LocalBlocks:
+        runner = Counting(model, tables, threads, track, certify=certify)
+        made.append(runner)
+        return runner
+
+    started = time.process_time()
+    solve_table(model, threads=1, runners=make)
+    ns = 1e9 * (time.process_time() - started) / values[0]
+    checked = sum(r.checked for r in made)
+    return ns, sum(r.skipped for r in made) / checked if checked else 0.0
 
 
 def loss(args: argparse.Namespace) -> None:

@@ -49,8 +49,16 @@ class LocalBlocks:
     the batch's own: its turns read those only as farkle exits (a bank raises the layer).
     """
 
-    def __init__(self, model: TableModel, tables: TableTables, threads: int, track: bool) -> None:
+    def __init__(
+        self,
+        model: TableModel,
+        tables: TableTables,
+        threads: int,
+        track: bool,
+        certify: bool = True,
+    ) -> None:
         self.model = model
+        self.certify = certify  # False: no certificates (the benchmark times both)
         self.tables = tables
         self.threads = max(1, threads)
         self.track = track
@@ -132,7 +140,9 @@ class LocalBlocks:
         layers = rows[:, :players].sum(axis=1)
         rows_n = self.scratch[0].cert_plan.shape[0]
         groups = self.scratch[0].cert_plan.shape[1]
-        if not len(rows) or (layers != layers[0]).any() or not fits(blocks, rows_n, groups):
+        if not self.certify or not len(rows) or (layers != layers[0]).any():
+            return None
+        if not fits(blocks, rows_n, groups):
             return None
         same = (
             last is not None
