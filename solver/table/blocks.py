@@ -38,6 +38,7 @@ class BlockSolver:
         self.planned = planned and not record
         self.core = core_for(nl, comps, False, track, record)
         self.plans = planned_for(nl, comps, track) if self.planned else None
+        self.keeping = planned_for(nl, comps, track, keep=True) if self.planned else None
         self.offsets = np.zeros(nl, dtype=np.int64)
 
     def __call__(
@@ -71,14 +72,14 @@ class BlockSolver:
             top = exact_setup(
                 tt, w, self.offsets, block_lanes[kb], nl, steps_next, s, shift[kb], min_top
             )
-            if self.plans is None:
+            if self.plans is None or self.keeping is None:
                 self.core(tt, top, s)
             elif certs is None:
                 self.plans(tt, top, s, s.cert_plan, s.cert_margin, -1.0)
             else:
                 x0 = s.x[0]
                 delta = certs.delta(kb, top, x0)
-                skipped = self.plans(tt, top, s, certs.plan[kb], certs.margin[kb], delta)
+                skipped = self.keeping(tt, top, s, certs.plan[kb], certs.margin[kb], delta)
                 certs.made(kb, top, x0, top * multi, skipped)
             out[kb] = s.vals[:, 5 * nl : 6 * nl]
             if self.track:

@@ -25,7 +25,7 @@ RETRY = 4
 CERT_SLACK = 1e-10
 
 
-def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
+def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[..., int]:
     """The solve's backward pass (no separate decision plane, nothing recorded), with keep plans.
 
     The values equal :mod:`solver.table.kernel`'s up to the order of the sums: the choices are
@@ -55,7 +55,9 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
     would find (whichever candidate it tries first), so the plans, the sums and every value
     are those of the uncertified recursion bit for bit. Such a cell's margin becomes the old one
     less ``delta + CERT_SLACK`` (a lower bound); the groups without a plan are checked as
-    always. ``delta < 0``: nothing certified (the call only records).
+    always. ``delta < 0``: nothing certified (the call only records). ``keep=False``: no
+    certificates at all (``plan``, ``margin`` and ``delta`` unused; recording them costs the
+    check about a tenth where nothing will use them).
     """
     two = comps == 2
     planes = comps + (1 if track else 0)
@@ -76,6 +78,9 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
         prob, bank, x = s.prob, s.bank, s.x
         buf = s.lane_buf
         a0, lo = buf[0], buf[6]
+        # A checked group's margin per lane, and their smallest over the cell's planned groups
+        # (lane by lane: a reduction over lanes in every group's check kept it from vectorising).
+        gap, least = buf[7], buf[8]
         option_off, option_start = tt.option_off, tt.option_start
         group_start, group_prob = tt.group_start, tt.group_prob
         row_plan, made_from, made = s.row_plan, s.made_from, s.made
@@ -90,11 +95,12 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
             for n in range(1, 7):
                 slot = n - 1
                 gs, ge = group_start[n], group_start[n + 1]
-                sure = delta >= 0.0 and margin[ti, slot] > need
+                sure = keep and delta >= 0.0 and margin[ti, slot] > need
                 if sure:
                     cell_margin = margin[ti, slot] - need
                 else:
                     cell_margin = np.inf
+                measured = False
                 # The cell's plan: each group's option of the last plan of this dice count
                 # (failing that, lane 0's first best option), checked in every lane: no
                 # earlier option reaches its W_0, no later one exceeds it (integer reductions
@@ -115,7 +121,6 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
                         certified += 1
                         continue
                     unsure = 1
-                    gap = np.inf
                     last = c == NO_PLAN  # lane 0's best is the last candidate
                     for _ in range(2):
                         if c == NO_PLAN:
@@ -127,7 +132,6 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
                                     best = v
                                     c = j
                         unsure = 0
-                        gap = np.inf
                         sc = np.uint64(base + option_off[o + c]) * nlu
                         if c == 0 and k <= 4:
                             s1 = np.uint64(base + option_off[o + 1]) * nlu
@@ -137,7 +141,8 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
                                 m = max(v0[s1 + lane], v0[s2 + lane])
                                 m = max(m, v0[s3 + lane])
                                 unsure |= m > v0[sc + lane]
-                                gap = min(gap, v0[sc + lane] - m)
+                                if keep:
+                                    gap[lane] = v0[sc + lane] - m
                         else:
                             if c > 0:
                                 s0 = np.uint64(base + option_off[o]) * nlu
@@ -149,7 +154,8 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
                                         lo[lane] = max(lo[lane], v0[sj + lane])
                                 for lane in range(nlu):
                                     unsure |= lo[lane] >= v0[sc + lane]
-                                    gap = min(gap, v0[sc + lane] - lo[lane])
+                                    if keep:
+                                        gap[lane] = v0[sc + lane] - lo[lane]
                             if c < k - 1:
                                 s1 = np.uint64(base + option_off[o + c + 1]) * nlu
                                 for lane in range(nlu):
@@ -158,19 +164,37 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
                                     sj = np.uint64(base + option_off[o + j]) * nlu
                                     for lane in range(nlu):
                                         lo[lane] = max(lo[lane], v0[sj + lane])
-                                for lane in range(nlu):
-                                    unsure |= lo[lane] > v0[sc + lane]
-                                    gap = min(gap, v0[sc + lane] - lo[lane])
+                                if not keep:
+                                    for lane in range(nlu):
+                                        unsure |= lo[lane] > v0[sc + lane]
+                                elif c > 0:
+                                    for lane in range(nlu):
+                                        unsure |= lo[lane] > v0[sc + lane]
+                                        gap[lane] = min(gap[lane], v0[sc + lane] - lo[lane])
+                                else:
+                                    for lane in range(nlu):
+                                        unsure |= lo[lane] > v0[sc + lane]
+                                        gap[lane] = v0[sc + lane] - lo[lane]
                         if unsure == 0 or last:
                             break
                         c = NO_PLAN
                         last = True
                     row_plan[g] = NO_PLAN if unsure else c
-                    if not unsure:
-                        cell_margin = min(cell_margin, gap)
-                for g in range(gs, ge):
-                    plan[ti, g] = row_plan[g]
-                margin[ti, slot] = cell_margin
+                    if keep and not unsure:
+                        if not measured:
+                            for lane in range(nlu):
+                                least[lane] = gap[lane]
+                            measured = True
+                        else:
+                            for lane in range(nlu):
+                                least[lane] = min(least[lane], gap[lane])
+                if keep:
+                    if measured:
+                        for lane in range(nlu):
+                            cell_margin = min(cell_margin, least[lane])
+                    for g in range(gs, ge):
+                        plan[ti, g] = row_plan[g]
+                    margin[ti, slot] = cell_margin
                 same = made[slot] == 1
                 if same:
                     diff = np.uint8(0)
@@ -286,12 +310,12 @@ def _make_planned(nl: int, comps: int, track: bool) -> Callable[..., int]:
     return planned
 
 
-_PLANNED: dict[tuple[int, int, bool], Callable[..., int]] = {}
+_PLANNED: dict[tuple[int, int, bool, bool], Callable[..., int]] = {}
 
 
-def planned_for(nl: int, comps: int, track: bool = False) -> Callable[..., int]:
+def planned_for(nl: int, comps: int, track: bool = False, keep: bool = False) -> Callable[..., int]:
     """The compiled recursion of :func:`_make_planned` for these compile-time choices (cached)."""
-    key = (nl, comps, track)
+    key = (nl, comps, track, keep)
     if key not in _PLANNED:
-        _PLANNED[key] = _make_planned(nl, comps, track)
+        _PLANNED[key] = _make_planned(nl, comps, track, keep)
     return _PLANNED[key]

@@ -43,10 +43,13 @@ RunnerFactory = Callable[[TableModel, TableTables, int, bool], BlockRunner]
 class LocalBlocks:
     """Thread pool, scratch and the compiled solver for sweeping batches of one model.
 
-    It keeps the keep certificates of the last batch (:mod:`solver.table.certificates`) and
-    certifies from them when the next batch is the same one (rows and shift), read from the
+    ``certify``: keep the keep certificates of the last batch (:mod:`solver.table.certificates`)
+    and certify from them when the next batch is the same one (rows and shift), read from the
     same ``W`` array, of one layer, and every state written since (:meth:`wrote`) is one of
-    the batch's own: its turns read those only as farkle exits (a bank raises the layer).
+    the batch's own: its turns read those only as farkle exits (a bank raises the layer). Off
+    by default: in a layer's second sweep the farkle exits still move by about 1e-2, which
+    certifies about a tenth of the keep checks, less than recording the margins costs
+    (docs/benchmarks.md, 2026-11-29).
     """
 
     def __init__(
@@ -55,10 +58,10 @@ class LocalBlocks:
         tables: TableTables,
         threads: int,
         track: bool,
-        certify: bool = True,
+        certify: bool = False,
     ) -> None:
         self.model = model
-        self.certify = certify  # False: no certificates (the benchmark times both)
+        self.certify = certify
         self.tables = tables
         self.threads = max(1, threads)
         self.track = track

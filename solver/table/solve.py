@@ -62,6 +62,7 @@ import numpy as np
 from ..duel.valueiter import default_threads
 from .batches import reachable_states
 from .blocks import solver_for
+from .certificates import BatchCertificates
 from .layers import solve_layers
 from .model import TableModel
 from .passes import broadcast_counts, penalty_passes
@@ -120,7 +121,14 @@ def compile_table_kernels(model: TableModel) -> None:
     w = np.full(model.start_states * model.comps, 1.0 / model.players)
     lanes = np.zeros((1, model.fields, TABLE_LANES), dtype=np.int64)
     lanes[:, 2 * model.players : 3 * model.players, :] = model.ne - 1
-    for track in (False, True):
+    scratch = table_scratch(tables, TABLE_LANES)
+    rows, groups = scratch.cert_plan.shape
+    # The layers (track) also run the recursion that keeps certificates.
+    for track, certs in (
+        (False, None),
+        (True, None),
+        (True, BatchCertificates(1, rows, groups, TABLE_LANES)),
+    ):
         solver_for(TABLE_LANES, model.comps, track=track)(
             tables,
             w,
@@ -129,11 +137,12 @@ def compile_table_kernels(model: TableModel) -> None:
             1,
             1,
             steps_next(tables),
-            table_scratch(tables, TABLE_LANES),
+            scratch,
             np.empty((1, model.comps, TABLE_LANES)),
             np.empty((1, TABLE_LANES)),
             np.zeros((1, TABLE_LANES)),
             0,
+            certs,
         )
 
 

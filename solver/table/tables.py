@@ -172,7 +172,7 @@ class TableScratch(NamedTuple):
     choice: np.ndarray  # (rows, groups, lanes) uint8
     banks: np.ndarray  # (rows * 6, lanes) bool
     tail: np.ndarray  # (rows * 6, C + 2) scalar scratch of the riskless tail
-    lane_buf: np.ndarray  # (8, lanes) a cell's sums per component, a group's best option
+    lane_buf: np.ndarray  # (9, lanes) a cell's sums per component, a group's best option, margins
     picks: np.ndarray  # (1, lanes) a recorded group's best option per lane (as a float)
     row_plan: np.ndarray  # (G,) uint8 the cell's keep plan (planned core)
     made_from: np.ndarray  # (6, G) uint8 the plan each dice count's sums were made from
@@ -208,7 +208,7 @@ def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> Tabl
         choice=np.empty((rows, groups, lanes) if record else (1, 1, 1), dtype=np.uint8),
         banks=np.empty((rows * 6, lanes) if record else (1, 1), dtype=np.bool_),
         tail=np.empty((rows * 6, comps + 2)),
-        lane_buf=np.empty((8, lanes)),
+        lane_buf=np.empty((9, lanes)),
         picks=np.empty((1, lanes)),
         row_plan=np.empty(groups, dtype=np.uint8),
         made_from=np.empty((6, groups), dtype=np.uint8),
