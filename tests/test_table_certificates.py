@@ -60,7 +60,7 @@ def test_certified_solves_equal_uncertified_ones_bit_for_bit(rules: Rules) -> No
 
 def test_a_write_outside_the_batch_ends_its_certificates() -> None:
     model = build_table_model(preset("neller-busche").with_goal(1000), 3, DEFAULT_FLOOR)
-    runner = LocalBlocks(model, table_tables(model), 1, True)
+    runner = LocalBlocks(model, table_tables(model), 1, True, certify=True)
     w = np.full(model.start_states * model.comps, 1.0 / 3)
     layer = 3 * (model.nb - 1) - 40
     rows = batch_states(model, layer)
