@@ -36,6 +36,11 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   and without the keep certificates of a layer's repeated sweep
   (``solver.table.certificates``): CPU time per in-turn value solved (every turn solve
   counted, as the duel's), and the share of the repeated sweeps' keep checks certified.
+* ``profile --rules R [--goal G] [--solved]`` -- where a block's time goes, one thread, CPU
+  time: the sampled layers' blocks (as ``kernel``) each timed in its parts, the exits
+  (``solver.table.exits.exact_setup``), the recursion with keep plans and the one that
+  compares every option, in ns per cell and lane (a cell: one turn total and dice count of
+  the block's rows below its top).
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
   exact policy evaluation (:mod:`solver.table.evaluate`): seat by seat, the approximation in one
   seat and the exact optimum in the others, against all three exact.
@@ -204,7 +209,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("report", choices=("sizes", "solve", "pass", "loss", "cluster", "kernel"))
+    parser.add_argument(
+        "report", choices=("sizes", "solve", "pass", "loss", "cluster", "kernel", "profile")
+    )
     parser.add_argument("--workers", default="1,2", help="cluster: worker counts to run")
     parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
     parser.add_argument("--sample", type=int, default=4096, help="pass: states per sampled layer")
@@ -232,6 +239,8 @@ def main() -> None:
         on_cluster(args)
     elif args.report == "kernel":
         kernel(args)
+    elif args.report == "profile":
+        profile(args)
     else:
         loss(args)
 
@@ -488,6 +497,66 @@ def kernel(args: argparse.Namespace) -> None:
         f"over its solve ({duel.passes} passes, {100 * duel.skipped:.0f}% of rolls certified): "
         f"table/duel {fig('ratio')}x, before {fig('ratio_before')}x (load average "
         f"{row['load_average']:.1f})"
+    )
+
+
+def profile(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from optimal_farkle.solver.table.exits import exact_setup
+    from optimal_farkle.solver.table.kernel import core_for
+    from optimal_farkle.solver.table.planned import planned_for
+    from optimal_farkle.solver.table.tables import (
+        TABLE_LANES,
+        steps_next,
+        table_scratch,
+        table_tables,
+    )
+
+    rules, model, w = _sampling(args)
+    if args.solved:
+        from optimal_farkle.solver.table.solve import solve_table
+
+        w = solve_table(model, threads=2).w
+    tt = table_tables(model)
+    track = model.penalty_count == 0
+    s = table_scratch(tt, TABLE_LANES)
+    after = steps_next(tt)
+    plans = planned_for(TABLE_LANES, model.comps, track)
+    compared = core_for(TABLE_LANES, model.comps, False, track, False)
+    offsets = np.zeros(TABLE_LANES, dtype=np.int64)
+    shift = np.zeros(TABLE_LANES)
+    blocks = []
+    for _, rows in _sampled_layers(model, args.every, args.sample):
+        count = -(-len(rows) // TABLE_LANES)
+        padded = np.concatenate([rows, np.repeat(rows[-1:], count * TABLE_LANES - len(rows), 0)])
+        blocks.extend(padded.reshape(count, TABLE_LANES, -1).transpose(0, 2, 1).copy())
+    parts = {"exits": 0.0, "planned": 0.0, "compared": 0.0}
+    cells = 0
+    for lanes in blocks:
+        t0 = time.process_time()
+        top = exact_setup(tt, w, offsets, lanes, TABLE_LANES, after, s, shift, 0)
+        t1 = time.process_time()
+        plans(tt, top, s, s.cert_plan, s.cert_margin, -1.0)
+        t2 = time.process_time()
+        compared(tt, top, s)
+        t3 = time.process_time()
+        parts["exits"] += t1 - t0
+        parts["planned"] += t2 - t1
+        parts["compared"] += t3 - t2
+        cells += 6 * top * TABLE_LANES
+    row = {k: 1e9 * v / cells for k, v in parts.items()}
+    row.update(
+        rules=rules.name, goal=rules.goal, blocks=len(blocks), load_average=os.getloadavg()[0]
+    )
+    if args.json:
+        print(json.dumps(row))
+        return
+    print(
+        f"{rules.name}, goal {rules.goal:,}, {len(blocks):,} blocks ({cells / len(blocks) / TABLE_LANES:.0f} "
+        f"cells each), one thread, CPU ns per cell and lane: exits {row['exits']:.2f}, recursion "
+        f"with keep plans {row['planned']:.2f}, comparing every option {row['compared']:.2f} "
+        f"(load average {row['load_average']:.1f})"
     )
 
 
