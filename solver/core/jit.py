@@ -42,6 +42,7 @@ from numba.core.registry import cpu_target
 from numba.extending import intrinsic
 
 __all__ = [
+    "FAST_MATH",
     "arrive",
     "arrived",
     "njit",
@@ -51,6 +52,11 @@ __all__ = [
     "wide_vectors",
     "yield_cpu",
 ]
+
+#: The kernels' fast-math flags. No NaNs or infinities ever occur (every value is a
+#: probability), which lets LLVM use vector max instructions; sums stay in their written
+#: order (no reassociation), so the values do not depend on how LLVM vectorises them.
+FAST_MATH = {"nnan", "ninf", "nsz", "contract"}
 
 #: The LLVM tuning flag that keeps AVX-512 CPUs to 256-bit vectors.
 PREFER_256 = "prefer-256-bit"

@@ -53,7 +53,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core.jit import arrive, arrived, njit, relax, take_next, yield_cpu
+from ..core.jit import FAST_MATH, arrive, arrived, njit, relax, take_next, yield_cpu
 from ..core.layout import (
     LANES,
     P_ENDGAME,
@@ -71,11 +71,8 @@ from ..core.layout import (
     duel_fields,
     duel_index,
 )
+from ..core.sums import planned_sum
 from .model import NO_PLAN, KernelTables
-
-#: No NaNs or infinities ever occur (every value is a probability), which lets LLVM use
-#: vector max instructions; sums stay in their written order (no reassociation).
-_FAST = {"nnan", "ninf", "nsz", "contract"}
 
 #: Lane data derived per call (rows of :attr:`TurnScratch.info`).
 _GOAL, _BMIN, _KIND, _LEAD, _BANK0, _CAP, _FARK, _BUST = range(8)
@@ -298,7 +295,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
     a plan is one byte comparison per group.
     """
 
-    @njit(cache=True, nogil=True, boundscheck=False, fastmath=_FAST)
+    @njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH)
     def solve_blocks(
         kt: KernelTables,
         w0: np.ndarray,
@@ -575,27 +572,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                         ntouch = sums[_TARGETS, slot]
                         npend = sums[_COMPARED, slot]
                         # Four target cells per lane loop: a quarter of the accumulator traffic.
-                        i = 0
-                        while i + 4 <= ntouch:
-                            s0 = np.uint64(base + sum_off[slot, i]) * nlu
-                            s1 = np.uint64(base + sum_off[slot, i + 1]) * nlu
-                            s2 = np.uint64(base + sum_off[slot, i + 2]) * nlu
-                            s3 = np.uint64(base + sum_off[slot, i + 3]) * nlu
-                            w0_, w1_ = sum_weight[slot, i], sum_weight[slot, i + 1]
-                            w2_, w3_ = sum_weight[slot, i + 2], sum_weight[slot, i + 3]
-                            for lane in range(nlu):
-                                acc[lane] += (
-                                    w0_ * values[s0 + lane]
-                                    + w1_ * values[s1 + lane]
-                                    + w2_ * values[s2 + lane]
-                                    + w3_ * values[s3 + lane]
-                                )
-                            i += 4
-                        for rest in range(i, ntouch):
-                            w = sum_weight[slot, rest]
-                            s0 = np.uint64(base + sum_off[slot, rest]) * nlu
-                            for lane in range(nlu):
-                                acc[lane] += w * values[s0 + lane]
+                        planned_sum(acc, values, sum_off, sum_weight, slot, ntouch, base, nlu)
                         # The other groups: the best option of each, lane by lane.
                         for i in range(npend):
                             g = compared[slot, i]
