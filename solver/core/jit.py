@@ -49,6 +49,7 @@ __all__ = [
     "relax",
     "take_next",
     "target",
+    "wait_for",
     "wide_vectors",
     "yield_cpu",
 ]
@@ -240,3 +241,23 @@ arrive: Any = intrinsic(_arrive)
 arrived: Any = intrinsic(_arrived)
 yield_cpu: Any = intrinsic(_yield_cpu)
 relax: Any = intrinsic(_relax)
+
+
+#: A waiting thread reads the count this many times, each after the CPU's pause hint, before
+#: it starts giving the core away between reads (from a few to some tens of microseconds, as
+#: long as the CPU's pause takes).
+WAIT_SPINS = 1000
+
+
+@njit(cache=True, nogil=True)
+def wait_for(counter: Any, index: int, size: int) -> None:
+    """Wait until ``counter[index]`` reaches ``size`` (:func:`arrive`): spin a little with the
+    CPU's pause hint, then give the core away between reads (the thread waited for may need
+    it)."""
+    spins = 0
+    while arrived(counter, index) < size:
+        spins += 1
+        if spins > WAIT_SPINS:
+            yield_cpu()
+        else:
+            relax()

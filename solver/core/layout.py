@@ -8,7 +8,7 @@ stored in ``W0`` of shape ``(nb, nb, nf, nf, ne, ne, ns)`` in C order, so its fl
     ((((((b nb + d) nf + f) nf + e) ne + u) ne + o) ns + r
 
 written once, in :func:`duel_index`: :meth:`solver.duel.model.Model.flat` calls it on numbers
-or arrays, and the kernels compile it (:data:`solver.duel.kernel.flat_index`). Plain Python
+or arrays, and the kernels compile it (:data:`solver.core.kernel_state.flat_index`). Plain Python
 here, so that reading the layout loads no numba.
 """
 

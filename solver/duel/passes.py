@@ -19,8 +19,9 @@ from ..core.errors import Cancelled, SolverInputError
 from ..core.layout import LANES
 from . import prebuilt
 from .acceleration import aitken
+from .buffers import UNCHANGED, Blocks, PassCertificates, turn_scratch
 from .certificates import ARITHMETIC_SLACK, Certificates
-from .kernel import UNCHANGED, solve_blocks, turn_scratch
+from .kernel import solve_blocks
 from .model import Model, Schedule, build_schedule
 
 #: At most this many iterations of one layer group (they take 4 to 8).
@@ -127,16 +128,10 @@ class Runner(Certificates):
         keeps: bool = True,
     ) -> tuple[object, ...]:
         """The pass solver's arguments (:func:`solver.duel.kernel.solve_blocks`), in its order."""
-        return (
-            self.tables,
-            w0,
-            self.schedule.block_lanes,
-            first,
-            stop,
-            stride,
-            self.dealt,
-            self.schedule.batch_start,
-            self.scratch[worker],
+        blocks = Blocks(
+            self.schedule.block_lanes, first, stop, stride, self.dealt, self.schedule.batch_start
+        )
+        certificates = PassCertificates(
             self.certs,
             margins,
             keeps,
@@ -146,6 +141,7 @@ class Runner(Certificates):
             self.bank_first,
             self.farkle,
         )
+        return (self.tables, w0, blocks, self.scratch[worker], certificates)
 
     def timed_sample(self, w0_flat: np.ndarray, threads: int | None = None) -> float:
         """The seconds a full pass would take now, from a sample of its blocks.

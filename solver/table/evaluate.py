@@ -35,6 +35,7 @@ import numpy as np
 
 from ..core.errors import SolverInputError
 from ..core.jit import njit
+from ..core.kernel_state import after_farkle, flat_index
 from ..core.layout import (
     LANES,
     P_ENDGAME,
@@ -48,7 +49,6 @@ from ..core.layout import (
     P_REACH,
     P_ROWS,
 )
-from ..duel.kernel import after_farkle, flat_index
 from ..duel.model import build_model
 from .batches import batch_states, flat_of, full, rotated
 from .exits import bank_rows, clamp, decision_cut, fill_top, lane_exits

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import njit
+from ..core.kernel_state import after_farkle
 from ..core.layout import (
     P_COMPS,
     P_ENDGAME,
@@ -31,7 +32,6 @@ from ..core.layout import (
     P_RISKLESS,
     P_ROWS,
 )
-from ..duel.kernel import after_farkle
 from .tables import I_BMIN, I_CUT, I_END, I_GOAL, TableScratch, TableTables
 
 

@@ -26,7 +26,7 @@ The transitions of a turn from ``s`` (the mover's view; ``rot`` moves seat 0 to 
              below the goal:  rot(b_1 .. b_{N-1}, b_0 + t; f_1 .., 0; u_1 .., 1; r + 1)
              from the goal on: the final round of :mod:`solver.table.finalround` (or a win)
     farkle   rot(b_1 .. b_{N-1}, b_0'; f_1 .., f_0'; u_1 .., u_0; r + 1)
-             with (b_0', f_0') = after_farkle(b_0, f_0)   (:func:`solver.duel.kernel.after_farkle`)
+             with (b_0', f_0') = after_farkle(b_0, f_0)   (:func:`solver.core.kernel_state.after_farkle`)
 
 and a value read from the next state is turned back into the mover's order: seat 0's
 (now last) is ``1 - sum`` of the stored components, seat ``k >= 1``'s is the next state's
