@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import Cancelled, SolverInputError
+from ..core.errors import SolveCancelled, SolverInputError
 from ..core.layout import LANES
 from . import prebuilt
 from .acceleration import aitken
@@ -37,10 +37,6 @@ CALL_GROUPS = 8
 SAMPLE_STRIDE = 64
 #: Two samples agree when the slower takes at most this many times the faster.
 SAMPLE_AGREE = 1.15
-
-
-class SolveCancelled(Cancelled):
-    """The caller's cancel event was set; nothing was written."""
 
 
 @dataclass(frozen=True)
