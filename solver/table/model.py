@@ -48,6 +48,7 @@ from optimal_farkle.engine import STEP, Endgame, Rules
 
 from ..core.endgame import FinalTurnTables
 from ..core.errors import SolverInputError
+from ..core.layout import table_index
 from ..core.rolls import FlatOptions
 from ..duel.model import build_model
 
@@ -123,7 +124,7 @@ class TableModel:
             + (tuple(entered) if entered is not None else (0,) * n)
             + (r,)
         )
-        return int(sum(x * s for x, s in zip(state, self.strides)))
+        return int(table_index(state, n, self.nb, self.nf, self.ne, self.ns))
 
     def unflat(self, index: int) -> tuple[int, ...]:
         """The state's fields ``(b.., f.., u.., r)`` of a flat index."""
