@@ -101,14 +101,6 @@ class TableModel:
         """Fields of a state: N scores, N counts, N flags, the round position."""
         return 3 * self.players + 1
 
-    @cached_property
-    def strides(self) -> tuple[int, ...]:
-        shape = self.shape
-        out = [1] * len(shape)
-        for i in range(len(shape) - 2, -1, -1):
-            out[i] = out[i + 1] * shape[i + 1]
-        return tuple(out)
-
     def flat(
         self,
         scores: tuple[int, ...],
