@@ -590,7 +590,7 @@ def whole(model: Any, certify: bool) -> tuple[float, float]:
 
 
 def loss(args: argparse.Namespace) -> None:
-    from optimal_farkle.solver.table.evaluate import loss_report
+    from optimal_farkle.solver.table.loss import loss_report
 
     report = loss_report(args.rules, args.goal, args.floor, args.cache_dir)
     print(json.dumps(report) if args.json else report["text"])

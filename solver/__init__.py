@@ -16,7 +16,7 @@ _EXPORTS = {
     "solve_strategy": "duel.cache",
     "supports": "duel.cache",
     "cache_dir": "duel.cache",
-    "SolveCancelled": "duel.passes",
+    "SolveCancelled": "core.errors",
     "Strategy": "duel.strategy",
     "TurnValues": "duel.strategy",
     "decide": "duel.decisions",

@@ -19,21 +19,23 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
+from optimal_farkle.solver.core.kernel_state import after_farkle
 from optimal_farkle.solver.core.layout import LANES
 from optimal_farkle.solver.duel import valueiter
 from optimal_farkle.solver.duel.acceleration import aitken
-from optimal_farkle.solver.duel.certificates import CERTIFY_FACTOR
-from optimal_farkle.solver.duel.kernel import (
+from optimal_farkle.solver.duel.buffers import (
     CERT_HI,
     CERT_LO,
     CERT_ROOM,
-    CERT_WIDTH,
     UNCHANGED,
-    after_farkle,
-    record_block,
-    solve_blocks,
+    Blocks,
+    PassCertificates,
+    no_certificates,
+    one_block,
     turn_scratch,
 )
+from optimal_farkle.solver.duel.certificates import CERTIFY_FACTOR
+from optimal_farkle.solver.duel.kernel import record_block, solve_blocks
 from optimal_farkle.solver.duel.model import NO_PLAN, Model, build_model
 from optimal_farkle.solver.duel.passes import PassMode, Runner
 from optimal_farkle.solver.duel.valueiter import FIRST_MARGIN, value_iteration
@@ -374,14 +376,7 @@ def test_keeps_that_all_win_the_game_are_planned() -> None:
 def record_one(kt: Any, w0: np.ndarray, lanes: np.ndarray, scratch: Any) -> None:
     """Solve one block of ``lanes`` ``(7, LANES)`` with the recording solver (nothing skipped,
     every fill row written) into ``scratch``, as :mod:`solver.analysis.exits` does."""
-    record_block(
-        kt, w0, lanes.reshape(1, 7, -1), 0, 1, 1,
-        np.zeros(1, dtype=np.int64), np.zeros(2, dtype=np.int64), scratch,
-        np.zeros((1, CERT_WIDTH), dtype=np.int64), np.zeros(1), False,
-        np.empty(0, dtype=np.uint8), np.full(1, -1, dtype=np.int64),
-        np.empty(1, dtype=np.int64), np.empty((1, 1), dtype=np.int64),
-        np.empty((1, 1), dtype=np.int64),
-    )  # fmt: skip
+    record_block(kt, w0, one_block(lanes), scratch, no_certificates(lanes))
 
 
 @pytest.mark.parametrize("name", ["facebook", "zilch"])
@@ -405,11 +400,15 @@ def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str)
 
         def solve(k: int, scratch: Any) -> np.ndarray:
             none = np.zeros(runner.schedule.blocks)
-            solve_blocks(
-                runner.tables, flat, runner.schedule.block_lanes, int(k), int(k) + 1, 1,
-                runner.dealt, runner.schedule.batch_start, scratch, runner.certs, none, False,
-                runner.plan, runner.plan_start, runner.tops, runner.bank_first, runner.farkle,
+            blocks = Blocks(
+                runner.schedule.block_lanes, int(k), int(k) + 1, 1, runner.dealt,
+                runner.schedule.batch_start,
             )  # fmt: skip
+            certificates = PassCertificates(
+                runner.certs, none, False, runner.plan, runner.plan_start, runner.tops,
+                runner.bank_first, runner.farkle,
+            )  # fmt: skip
+            solve_blocks(runner.tables, flat, blocks, scratch, certificates)
             return scratch.out.copy()
 
         rows = shared.values.reshape(-1, 6 * LANES)

@@ -16,6 +16,7 @@ import pytest
 
 from optimal_farkle.engine import preset
 from optimal_farkle.solver.duel import certificates, passes, valueiter
+from optimal_farkle.solver.duel.buffers import CERT_HI, CERT_LO, UNCHANGED
 from optimal_farkle.solver.duel.clock import Clock
 from optimal_farkle.solver.duel.estimate import (
     COMPILE_SECONDS,
@@ -25,7 +26,6 @@ from optimal_farkle.solver.duel.estimate import (
     pass_costs,
     warm_units,
 )
-from optimal_farkle.solver.duel.kernel import CERT_HI, CERT_LO, UNCHANGED
 from optimal_farkle.solver.duel.model import Model, build_model, build_schedule
 from optimal_farkle.solver.duel.passes import PassMode
 

@@ -23,9 +23,9 @@ from optimal_farkle.engine.rules import preset_path, rules_from_dict
 from optimal_farkle.solver.core.expected import (
     ExpectedStrategy,
     expected_strategy,
-    safe_cap,
     solve_expected,
 )
+from optimal_farkle.solver.core.expected_cap import safe_cap
 from optimal_farkle.solver.core.rolls import column, roll_tables
 from optimal_farkle.tui.cli import main
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import filelock
 import pytest
 
+from optimal_farkle.solver.core.cachefiles import build_lock
+from optimal_farkle.solver.core.errors import SolveCancelled
 from optimal_farkle.solver.core.filelocks import acquire_polling
-from optimal_farkle.solver.duel.cache import _build_lock
-from optimal_farkle.solver.duel.passes import SolveCancelled
 
 
 def test_a_free_lock_is_taken_at_once(tmp_path: Path) -> None:
@@ -54,7 +54,7 @@ def test_the_strategy_lock_tells_the_player_once_and_honours_a_cancel(tmp_path: 
             threading.Timer(0.5, cancel.set).start()  # a few polls later
 
     try:
-        with pytest.raises(SolveCancelled), _build_lock(path, cancel, progress, None):
+        with pytest.raises(SolveCancelled), build_lock(path, cancel, progress, None):
             pytest.fail("the lock is held by another process: the body must not run")
     finally:
         holder.release()

@@ -417,7 +417,8 @@ def damaged_cache(draw: Any, original: bytes) -> bytes:
 def test_cache_files(
     cache_file: tuple[Path, bytes], tmp_path_factory: pytest.TempPathFactory, data: Any
 ) -> None:
-    from optimal_farkle.solver.duel.cache import CacheError, read_cache
+    from optimal_farkle.solver.core.errors import CacheError
+    from optimal_farkle.solver.duel.cache import read_cache
 
     path, original = cache_file
     damaged = data.draw(damaged_cache(original))

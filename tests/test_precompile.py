@@ -24,8 +24,8 @@ from textual.widgets._toast import Toast
 from tui_support import app_for_tests, run, wait_for
 
 from optimal_farkle.solver.aot import launch as precompile
+from optimal_farkle.solver.core.errors import SolveCancelled
 from optimal_farkle.solver.duel import jitcache, valueiter
-from optimal_farkle.solver.duel.passes import SolveCancelled
 from optimal_farkle.tui import app as app_module
 
 HOLD = """

@@ -21,6 +21,7 @@ from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Phase, Player
 from optimal_farkle.engine.record import GameSession
 from optimal_farkle.solver import OutsideModel
+from optimal_farkle.solver.core.errors import SolveCancelled
 from optimal_farkle.solver.duel.cache import (
     SOLVER_VERSION,
     CacheError,
@@ -32,7 +33,6 @@ from optimal_farkle.solver.duel.cache import (
     write_cache,
 )
 from optimal_farkle.solver.duel.decisions import decide, rank_options, win_probability
-from optimal_farkle.solver.duel.passes import SolveCancelled
 from optimal_farkle.solver.duel.strategy import Strategy, reachable
 from optimal_farkle.solver.players.computer import make_player
 from optimal_farkle.tui.cli import main

@@ -33,6 +33,21 @@ EVALUATED = [
 ]
 
 
+def test_an_unknown_decider_is_refused_in_one_line_before_any_work() -> None:
+    """The evaluation's deciders are a StrEnum parsed at its boundary: a misspelt name is a
+    SolverInputError naming the deciders (it was a bare KeyError), and nothing is solved."""
+    from optimal_farkle.solver.core.choices import Decider
+    from optimal_farkle.solver.core.errors import SolverInputError
+    from optimal_farkle.solver.table.model import build_table_model
+
+    model = build_table_model(tiny(300), 3, 0)
+    with pytest.raises(SolverInputError) as raised:
+        evaluate(model, np.zeros(1), None, np.zeros(1), ("exact", "rivel", "exact"))
+    message = str(raised.value)
+    assert "\n" not in message and "'rivel'" in message
+    assert all(d.value in message for d in Decider)
+
+
 @pytest.mark.parametrize(("rules", "floor"), EVALUATED)
 def test_evaluating_the_exact_policy_reproduces_the_solve(
     rules: Rules, floor: int, tmp_path: Path

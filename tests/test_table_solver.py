@@ -271,3 +271,37 @@ def test_every_kind_of_game_agrees_with_the_reference_from_a_cold_start(name: st
     ours = full(model, result.w.reshape(-1, players - 1))  # type: ignore[arg-type]
     keep = _reachable(model)
     assert float(np.abs(reference.w - ours)[keep].max()) < AGREE
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_table_index_is_one_layout_for_the_model_the_batches_and_the_kernels(
+    players: int,
+) -> None:
+    """solver.core.layout.table_index is the C-order index of the model's shape (numpy's own
+    ravel as the reference), for one state (TableModel.flat) and for rows (batches.flat_of);
+    the kernels' index of the state after a turn (exits.next_index) is table_index of the
+    rotated state: the other seats move up one, the mover last with its new fields."""
+    from optimal_farkle.solver.core.layout import table_index
+    from optimal_farkle.solver.table.batches import flat_of
+    from optimal_farkle.solver.table.exits import next_index
+    from optimal_farkle.solver.table.tables import table_tables
+
+    model = build_table_model(penalty_tiny(250), players, -100)
+    rng = np.random.default_rng(players)
+    n = players
+    rows = np.stack([rng.integers(0, size, 200) for size in model.shape], axis=1)
+    expected = np.ravel_multi_index(tuple(rows.T), model.shape)
+    assert (flat_of(model, rows) == expected).all()
+    for row, index in zip(rows[:20], expected[:20], strict=True):
+        b, f, u, r = row[:n], row[n : 2 * n], row[2 * n : 3 * n], int(row[3 * n])
+        assert model.flat(tuple(b), tuple(f), tuple(u), r) == index
+    params = table_tables(model).params
+    lanes = np.ascontiguousarray(rows.T)
+    for lane in range(len(rows)):
+        row = rows[lane]
+        b_new, f_new, u_new = int(rng.integers(model.nb)), int(rng.integers(model.nf)), 0
+        after = [*row[1:n], b_new, *row[n + 1 : 2 * n], f_new, *row[2 * n + 1 : 3 * n], u_new]
+        after.append((row[3 * n] + 1) % model.ns)
+        assert next_index(params, lanes, lane, b_new, f_new, u_new) == table_index(
+            [int(x) for x in after], n, model.nb, model.nf, model.ne, model.ns
+        )

@@ -41,7 +41,8 @@ def run(args: argparse.Namespace) -> int:
     strategy, loaded = obtain_strategy(
         rules, args.floor, args.cache_dir, allow_long=args.allow_long
     )
-    from optimal_farkle.solver.duel.cache import CacheError, cache_path, read_cache
+    from optimal_farkle.solver.core.errors import CacheError
+    from optimal_farkle.solver.duel.cache import cache_path, read_cache
 
     model = strategy.model
     path = cache_path(rules, args.floor, args.cache_dir)

@@ -48,9 +48,9 @@ import numpy as np
 
 from optimal_farkle.engine import STEP, Rules
 
+from ..core.errors import SolveCancelled
 from ..duel.estimate import Estimate, match_estimate
 from ..duel.model import Model, build_model
-from ..duel.passes import SolveCancelled
 from ..players.card import (
     PAPER_GO_FOR_IT,
     Card,

@@ -23,7 +23,7 @@ maximises its value ``V`` at the state it leads to. Two policies are built here:
   dice count that can farkle banks); a final turn itself ends at its target.
 
 With ``F_n`` the probability that ``n`` dice farkle, ``p_g`` that of roll group ``g`` (rolls
-with identical option lists, every legal set-aside kept: :func:`solver.core.expected.flat_tables`,
+with identical option lists, every legal set-aside kept: :func:`solver.core.expected_cap.flat_tables`,
 which applies the hot-dice rule ``h`` once for all), and ``c*(g)`` the option the policy
 takes from group ``g`` at ``(t, n)``, the probability ``P(t, n)`` of standing before a roll
 at ``(t, n)`` and the distribution ``D`` of the points the turn adds are::
@@ -60,7 +60,8 @@ from optimal_farkle.engine.record import GameRecord, GameSession
 
 from ..core.choices import Choice, PlayerKind
 from ..core.errors import SolverInputError
-from ..core.expected import ExpectedStrategy, flat_tables
+from ..core.expected import ExpectedStrategy
+from ..core.expected_cap import flat_tables
 from ..duel.decisions import turn_of
 from ..duel.strategy import FinalTurnValues, Strategy
 from .explore import turn_top

@@ -14,7 +14,16 @@ import numpy as np
 from ..core.endgame import WON
 from ..core.jit import njit
 from ..core.layout import LANES, P_REACH
-from ..duel.kernel import CERT_WIDTH, TurnScratch, record_block, turn_scratch
+from ..duel.buffers import (
+    INFO_KIND,
+    Blocks,
+    PassCertificates,
+    TurnScratch,
+    no_certificates,
+    one_block,
+    turn_scratch,
+)
+from ..duel.kernel import record_block
 from ..duel.model import KernelTables, Model, build_schedule
 from .exits import (
     NEGLIGIBLE,
@@ -117,7 +126,8 @@ def _forward_lane(
 def _optimal_block(
     kt: KernelTables,
     w0: np.ndarray,
-    lanes: np.ndarray,
+    block: Blocks,
+    nothing: PassCertificates,
     scratch: TurnScratch,
     fill_keep: np.ndarray,
     mass: np.ndarray,
@@ -127,29 +137,8 @@ def _optimal_block(
     past_len: np.ndarray,
 ) -> None:
     """Solve a block with its choices recorded, then follow each lane forward."""
-    nl = lanes.shape[1]
-    no_plan = np.empty(0, dtype=np.uint8)
-    top = int(
-        record_block(
-            kt,
-            w0,
-            lanes.reshape(1, 7, nl),
-            0,
-            1,
-            1,
-            np.zeros(1, dtype=np.int64),  # the counter dealing blocks out (unused: one block)
-            np.zeros(2, dtype=np.int64),  # the batches (unused)
-            scratch,
-            np.zeros((1, CERT_WIDTH), dtype=np.int64),
-            np.zeros(1),
-            False,
-            no_plan,
-            np.full(1, -1, dtype=np.int64),
-            np.empty(1, dtype=np.int64),
-            np.empty((1, 1), dtype=np.int64),
-            np.empty((1, 1), dtype=np.int64),
-        )
-    )
+    nl = block.lanes.shape[2]
+    top = int(record_block(kt, w0, block, scratch, nothing))
     below[:, :] = 0.0
     past[:, :] = 0.0
     for lane in range(nl):
@@ -197,19 +186,23 @@ def optimal_exits(
 
     def run(worker: int) -> None:
         scratch = turn_scratch(kt, model.scratch_rows(), LANES, record=True)
+        nothing = no_certificates(lanes_of[0])
         mass = np.zeros((rows, 7))
         below = np.zeros((LANES, nb + 1))
         past = np.zeros((LANES, rows))
         fark = np.zeros(LANES)
         plen = np.zeros(LANES, dtype=np.int64)
         for k in range(worker, blocks, max(1, threads)):
-            _optimal_block(kt, flat, lanes_of[k], scratch, fill_keep, mass, below, past, fark, plen)
+            block = one_block(lanes_of[k])
+            _optimal_block(
+                kt, flat, block, nothing, scratch, fill_keep, mass, below, past, fark, plen
+            )
             for lane in range(LANES):
                 s = int(schedule.block_flat[k, lane])
                 n_below = int(lengths[s])
                 bank[offset[s] : offset[s] + n_below] = below[lane, :n_below]
                 farkle[s] = fark[lane]
-                kind = int(scratch.info[2, lane])
+                kind = int(scratch.info[INFO_KIND, lane])
                 if kind == WON:
                     win[s] = past[lane, : plen[lane]].sum()
                 else:

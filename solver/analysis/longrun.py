@@ -15,7 +15,7 @@ Between turns the state is the farkle count ``f = 0..K-1``. A turn strategy ``S`
 points on average (a farkle banks 0) and farkles with probability ``Q``
 (:class:`~solver.core.expected.ExpectedStrategy`'s ``expected`` and ``farkle_probability``). A bank
 moves the count to 0; a farkle moves it to ``f'`` and costs ``Y_f`` banked points, both given
-by the one definition of the penalty rule, :func:`solver.duel.kernel.after_farkle` (``f' = f + 1``
+by the one definition of the penalty rule, :func:`solver.core.kernel_state.after_farkle` (``f' = f + 1``
 and ``Y_f = 0``, except the ``K``-th farkle: ``f' = 0``, ``Y_f = P``). Playing ``S_f`` at
 count ``f``, the long-run average points per turn ``g`` and the relative values ``h``
 (``h(0) = 0``) solve the ``K`` linear equations::
@@ -57,7 +57,7 @@ from optimal_farkle.engine.record import GameSession
 
 from ..core.errors import SolveFailedError, SolverInputError
 from ..core.expected import ExpectedStrategy, solve_expected
-from ..duel.kernel import after_farkle
+from ..core.kernel_state import after_farkle
 
 #: Rounds of policy iteration before giving up (each solves K expected-score strategies).
 MAX_ROUNDS = 100
@@ -75,7 +75,7 @@ class Transition:
 
 
 def farkle_transitions(rules: Rules) -> tuple[Transition, ...]:
-    """One :class:`Transition` per farkle count, from :func:`solver.duel.kernel.after_farkle`.
+    """One :class:`Transition` per farkle count, from :func:`solver.core.kernel_state.after_farkle`.
 
     The kernel works in 50-point steps above a floor; a banked score of ``P / 50`` steps shows
     the whole penalty (it cannot be clipped there).

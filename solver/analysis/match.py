@@ -44,8 +44,8 @@ from ..core.choices import Method, PlayerKind
 from ..core.errors import MatchError, SolveFailedError
 from ..core.floor import DEFAULT_FLOOR
 from ..core.jit import njit
+from ..core.kernel_state import after_farkle, final_kind, flat_fields, flat_index
 from ..core.layout import ENDGAME_CODES
-from ..duel.kernel import after_farkle, final_kind, flat_fields, flat_index
 from ..duel.model import Model, build_model, unsupported
 from ..players.levels import LEVEL_PLAYERS, LevelPlayer
 from .exits import Exits, unmodelled

@@ -26,13 +26,13 @@ import numpy as np
 
 from optimal_farkle.engine import Rules
 
-from ..core.choices import Method, PlayerKind
+from ..core.choices import Decider, Method, PlayerKind
 from ..core.errors import MatchError
 from .simulate import play_games
 
 Progress = Callable[[float, str], None]
-#: The players the exact table evaluation models, and how (:data:`solver.table.evaluate.DECIDERS`).
-TABLE_EXACT = {PlayerKind.OPTIMAL: "exact", PlayerKind.STRONG: "rival"}
+#: The players the exact table evaluation models, and how (:class:`solver.core.choices.Decider`).
+TABLE_EXACT = {PlayerKind.OPTIMAL: Decider.EXACT, PlayerKind.STRONG: Decider.RIVAL}
 
 
 @dataclass(frozen=True)

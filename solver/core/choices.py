@@ -3,7 +3,7 @@
 Each is a :class:`~enum.StrEnum`, so it prints and serialises as the word (``farkle expected
 --json`` writes ``"bank"``, a game record ``"optimal"``) and compares and hashes equal to it,
 while the code names it. Text from outside (a command line, a settings or record file) becomes
-one of these at the boundary, with :func:`parse_kind`.
+one of these at the boundary, with :func:`parse_kind` or :func:`parse_decider`.
 """
 
 from __future__ import annotations
@@ -41,6 +41,24 @@ class Method(StrEnum):
 
     EXACT = "exact"
     SIMULATION = "simulation"
+
+
+class Decider(StrEnum):
+    """Who decides a seat's moves in the exact table evaluation (:mod:`solver.table.evaluate`):
+    the exact strategy, or one of the approximations built on the two-player solve."""
+
+    EXACT = "exact"
+    RIVAL = "rival"
+    PAIRWISE = "pairwise"
+
+
+def parse_decider(text: str) -> Decider:
+    """The decider ``text`` names; :class:`SolverInputError`, one line naming them, otherwise."""
+    for decider in Decider.__members__.values():
+        if text == decider.value:
+            return decider
+    names = ", ".join(d.value for d in Decider.__members__.values())
+    raise SolverInputError(f"unknown decider {text!r}; the deciders are: {names}")
 
 
 def parse_kind(text: str, known: list[PlayerKind] | None = None) -> PlayerKind:

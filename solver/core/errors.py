@@ -28,6 +28,14 @@ class Cancelled(SolverError):
     """A long computation stopped because its caller asked (a cancel event was set)."""
 
 
+class SolveCancelled(Cancelled):
+    """The caller's cancel event was set; nothing was written."""
+
+
+class CacheError(SolverError):
+    """A cache file that cannot be read, trusted or written; the message says why."""
+
+
 class MatchError(SolverInputError):
     """A match that cannot be evaluated or played as asked (unknown player, unsupported rules,
     too few games, ...)."""

@@ -2,12 +2,9 @@
 
 One setting differs from numba's default. On CPUs with AVX-512, LLVM tunes for 256-bit vectors
 (the ``prefer-256-bit`` tuning flag), since 512-bit instructions once lowered the clock. The
-solver's lane loops run over 64 float64 lanes: eight 512-bit vectors, or sixteen 256-bit ones.
-On this project's 2-core AVX-512 machine a full pass of ``facebook`` on one core took 4.2 s at
-best with 512-bit vectors against 5.2 s without (15 passes each, alternating processes; the
-machine's noise spread them to 6.6 and 6.4 s). On both cores the gain is small: with the keep
-plans' reservation, the whole cold solve took 27.9 s against 29.1 s (medians of 3), and 28.3 s
-against 28.6 s in a single run. The values are the same to the last bit.
+solver's lane loops run over 64 float64 lanes: eight 512-bit vectors, or sixteen 256-bit ones,
+and a pass on one core is faster with the wider ones (``docs/benchmarks.md``). The values are
+the same to the last bit.
 
 So before numba sets up its compiler (it reads the CPU name and features once, when the first
 kernel is decorated), the solver gives it the host's own CPU and features, minus that flag.
@@ -19,11 +16,8 @@ It also holds the primitives numba lacks on the CPU that the kernels need: an at
 fetch-and-add (:func:`take_next`), with which threads deal a pass's blocks out among
 themselves as they go, and a count that threads raise when they finish a block and read
 while they wait for a batch to be finished (:func:`arrive`, :func:`arrived`; :func:`relax`
-and :func:`yield_cpu` while they wait). Spinning without the CPU's hint cost more than it
-saved: in alternated solves of ``facebook`` (compile cached, five pairs) a bare spin took
-18.8-21.4 s (median 21.3) against 19.2-19.7 s (median 19.5) for a wait in Python after
-every batch; with ``pause``, in seven pairs, 18.4-21.2 s (median 19.1) against 18.9-21.1 s
-(median 19.8).
+and :func:`yield_cpu` while they wait, :func:`wait_for` the wait itself). Spinning without
+the CPU's ``pause`` hint cost more than it saved (``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
@@ -42,15 +36,22 @@ from numba.core.registry import cpu_target
 from numba.extending import intrinsic
 
 __all__ = [
+    "FAST_MATH",
     "arrive",
     "arrived",
     "njit",
     "relax",
     "take_next",
     "target",
+    "wait_for",
     "wide_vectors",
     "yield_cpu",
 ]
+
+#: The kernels' fast-math flags. No NaNs or infinities ever occur (every value is a
+#: probability), which lets LLVM use vector max instructions; sums stay in their written
+#: order (no reassociation), so the values do not depend on how LLVM vectorises them.
+FAST_MATH = {"nnan", "ninf", "nsz", "contract"}
 
 #: The LLVM tuning flag that keeps AVX-512 CPUs to 256-bit vectors.
 PREFER_256 = "prefer-256-bit"
@@ -234,3 +235,23 @@ arrive: Any = intrinsic(_arrive)
 arrived: Any = intrinsic(_arrived)
 yield_cpu: Any = intrinsic(_yield_cpu)
 relax: Any = intrinsic(_relax)
+
+
+#: A waiting thread reads the count this many times, each after the CPU's pause hint, before
+#: it starts giving the core away between reads (from a few to some tens of microseconds, as
+#: long as the CPU's pause takes).
+WAIT_SPINS = 1000
+
+
+@njit(cache=True, nogil=True)
+def wait_for(counter: Any, index: int, size: int) -> None:
+    """Wait until ``counter[index]`` reaches ``size`` (:func:`arrive`): spin a little with the
+    CPU's pause hint, then give the core away between reads (the thread waited for may need
+    it)."""
+    spins = 0
+    while arrived(counter, index) < size:
+        spins += 1
+        if spins > WAIT_SPINS:
+            yield_cpu()
+        else:
+            relax()

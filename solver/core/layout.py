@@ -1,5 +1,5 @@
-"""The state layout the solvers share: the flat index of a two-player start state, the kernels'
-lanes, the endgame codes they read, and the dice counts.
+"""The state layout the solvers share: the flat index of a two-player start state and of a table
+state, the kernels' lanes, the endgame codes they read, and the dice counts.
 
 A two-player start state is ``(b, d, f, e, u, o, r)`` in model units (the mover's and the
 opponent's score indices, their farkle counts, their on-the-board flags, and who started),
@@ -8,12 +8,13 @@ stored in ``W0`` of shape ``(nb, nb, nf, nf, ne, ne, ns)`` in C order, so its fl
     ((((((b nb + d) nf + f) nf + e) ne + u) ne + o) ns + r
 
 written once, in :func:`duel_index`: :meth:`solver.duel.model.Model.flat` calls it on numbers
-or arrays, and the kernels compile it (:data:`solver.duel.kernel.flat_index`). Plain Python
+or arrays, and the kernels compile it (:data:`solver.core.kernel_state.flat_index`). Plain Python
 here, so that reading the layout loads no numba.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -105,3 +106,27 @@ def duel_fields(
     d = (s // (ns * ne * ne * nf * nf)) % nb
     b = s // (ns * ne * ne * nf * nf * nb)
     return b, d, f, e, u, o, r
+
+
+def table_index(
+    fields: Sequence[Index] | np.ndarray, n: int, nb: int, nf: int, ne: int, ns: int
+) -> Index:
+    """The flat ``W`` index of a table state of ``n`` seats, ``fields`` = ``(b_0 .. b_{n-1},
+    f_0 .. f_{n-1}, u_0 .. u_{n-1}, r)`` in model units, stored C order in shape
+    ``(nb,) * n + (nf,) * n + (ne,) * n + (ns,)``::
+
+        ((b_0 nb + b_1) nb + ... + b_{n-1}) nf + f_0 ...) ne + u_0 ...) ns + r
+
+    Each field may be a number or an array (one state per element: the columns of a batch of
+    rows). The table's kernels compute the same sum for the state after a turn
+    (:func:`solver.table.exits.next_index`, checked against this one in the tests).
+    """
+    index: Index = fields[0] * 0
+    for k in range(n):
+        index = index * nb + fields[k]
+    for k in range(n):
+        index = index * nf + fields[n + k]
+    for k in range(n):
+        index = index * ne + fields[2 * n + k]
+    out: Index = index * ns + fields[3 * n]
+    return out

@@ -27,17 +27,12 @@ returned from memory, and ``report`` says why it is not cached.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import json
 import os
-import struct
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import filelock
 import numpy as np
 import platformdirs
 
@@ -45,21 +40,23 @@ from optimal_farkle.engine import Rules
 from optimal_farkle.engine.files import (
     FileMissing,
     FileProblem,
-    atomic_write,
-    decode_text,
     occupied,
-    parse_json,
     read_bytes,
     writable_problem,
 )
-from optimal_farkle.engine.text import quote
 
-from ..core.errors import SolverError, SolverInputError
-from ..core.filelocks import acquire_polling
+from ..core.cachefiles import (
+    MAX_HEADER,
+    build_lock,
+    check_payload,
+    header_figure,
+    read_framed,
+    write_framed,
+)
+from ..core.errors import CacheError, SolveCancelled, SolverInputError
 from ..core.floor import DEFAULT_FLOOR, used_floor
 from .clock import Progress
 from .model import build_model, unsupported
-from .passes import SolveCancelled
 from .result import SolveResult
 from .strategy import Strategy
 from .valueiter import value_iteration
@@ -69,8 +66,6 @@ SOLVER_VERSION = "2"  # 2: every endgame, the entry minimum; start states of 7 f
 FORMAT = "farkle-w0"
 FORMAT_VERSION = 1
 MAGIC = b"FARKLE-W0\n"
-#: The longest header read (a real one is about 1 KB).
-MAX_HEADER = 64 * 1024
 
 Reporter = Callable[[str], None]
 
@@ -132,10 +127,6 @@ def existing_cache(path: Path) -> Path:
     return legacy[0] if legacy else path
 
 
-class CacheError(SolverError):
-    """A cache file that cannot be read, trusted or written; the message says why."""
-
-
 def write_cache(path: Path, strategy: Strategy) -> None:
     """Write atomically (:func:`engine.files.atomic_write`); CacheError says why it could not."""
     payload = np.ascontiguousarray(strategy.w0, dtype="<f8").tobytes()
@@ -154,57 +145,6 @@ def write_cache(path: Path, strategy: Strategy) -> None:
         "seconds": info.seconds,
     }
     write_framed(path, MAGIC, header, payload)
-
-
-def write_framed(path: Path, magic: bytes, header: dict[str, object], payload: bytes) -> None:
-    """``magic``, the header's length, the header (JSON, with the payload's sha256 and the
-    time), the payload: written atomically. The one layout of every strategy cache file."""
-    header = {
-        **header,
-        "sha256": hashlib.sha256(payload).hexdigest(),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-    }
-    head = json.dumps(header, sort_keys=True).encode()
-    try:
-        atomic_write(
-            path, magic + struct.pack("<I", len(head)) + head + payload, follow_links=False
-        )
-    except FileProblem as exc:
-        raise CacheError(f"cannot write {path}: {exc}") from None
-
-
-def read_framed(data: bytes, magic: bytes, what: str) -> tuple[dict[str, object], int]:
-    """The header of a file of :func:`write_framed`'s layout and where its payload starts.
-
-    Checks the magic, the lengths and the JSON (CacheError says what is wrong); ``what`` names
-    the kind of file in the messages.
-    """
-    if not data.startswith(magic):
-        raise CacheError(f"not a farkle {what} file (bad magic)")
-    at = len(magic)
-    if len(data) < at + 4:
-        raise CacheError("truncated header")
-    (head_len,) = struct.unpack_from("<I", data, at)
-    at += 4
-    if head_len > MAX_HEADER:
-        raise CacheError(f"corrupt header: it claims {head_len:,} bytes")
-    if len(data) < at + head_len:
-        raise CacheError("truncated header")
-    try:
-        header = parse_json(decode_text(data[at : at + head_len]))
-    except FileProblem as exc:
-        raise CacheError(f"corrupt header: {exc}") from None
-    if not isinstance(header, dict):
-        raise CacheError("corrupt header: not an object")
-    return header, at + head_len
-
-
-def check_payload(header: dict[str, object], payload: bytes, expected: int) -> None:
-    """CacheError unless the payload has ``expected`` bytes and the header's checksum."""
-    if len(payload) != expected:
-        raise CacheError(f"truncated: {len(payload)} of {expected} data bytes")
-    if hashlib.sha256(payload).hexdigest() != header.get("sha256"):
-        raise CacheError("checksum mismatch: the data is corrupt")
 
 
 def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
@@ -241,20 +181,12 @@ def read_cache(path: Path, rules: Rules, floor: int) -> Strategy:
         raise CacheError("values outside [0, 1]")
     info = SolveResult(
         w0,
-        passes=int(_figure(header, "passes")),
-        cheap_passes=_figure(header, "cheap_passes"),
-        residual=_figure(header, "residual"),
-        seconds=_figure(header, "seconds"),
+        passes=int(header_figure(header, "passes")),
+        cheap_passes=header_figure(header, "cheap_passes"),
+        residual=header_figure(header, "residual"),
+        seconds=header_figure(header, "seconds"),
     )
     return Strategy(model, w0, info)
-
-
-def _figure(header: dict[str, object], key: str) -> float:
-    """A solve figure of the header: a finite number >= 0 (CacheError otherwise)."""
-    value = header.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1e300:
-        raise CacheError(f"corrupt header: {key!r} is {quote(value)}")
-    return float(value)
 
 
 def load_strategy(
@@ -319,7 +251,7 @@ def load_or_solve(
             report,
             f"the strategy cannot be cached ({problem}); it is solved in memory for this run",
         )
-    with _build_lock(path, cancel, progress, report, usable=problem is None):
+    with build_lock(path, cancel, progress, report, usable=problem is None):
         # Another process may have finished the same build while we waited for the lock.
         cached = load_strategy(rules, floor, cache_dir, None)
         if cached is not None:
@@ -341,44 +273,3 @@ def load_or_solve(
 def _say(report: Reporter | None, message: str) -> None:
     if report is not None:
         report(message)
-
-
-@contextlib.contextmanager
-def _build_lock(
-    path: Path,
-    cancel: threading.Event | None,
-    progress: Progress | None,
-    report: Reporter | None,
-    usable: bool = True,
-) -> Iterator[None]:
-    """An exclusive lock beside the cache file (filelock: any OS), waited for while polling ``cancel``.
-
-    Without a usable cache folder (``usable`` False, or the lock file cannot be made) there
-    is nothing to protect: the solve goes on without the lock.
-    """
-    lock_path = path.with_name(path.name + ".lock")
-    if usable and os.path.islink(lock_path):  # locking opens (and truncates) what it names
-        with contextlib.suppress(OSError):
-            os.unlink(lock_path)
-    lock = filelock.FileLock(str(lock_path)) if usable else None
-
-    def waiting() -> None:
-        if progress is not None:
-            progress(0.0, "another farkle process is computing this strategy; waiting")
-
-    if lock is not None:
-        try:
-            acquired = acquire_polling(
-                lock, lambda: cancel is not None and cancel.is_set(), waiting
-            )
-        except OSError as exc:
-            _say(report, f"cannot lock the strategy cache ({exc}); solving without the lock")
-            lock = None
-        else:
-            if not acquired:
-                raise SolveCancelled()
-    try:
-        yield
-    finally:
-        if lock is not None:
-            lock.release()

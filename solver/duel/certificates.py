@@ -21,7 +21,7 @@ import numpy as np
 from optimal_farkle.engine import Endgame
 
 from ..core.layout import LANES, duel_index
-from .kernel import CERT_HI, CERT_LO, CERT_ROOM, CERT_WIDTH
+from .buffers import CERT_HI, CERT_LO, CERT_ROOM, CERT_WIDTH
 from .model import NO_PLAN, KernelTables, Model, Schedule
 
 #: Every later pass certifies for the next with this many times the last pass's change (keep
@@ -35,7 +35,7 @@ ARITHMETIC_SLACK = 1e-13
 
 def bust_targets(model: Model, schedule: Schedule) -> np.ndarray | None:
     """Under an exact goal, the state each lane's bust leads to (a turn's third exit, beside
-    its banks and its farkle: :func:`solver.duel.kernel.lane_setup`); None without one."""
+    its banks and its farkle: :func:`solver.duel.lanes.lane_setup`); None without one."""
     if not model.rules.exact_goal:
         return None
     b, d, _, e, u, o, r = (schedule.block_lanes[:, i, :] for i in range(7))

@@ -22,7 +22,7 @@ The transitions of a turn from ``s`` (Busche, "Optimal Farkle Strategy", extende
   equal-turns when the mover did not start) or the opponent gets a final turn, and the bank
   is worth ``1 - R_o(b + t - d + 1)`` (:mod:`solver.core.endgame`);
 * farkle: the opponent moves from ``(d, b', e, f', o, u, r')``, with ``b'``, ``f'`` after the
-  farkle (:func:`solver.duel.kernel.after_farkle`: the penalty, floored at ``L``).
+  farkle (:func:`solver.core.kernel_state.after_farkle`: the penalty, floored at ``L``).
 
 Rules without a farkle penalty never lose banked points, so their floor is 0 whatever floor
 is asked for, and their farkle counts collapse to one value.
@@ -265,7 +265,7 @@ class Model:
 
 
 def penalty_steps(rules: Rules, floor: int) -> int:
-    """What the farkle penalty costs in the kernel's steps (:func:`solver.duel.kernel.after_farkle`).
+    """What the farkle penalty costs in the kernel's steps (:func:`solver.core.kernel_state.after_farkle`).
 
     A penalty of the whole score costs every step there is: the floor is then 0, and
     ``max(0, b - nb) = 0`` is a banked score of 0 from any ``b``.

@@ -15,12 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from ..core.errors import Cancelled, SolverInputError
+from ..core.errors import SolveCancelled, SolverInputError
 from ..core.layout import LANES
 from . import prebuilt
 from .acceleration import aitken
+from .buffers import UNCHANGED, Blocks, PassCertificates, turn_scratch
 from .certificates import ARITHMETIC_SLACK, Certificates
-from .kernel import UNCHANGED, solve_blocks, turn_scratch
+from .kernel import solve_blocks
 from .model import Model, Schedule, build_schedule
 
 #: At most this many iterations of one layer group (they take 4 to 8).
@@ -36,10 +37,6 @@ CALL_GROUPS = 8
 SAMPLE_STRIDE = 64
 #: Two samples agree when the slower takes at most this many times the faster.
 SAMPLE_AGREE = 1.15
-
-
-class SolveCancelled(Cancelled):
-    """The caller's cancel event was set; nothing was written."""
 
 
 @dataclass(frozen=True)
@@ -127,16 +124,10 @@ class Runner(Certificates):
         keeps: bool = True,
     ) -> tuple[object, ...]:
         """The pass solver's arguments (:func:`solver.duel.kernel.solve_blocks`), in its order."""
-        return (
-            self.tables,
-            w0,
-            self.schedule.block_lanes,
-            first,
-            stop,
-            stride,
-            self.dealt,
-            self.schedule.batch_start,
-            self.scratch[worker],
+        blocks = Blocks(
+            self.schedule.block_lanes, first, stop, stride, self.dealt, self.schedule.batch_start
+        )
+        certificates = PassCertificates(
             self.certs,
             margins,
             keeps,
@@ -146,6 +137,7 @@ class Runner(Certificates):
             self.bank_first,
             self.farkle,
         )
+        return (self.tables, w0, blocks, self.scratch[worker], certificates)
 
     def timed_sample(self, w0_flat: np.ndarray, threads: int | None = None) -> float:
         """The seconds a full pass would take now, from a sample of its blocks.

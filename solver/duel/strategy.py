@@ -33,8 +33,9 @@ from ..core.errors import SolverInputError
 from ..core.floor import check_in_model
 from ..core.rolls import FlatOptions, grouped_tables, next_dice
 from . import prebuilt
+from .buffers import TurnScratch, no_certificates, one_block, turn_scratch
 from .jitcache import DECISION_WAIT, compile_lock
-from .kernel import CERT_WIDTH, TurnScratch, solve_one, turn_scratch
+from .kernel import solve_one
 from .model import KernelTables, Model
 from .result import SolveResult
 
@@ -333,31 +334,9 @@ class Strategy:
     ) -> tuple[tuple[object, ...], TurnScratch]:
         """The decision solver's arguments for one start state (:data:`solver.duel.kernel.solve_one`),
         in its order, and the scratch it records the turn's choices in."""
-        lanes = np.array(key, dtype=np.int64).reshape(1, 7, 1)
+        lanes = np.array(key, dtype=np.int64).reshape(7, 1)
         scratch = turn_scratch(self._tables, self.model.scratch_rows(), 1, record=True)
-        skip_nothing = np.zeros((1, CERT_WIDTH), dtype=np.int64)
-        no_plan = np.empty(0, dtype=np.uint8)
-        no_margin = np.zeros(1)
-        no_start = np.full(1, -1, dtype=np.int64)
-        arguments = (
-            self._tables,
-            self._flat,
-            lanes,
-            0,
-            1,
-            1,
-            no_start,  # the counter dealing blocks out and the batches (one block)
-            no_start,
-            scratch,
-            skip_nothing,
-            no_margin,
-            False,
-            no_plan,
-            no_start,
-            no_start,  # the last three: what a pass records of its inputs (not here)
-            lanes[0],
-            lanes[0],
-        )
+        arguments = (self._tables, self._flat, one_block(lanes), scratch, no_certificates(lanes))
         return arguments, scratch
 
     def _solve_turn(self, key: tuple[int, int, int, int, int, int, int]) -> TurnValues:

@@ -95,7 +95,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.errors import SolveFailedError
+from ..core.errors import SolveCancelled, SolveFailedError
 from .acceleration import Anderson
 from .certificates import CERTIFY_FACTOR
 from .clock import Clock, Progress
@@ -109,7 +109,7 @@ from .kernel import (
     solve_blocks,
 )
 from .model import Model, Schedule, build_schedule
-from .passes import PLAIN, PassMode, Runner, SolveCancelled
+from .passes import PLAIN, PassMode, Runner
 from .result import SolveResult
 
 TOLERANCE = 1e-12

@@ -53,7 +53,6 @@ from .card import Card, load_card
 Pair = tuple[int, int]
 
 NORMAL, PRESS, GO_FOR_IT = 0, 1, 2
-MODE_NAMES = ("normal", "press", "go for it")
 
 
 def round50(x: float) -> int:

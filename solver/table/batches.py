@@ -13,6 +13,7 @@ import numpy as np
 
 from optimal_farkle.engine import STEP
 
+from ..core.layout import table_index
 from .model import TableModel
 
 
@@ -91,8 +92,9 @@ def batch_states(model: TableModel, total: int, farkle_sum: int | None = None) -
 
 
 def flat_of(model: TableModel, rows: np.ndarray) -> np.ndarray:
-    """:meth:`TableModel.flat` of every row."""
-    out: np.ndarray = (rows * np.array(model.strides, dtype=np.int64)).sum(axis=1)
+    """:meth:`TableModel.flat` of every row (:func:`solver.core.layout.table_index`)."""
+    cols = np.asarray(rows, dtype=np.int64).T
+    out: np.ndarray = table_index(cols, model.players, model.nb, model.nf, model.ne, model.ns)
     return out
 
 

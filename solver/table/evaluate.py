@@ -6,7 +6,7 @@ linear system over the table's start states (:mod:`solver.table.model`): the tur
 of :mod:`solver.table.kernel` with the decisions taken by the mover's own policy and the
 values ``V`` carried along them (the kernel's ``separate`` mode). Nothing is sampled.
 
-Who decides how, per lane (:data:`DECIDERS`):
+Who decides how, per lane (:class:`solver.core.choices.Decider`):
 
 * ``exact``: the exact strategy's own chance (its ``W``), ties as in the solve; where its
   mover mixes two policies (:mod:`solver.table.mixing`) both are evaluated and weighted;
@@ -28,13 +28,15 @@ rules with one take Gauss-Seidel passes to 1e-12.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.choices import Decider, parse_decider
 from ..core.errors import SolverInputError
 from ..core.jit import njit
+from ..core.kernel_state import after_farkle, flat_index
 from ..core.layout import (
     LANES,
     P_ENDGAME,
@@ -48,8 +50,6 @@ from ..core.layout import (
     P_REACH,
     P_ROWS,
 )
-from ..duel.kernel import after_farkle, flat_index
-from ..duel.model import build_model
 from .batches import batch_states, flat_of, full, rotated
 from .exits import bank_rows, clamp, decision_cut, fill_top, lane_exits
 from .kernel import core_for
@@ -65,8 +65,8 @@ from .tables import (
     table_tables,
 )
 
-#: Who decides a seat's moves: the exact strategy or an approximation (module docstring).
-DECIDERS = {"exact": 0, "rival": 1, "pairwise": 2}
+#: Who decides a seat's moves (module docstring), by the code the kernels read.
+DECIDER_CODES = {Decider.EXACT: 0, Decider.RIVAL: 1, Decider.PAIRWISE: 2}
 TOLERANCE = 1e-12
 Progress = Callable[[float, str], None]
 
@@ -312,29 +312,30 @@ def evaluate(
     w: np.ndarray,
     mixed: object,
     w2: np.ndarray,
-    seats: tuple[str, ...],
+    seats: Sequence[Decider | str],
     threads: int = 2,
     progress: Progress | None = None,
 ) -> Evaluation:
     """Every seat's chance in every state when seat ``k`` (in turn order) plays ``seats[k]``.
 
-    ``seats`` holds keys of :data:`DECIDERS` (``exact``: the solve's own policy, which
-    reproduces ``W``). A state also carries the seat of its mover (its *label*, ``v[label]``):
+    ``seats`` holds :class:`solver.core.choices.Decider` members or their names (``exact``: the
+    solve's own policy, which reproduces ``W``); any other name is a :class:`SolverInputError`. A state also carries the seat of its mover (its *label*, ``v[label]``):
     with different policies the seats must be told apart; with one policy for all, one label.
     ``w`` is the exact solve (flat), ``mixed`` its mixing states
     (:class:`solver.table.solve.MixedStates`), ``w2`` the two-player ``W0`` of the same rules
     and floor (flat).
     """
-    if model.players != len(seats):
-        raise SolverInputError(f"{len(seats)} policies for {model.players} seats")
+    deciders = tuple(parse_decider(x) for x in seats)
+    if model.players != len(deciders):
+        raise SolverInputError(f"{len(deciders)} policies for {model.players} seats")
     if model.ns > 1:
         raise SolverInputError("the approximations do not model the equal-turns endgame")
     if model.riskless.any():
         raise SolverInputError("the evaluation does not handle a dice count that never farkles")
     started = time.perf_counter()
     n, comps = model.players, model.comps
-    labels = 1 if len(set(seats)) == 1 else n
-    codes = np.array([DECIDERS[x] for x in seats[:labels]], dtype=np.int64)
+    labels = 1 if len(set(deciders)) == 1 else n
+    codes = np.array([DECIDER_CODES[x] for x in deciders[:labels]], dtype=np.int64)
     states = model.start_states
     v = np.full(labels * states * comps, 1.0 / n)
     vv = v.reshape(labels, states, comps)
@@ -443,68 +444,3 @@ def opening(
     for k, seat in enumerate(order):
         out[seat] = mine[k]
     return out
-
-
-def two_player_w0(rules: object, floor: int, cache_dir: object = None) -> np.ndarray:
-    """The two-player solve's ``W0`` (flat), solved or loaded like the game does."""
-    from ..duel.cache import solve_strategy
-
-    strategy = solve_strategy(rules, floor, cache_dir)  # type: ignore[arg-type]
-    return strategy.w0.reshape(-1)
-
-
-def loss_report(
-    rules_name: str, goal: int | None, floor: int, cache_dir: object = None
-) -> dict[str, object]:
-    """What each approximation loses against the exact optimum (``bench/table3.py loss``)."""
-    from optimal_farkle.engine import preset
-
-    from .exact import solve_exact_table
-
-    rules = preset(rules_name)
-    if goal is not None:
-        rules = rules.with_goal(goal)
-    exact = solve_exact_table(rules, 3, cache_dir=cache_dir, floor=floor, force=True)  # type: ignore[arg-type]
-    model = exact.model
-    two = build_model(rules, floor)
-    if two.shape[:6] != (model.nb, model.nb, model.nf, model.nf, model.ne, model.ne):
-        raise SolverInputError("the two-player model does not match the table's")
-    w2 = two_player_w0(rules, floor, cache_dir)
-    base = evaluate(model, exact.w, exact.mixed, w2, ("exact",) * 3)
-    first = opening(model, base)
-    report: dict[str, object] = {
-        "rules": rules.name,
-        "goal": rules.goal,
-        "exact": first.tolist(),
-        "exact_check": float(np.abs(base.v[0, :, :2] - exact.w.reshape(-1, 2)).max()),
-    }
-    lines = [
-        f"{rules.name}, goal {rules.goal:,}: exact first-to-move chances "
-        + ", ".join(f"{100 * x:.4f}%" for x in first)
-        + f" (the evaluation reproduces W to {report['exact_check']:.1e})"
-    ]
-    for approx in ("rival", "pairwise"):
-        alone = []
-        seconds = 0.0
-        for seat in range(3):
-            seats = tuple(approx if k == seat else "exact" for k in range(3))
-            one = evaluate(model, exact.w, exact.mixed, w2, seats)
-            alone.append(float(opening(model, one)[seat]))
-            seconds += one.seconds
-        every = evaluate(model, exact.w, exact.mixed, w2, (approx,) * 3)
-        all_seats = opening(model, every).tolist()
-        losses = [float(first[s] - alone[s]) for s in range(3)]
-        report[approx] = {
-            "one_seat": alone,
-            "loss": losses,
-            "all_seats": all_seats,
-            "seconds": seconds + every.seconds,
-        }
-        lines.append(
-            f"  {approx:9}: in seat k among exact players it wins "
-            + ", ".join(f"{100 * a:.4f}% (-{100 * d:.4f})" for a, d in zip(alone, losses))
-            + "; all three: "
-            + ", ".join(f"{100 * x:.4f}%" for x in all_seats)
-        )
-    report["text"] = "\n".join(lines)
-    return report

@@ -42,15 +42,12 @@ from optimal_farkle.engine.files import (
 )
 from optimal_farkle.engine.game import GameState, Phase
 
+from ..core.cachefiles import build_lock
 from ..core.choices import Choice
-from ..core.errors import SolverInputError
+from ..core.errors import SolveCancelled, SolverInputError
 from ..core.floor import DEFAULT_FLOOR
 from ..core.rolls import column
-from ..duel.cache import (
-    Reporter,
-    _build_lock,
-    existing_cache,
-)
+from ..duel.cache import Reporter, existing_cache
 from ..duel.decisions import (
     Decision,
     OptionValue,
@@ -59,7 +56,6 @@ from ..duel.decisions import (
     final_target,
     rank_turn,
 )
-from ..duel.passes import SolveCancelled
 from .finalround import FinalRound
 from .model import TableModel, build_table_model
 from .progress import Progress
@@ -288,7 +284,7 @@ def solve_exact_table(
     problem = writable_problem(path.parent)
     if problem is not None and report is not None:
         report(f"the table strategy cannot be cached ({problem}); it is kept in memory")
-    with _build_lock(path, cancel, progress, report, usable=problem is None):
+    with build_lock(path, cancel, progress, report, usable=problem is None):
         cached = load_exact_table(rules, players, cache_dir, floor, None)
         if cached is not None:
             return cached

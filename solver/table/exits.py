@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import njit
+from ..core.kernel_state import after_farkle
 from ..core.layout import (
     P_COMPS,
     P_ENDGAME,
@@ -31,7 +32,6 @@ from ..core.layout import (
     P_RISKLESS,
     P_ROWS,
 )
-from ..duel.kernel import after_farkle
 from .tables import I_BMIN, I_CUT, I_END, I_GOAL, TableScratch, TableTables
 
 
@@ -50,7 +50,11 @@ def owed(p: np.ndarray, r: int) -> int:
 def next_index(
     p: np.ndarray, lanes: np.ndarray, lane: int, b_new: int, f_new: int, u_new: int
 ) -> int:
-    """The state after the mover's turn: seats rotated, the mover last with ``b_new`` etc."""
+    """The state after the mover's turn: seats rotated, the mover last with ``b_new`` etc.
+
+    :func:`solver.core.layout.table_index` of that state, written out on the lanes' fields
+    (in a kernel, with no array to hold the rotated fields).
+    """
     n = p[P_N]
     idx = 0
     for k in range(1, n):

@@ -52,10 +52,9 @@ from functools import lru_cache
 import numpy as np
 
 from ..core.endgame import FinalTurnTables, final_turn_tables
-from ..core.jit import njit
+from ..core.jit import FAST_MATH, njit
 from ..core.rolls import FlatOptions, flat_options
 
-_FAST = {"nnan", "ninf", "nsz", "contract"}
 #: Leads solved together by :func:`below_threshold`.
 LEAD_LANES = 64
 
@@ -129,7 +128,7 @@ def _lead_tables(
                 phi[n - 1, jj] = accp
 
 
-@njit(cache=True, nogil=True, boundscheck=False, fastmath=_FAST)
+@njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH)
 def below_threshold(
     first_lead: int,
     lanes: int,

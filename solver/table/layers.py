@@ -10,8 +10,7 @@ import time
 
 import numpy as np
 
-from ..core.errors import SolveFailedError
-from ..duel.passes import SolveCancelled
+from ..core.errors import SolveCancelled, SolveFailedError
 from .batches import batch_states, flat_of, full, layer_flat, reachable_states, rotated
 from .mixing import Equilibrium, Policy, add_policy, mixed_equilibrium
 from .model import TableModel

@@ -26,7 +26,7 @@ The transitions of a turn from ``s`` (the mover's view; ``rot`` moves seat 0 to 
              below the goal:  rot(b_1 .. b_{N-1}, b_0 + t; f_1 .., 0; u_1 .., 1; r + 1)
              from the goal on: the final round of :mod:`solver.table.finalround` (or a win)
     farkle   rot(b_1 .. b_{N-1}, b_0'; f_1 .., f_0'; u_1 .., u_0; r + 1)
-             with (b_0', f_0') = after_farkle(b_0, f_0)   (:func:`solver.duel.kernel.after_farkle`)
+             with (b_0', f_0') = after_farkle(b_0, f_0)   (:func:`solver.core.kernel_state.after_farkle`)
 
 and a value read from the next state is turned back into the mover's order: seat 0's
 (now last) is ``1 - sum`` of the stored components, seat ``k >= 1``'s is the next state's
@@ -48,6 +48,7 @@ from optimal_farkle.engine import STEP, Endgame, Rules
 
 from ..core.endgame import FinalTurnTables
 from ..core.errors import SolverInputError
+from ..core.layout import table_index
 from ..core.rolls import FlatOptions
 from ..duel.model import build_model
 
@@ -100,14 +101,6 @@ class TableModel:
         """Fields of a state: N scores, N counts, N flags, the round position."""
         return 3 * self.players + 1
 
-    @cached_property
-    def strides(self) -> tuple[int, ...]:
-        shape = self.shape
-        out = [1] * len(shape)
-        for i in range(len(shape) - 2, -1, -1):
-            out[i] = out[i + 1] * shape[i + 1]
-        return tuple(out)
-
     def flat(
         self,
         scores: tuple[int, ...],
@@ -123,7 +116,7 @@ class TableModel:
             + (tuple(entered) if entered is not None else (0,) * n)
             + (r,)
         )
-        return int(sum(x * s for x, s in zip(state, self.strides)))
+        return int(table_index(state, n, self.nb, self.nf, self.ne, self.ns))
 
     def unflat(self, index: int) -> tuple[int, ...]:
         """The state's fields ``(b.., f.., u.., r)`` of a flat index."""

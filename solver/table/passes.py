@@ -10,8 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.errors import SolveFailedError
-from ..duel.passes import SolveCancelled
+from ..core.errors import SolveCancelled, SolveFailedError
 from .batches import batch_states, flat_of
 from .model import TableModel
 from .progress import RESUMED, Progress, record_layer, report, save_snapshot

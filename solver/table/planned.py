@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core.jit import njit
+from ..core.sums import planned_sum
 from .tables import FAST_MATH, NO_PLAN, TableScratch, TableTables
 
 #: A group the lanes did not agree on is compared lane by lane in the next rows, and
@@ -240,27 +241,7 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                         for lane in range(nlu):
                             acc[lane] = pf
                     # Planned groups: one multiply-add per target cell, four per lane loop.
-                    i = 0
-                    while i + 4 <= ntouch:
-                        s0 = np.uint64(base + sum_off[slot, i]) * nlu
-                        s1 = np.uint64(base + sum_off[slot, i + 1]) * nlu
-                        s2 = np.uint64(base + sum_off[slot, i + 2]) * nlu
-                        s3 = np.uint64(base + sum_off[slot, i + 3]) * nlu
-                        w0, w1 = sum_weight[slot, i], sum_weight[slot, i + 1]
-                        w2, w3 = sum_weight[slot, i + 2], sum_weight[slot, i + 3]
-                        for lane in range(nlu):
-                            acc[lane] += (
-                                w0 * src[s0 + lane]
-                                + w1 * src[s1 + lane]
-                                + w2 * src[s2 + lane]
-                                + w3 * src[s3 + lane]
-                            )
-                        i += 4
-                    for rest in range(i, ntouch):
-                        s0 = np.uint64(base + sum_off[slot, rest]) * nlu
-                        w0 = sum_weight[slot, rest]
-                        for lane in range(nlu):
-                            acc[lane] += w0 * src[s0 + lane]
+                    planned_sum(acc, src, sum_off, sum_weight, slot, ntouch, base, nlu)
                 # The other groups: each lane's first best option by W_0, its other
                 # components with it (as in solver.table.kernel).
                 a1, ap = buf[1], buf[planes - 1]  # P is the last component

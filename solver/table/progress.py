@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..duel.cache import CacheError
+from ..core.errors import CacheError
 from .resume import LayerProgress, MixEntry, Snapshot, SolveJournal
 
 #: Called with the share done (0 to 1) and the stage.

@@ -4,7 +4,7 @@ A table solve (:mod:`solver.table.solve`) is a sequence of *layers* (all start s
 one sum of scores), solved from the top down; rules with a farkle penalty repeat that
 sequence in *passes* after a warm start. After each layer, the solve hands the layer's
 values to a :class:`SolveJournal`, which writes them as one *record* file, atomically
-(:func:`solver.cache.write_framed`: a temporary file renamed over the name, its header
+(:func:`solver.core.cachefiles.write_framed`: a temporary file renamed over the name, its header
 holding the payload's sha256). At the start of every penalty pass it writes a *snapshot*
 (all of ``W`` and the pass history) and then drops the records it supersedes.
 
@@ -36,8 +36,8 @@ import numpy as np
 
 from optimal_farkle.engine.files import FileProblem, read_bytes
 
-from ..core.errors import SolverInputError
-from ..duel.cache import MAX_HEADER, CacheError, check_payload, read_framed, write_framed
+from ..core.cachefiles import MAX_HEADER, check_payload, read_framed, write_framed
+from ..core.errors import CacheError, SolverInputError
 
 MAGIC = b"FARKLE-WT-RESUME\n"
 FORMAT = "farkle-table-resume"

@@ -21,18 +21,10 @@ from optimal_farkle.engine.files import (
 )
 from optimal_farkle.engine.text import quote
 
-from ..core.errors import SolverError
+from ..core.cachefiles import MAX_HEADER, check_payload, header_figure, read_framed, write_framed
+from ..core.errors import CacheError, SolverError
 from ..core.floor import DEFAULT_FLOOR, used_floor
-from ..duel.cache import (
-    MAX_HEADER,
-    CacheError,
-    _figure,
-    cache_dir,
-    check_payload,
-    existing_cache,
-    read_framed,
-    write_framed,
-)
+from ..duel.cache import cache_dir, existing_cache
 from .model import TableModel, build_table_model
 from .resume import SolveJournal
 from .solve import TOLERANCE, MixedStates, TableSolveResult
@@ -64,7 +56,7 @@ def table_cache_path(
 
 
 def write_table_cache(path: Path, strategy: ExactTableStrategy) -> None:
-    """Write atomically (:func:`solver.duel.cache.write_framed`); TableCacheError says why it could not."""
+    """Write atomically (:func:`solver.core.cachefiles.write_framed`); TableCacheError says why it could not."""
     m = strategy.mixed
     payload = b"".join(
         np.ascontiguousarray(a, dtype=dt).tobytes()
@@ -178,10 +170,10 @@ def read_table_cache(path: Path, rules: Rules, players: int, floor: int) -> Exac
         info = TableSolveResult(
             w,
             mixed=mixed_states,
-            sweeps=_figure(header, "sweeps"),
-            passes=int(_figure(header, "passes")),
-            residual=_figure(header, "residual"),
-            seconds=_figure(header, "seconds"),
+            sweeps=header_figure(header, "sweeps"),
+            passes=int(header_figure(header, "passes")),
+            residual=header_figure(header, "residual"),
+            seconds=header_figure(header, "seconds"),
         )
     except CacheError as exc:
         raise TableCacheError(str(exc)) from None
