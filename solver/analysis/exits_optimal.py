@@ -15,7 +15,10 @@ from ..core.endgame import WON
 from ..core.jit import njit
 from ..core.layout import LANES, P_REACH
 from ..duel.buffers import (
+    INFO_BMIN,
+    INFO_GOAL,
     INFO_KIND,
+    INFO_LEAD,
     Blocks,
     PassCertificates,
     TurnScratch,
@@ -160,10 +163,10 @@ def _forward_lane(
     rows = mass.shape[0]
     p = kt.params
     reach_len = p[P_REACH]
-    goal = info[0, lane]
-    first = info[1, lane]
-    kind = info[2, lane]
-    lead = info[3, lane]
+    goal = info[INFO_GOAL, lane]
+    first = info[INFO_BMIN, lane]
+    kind = info[INFO_KIND, lane]
+    lead = info[INFO_LEAD, lane]
     start_turn(mass)
     farkle = 0.0
     past_len = 0
