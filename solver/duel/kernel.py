@@ -256,8 +256,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 # One fixed-shape lane loop per option count (no temporaries, so
                                 # LLVM vectorises each loop); larger groups loop. (The certifying
                                 # loops below, run with their verdict ignored, would compile
-                                # 0.6-0.8 s faster, but a pass comparing everything took 11-25%
-                                # longer with them: a plain maximum is fewer instructions a lane.)
+                                # faster, but make a pass comparing everything slower: a plain
+                                # maximum is fewer instructions a lane; docs/benchmarks.md.)
                                 s0 = np.uint64(base + option_off[o]) * nlu
                                 s1 = np.uint64(base + option_off[o + 1]) * nlu
                                 if k == 2:
