@@ -102,7 +102,7 @@ def unsupported(rules: Rules) -> str | None:
         )
     try:
         final_turn_tables(rules)
-    except ValueError as exc:
+    except SolverInputError as exc:
         return str(exc)
     return None
 
