@@ -20,9 +20,9 @@ import numpy as np
 
 from optimal_farkle.engine import Endgame
 
-from ..core.layout import LANES, duel_index
+from ..core.layout import LANES, NO_PLAN, duel_index
 from .buffers import CERT_HI, CERT_LO, CERT_ROOM, CERT_WIDTH
-from .model import NO_PLAN, KernelTables, Model, Schedule
+from .model import KernelTables, Model, Schedule
 
 #: Every later pass certifies for the next with this many times the last pass's change (keep
 #: choices too while it is between :data:`solver.duel.valueiter.KEEPS_UNTIL` and ``KEEPS_AT``).

@@ -49,6 +49,7 @@ from ..core.errors import SolverInputError
 from ..core.floor import DEFAULT_FLOOR, used_floor
 from ..core.layout import (
     LANES,
+    NO_PLAN,
     P_EXACT,
     P_MAX_GROUP,
     P_MUST_ROLL,
@@ -58,9 +59,6 @@ from ..core.layout import (
 )
 from ..core.rolls import FlatOptions, flat_options
 from ..core.turn_inputs import turn_inputs
-
-#: A keep plan entry that certifies nothing: the group's options are compared as usual.
-NO_PLAN = 255
 
 
 class KernelTables(NamedTuple):

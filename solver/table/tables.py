@@ -14,6 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core import layout
 from ..core.layout import (
     P_COMPS,
     P_EXTRA,
@@ -35,8 +36,10 @@ FAST_MATH = {"nnan", "ninf", "nsz", "contract"}
 #: twice the lanes (bench/table3.py kernel; docs/benchmarks.md).
 TABLE_LANES = 128
 
-#: A group's keep plan when the lanes do not agree on its best option (compared lane by lane).
-NO_PLAN = 255
+
+#: The keep plan entry that certifies nothing (one definition: :data:`solver.core.layout.NO_PLAN`),
+#: read here by the table kernel's modules.
+NO_PLAN = layout.NO_PLAN
 
 #: Rows of :attr:`TableScratch.info`: goal row, bank minimum, the row from which the bank
 #: values are constant, the cut.
