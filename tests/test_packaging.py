@@ -130,6 +130,7 @@ def wheel() -> tuple[Path, str]:
     return made_once("wheel", build)
 
 
+@pytest.mark.long
 def test_the_wheel_installs_exactly_one_top_level_package(wheel: tuple[Path, str]) -> None:
     path, _log = wheel
     assert path.name.startswith("optimal_farkle-")
