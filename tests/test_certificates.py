@@ -20,7 +20,7 @@ import pytest
 
 from optimal_farkle.engine import preset
 from optimal_farkle.solver.core.kernel_state import after_farkle
-from optimal_farkle.solver.core.layout import LANES
+from optimal_farkle.solver.core.layout import LANES, NO_PLAN
 from optimal_farkle.solver.duel import valueiter
 from optimal_farkle.solver.duel.acceleration import aitken
 from optimal_farkle.solver.duel.buffers import (
@@ -36,7 +36,7 @@ from optimal_farkle.solver.duel.buffers import (
 )
 from optimal_farkle.solver.duel.certificates import CERTIFY_FACTOR
 from optimal_farkle.solver.duel.kernel import record_block, solve_blocks
-from optimal_farkle.solver.duel.model import NO_PLAN, Model, build_model
+from optimal_farkle.solver.duel.model import Model, build_model
 from optimal_farkle.solver.duel.passes import PassMode, Runner
 from optimal_farkle.solver.duel.valueiter import FIRST_MARGIN, value_iteration
 

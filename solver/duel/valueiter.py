@@ -48,10 +48,10 @@ tenfold, because each pass carries the stale value behind one more three-farkle 
    tenfold per pass. A mixed point is only ever a new starting point: the residual is
    always that of a full pass from it.
 
-Everything is float64. (Passes storing their in-turn values in float32 ran at most a
-quarter faster once their sums were float64 too, and with float32 sums their fixed point
-lay 6e-6 from the exact one, which the float64 passes then took four passes to remove; a
-second precision also doubled the compile a first run pays.)
+Everything is float64. (Storing the in-turn values in float32 gained little once their
+sums had to be float64 too; with float32 sums the fixed point lay off the exact one, which the
+float64 passes then had to remove; and a second precision doubles the compile a first run
+pays: ``docs/benchmarks.md``.)
 
 **Certified skipping.** Most cells of a turn bank, and by a wide margin, and most roll
 groups have one clearly best keep. A pass can record, per block and dice count, the lowest
