@@ -622,7 +622,7 @@ def load_rules_text(text: str, source: str) -> Rules:
 
 def preset_path(name: str) -> Any:
     """The packaged TOML file of a preset (a Traversable; works from an installed wheel)."""
-    return _assets().joinpath("rules", f"{name}.toml")
+    return assets_folder().joinpath("rules", f"{name}.toml")
 
 
 def load_rules(name_or_path: str | Path) -> Rules:
@@ -651,7 +651,7 @@ def load_rules(name_or_path: str | Path) -> Rules:
     return load_rules_text(text, shown)
 
 
-def _assets() -> Any:
+def assets_folder() -> Any:
     """The assets folder: the installed ``optimal_farkle.assets`` package, or the checkout's."""
     try:
         return resources.files("optimal_farkle.assets")

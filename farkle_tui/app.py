@@ -32,7 +32,7 @@ from optimal_farkle.engine import FarkleError, Rules
 from optimal_farkle.engine.dice import DiceSource
 from optimal_farkle.engine.game import Player
 from optimal_farkle.engine.record import GameSession
-from optimal_farkle.engine.rules import _assets
+from optimal_farkle.engine.rules import assets_folder
 
 from .game_setup import HUMAN, GameSetup
 from .pacing import FARKLE_HOLD
@@ -80,7 +80,7 @@ CHECKOUT_CSS = Path(__file__).resolve().parent.parent / "assets" / "css" / "fark
 def stylesheet() -> str:
     """The app's stylesheet, from the installed ``optimal_farkle.assets`` package or the checkout."""
     try:
-        return str(_assets().joinpath("css", "farkle.tcss").read_text(encoding="utf-8"))
+        return str(assets_folder().joinpath("css", "farkle.tcss").read_text(encoding="utf-8"))
     except (OSError, FileNotFoundError):
         return CHECKOUT_CSS.read_text(encoding="utf-8") if CHECKOUT_CSS.exists() else ""
 

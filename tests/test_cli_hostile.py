@@ -403,6 +403,7 @@ def test_the_card_names_a_rebuild_command_that_works(
 
 
 # -- the property: the hostile campaign's fast part ------------------------------------------------
+@pytest.mark.long
 def test_the_hostile_campaigns_fast_part_finds_nothing(capsys: pytest.CaptureFixture[str]) -> None:
     """bench/hostile_cli.py --fast: every command x bad values, hostile files, closed and full
     streams, short encodings, long paths and markup (a few hundred runs, mostly in-process)."""

@@ -19,6 +19,7 @@ from optimal_farkle.tui.cli import main
 SMALL = 1000  # the goal the other match tests solve at: their strategies are reused
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", ["facebook", "neller-busche"])
 def test_komi_is_the_fairest_head_start(name: str) -> None:
     rules = preset(name).with_goal(SMALL)

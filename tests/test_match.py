@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import Endgame, preset
+from optimal_farkle.solver.analysis.exits_optimal import fill_keeps, riskless_tails
 from optimal_farkle.solver.analysis.match import (
     MatchError,
     evaluate,
@@ -18,6 +19,7 @@ from optimal_farkle.solver.analysis.match import (
     optimal_exits,
     simulate_odds,
 )
+from optimal_farkle.solver.core.layout import P_REACH
 from optimal_farkle.solver.duel.cache import solve_strategy
 from optimal_farkle.solver.duel.model import build_model
 from optimal_farkle.solver.players.levels import LEVEL_PLAYERS
@@ -52,7 +54,7 @@ def test_the_evaluation_reaches_the_solve_from_a_flat_start(rules, tmp_path: Pat
     """Not just a fixed point it was started at: from 0.5 everywhere it converges to W0.
 
     Under zilch the six dice never farkle, so past the exact cut the optimal player rolls
-    them on by the fill values (:func:`solver.analysis.exits_optimal.fill_keeps`) for hundreds of steps.
+    them on by the fill values (:func:`solver.analysis.exits_optimal.riskless_tails`) for hundreds of steps.
     """
     strategy = solve_strategy(rules, FLOOR, tmp_path)
     model = build_model(rules, FLOOR)
@@ -252,3 +254,31 @@ def test_player_kinds_are_parsed_from_text_with_a_one_line_error() -> None:
     assert "\n" not in str(caught.value) and str(caught.value).endswith("cautious, strong")
     with pytest.raises(SolverInputError, match=r"the players are: coach$"):
         parse_kind("optimal", [PlayerKind.COACH])
+
+
+def test_a_riskless_tail_banks_where_following_it_roll_by_roll_banks() -> None:
+    """zilch's six dice past the cut: the tabulated tail against the rolls followed literally."""
+    model = build_model(ZILCH.with_goal(500), FLOOR)
+    kt = model.kernel_tables()
+    keep = fill_keeps(kt)
+    tail, slot, end = riskless_tails(kt, keep)
+    reach_len = int(kt.params[P_REACH])
+    assert [n for n in range(1, 7) if slot[n] >= 0] == [6]  # only six dice never farkle
+    for kind, start in ((1, 0), (2, 40), (1, reach_len - 30)):
+        mass = {(start, 6): 1.0}
+        banked = np.zeros(tail.shape[-1])
+        while mass:
+            (k, n), w = min(mass.items())
+            del mass[(k, n)]
+            if k != start and (kt.farkle_prob[n] > 0 or k >= reach_len - 1):
+                banked[k] += w
+                continue
+            for g in range(kt.group_start[n], kt.group_start[n + 1]):
+                off = int(kt.option_off[kt.option_start[g] + keep[kind, k, g]])
+                to = (k + off // 6, off % 6 + 1)
+                if w * kt.group_prob[g] > 1e-30:
+                    mass[to] = mass.get(to, 0.0) + w * kt.group_prob[g]
+        row = tail[kind, slot[6], start]
+        assert end[kind, slot[6], start] > start
+        assert np.max(np.abs(row - banked)) < 1e-15
+        assert abs(row.sum() - 1.0) < 1e-12

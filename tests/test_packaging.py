@@ -59,9 +59,9 @@ def test_assets_and_command_work_outside_the_checkout(tmp_path: Path) -> None:
     env.pop("PYTHONPATH", None)
     code = (
         f"from {NS}.engine import preset, PRESETS\n"
-        f"from {NS}.engine.rules import _assets\n"
+        f"from {NS}.engine.rules import assets_folder\n"
         "print([preset(n).name for n in PRESETS])\n"
-        "print(_assets().joinpath('css', 'farkle.tcss').is_file())\n"
+        "print(assets_folder().joinpath('css', 'farkle.tcss').is_file())\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -130,6 +130,7 @@ def wheel() -> tuple[Path, str]:
     return made_once("wheel", build)
 
 
+@pytest.mark.long
 def test_the_wheel_installs_exactly_one_top_level_package(wheel: tuple[Path, str]) -> None:
     path, _log = wheel
     assert path.name.startswith("optimal_farkle-")

@@ -213,6 +213,7 @@ for name in ("solve_blocks", "solve_one"):
 """
 
 
+@pytest.mark.long
 def test_the_background_compile_leaves_what_a_full_solve_and_a_hint_load(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -161,6 +161,7 @@ async def play_in_two_tabs(url: str, server: subprocess.Popen[str], marker: str)
         await second.wait_closed()
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts the game processes in /proc")
 def test_each_tab_plays_the_start_screen_and_ctrl_c_stops_everything(tmp_path: Path) -> None:
     port = free_port()
@@ -315,6 +316,7 @@ def test_a_newer_pages_message_is_ignored_and_sizes_are_bounded() -> None:
     assert big is not None and (big.width, big.height) == (MAX_WIDTH, MAX_HEIGHT)
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts the game processes in /proc")
 def test_a_hostile_tab_gets_bounded_and_its_game_ends_with_it(tmp_path: Path) -> None:
     served = Served(tmp_path)

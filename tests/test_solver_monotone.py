@@ -57,6 +57,7 @@ def value(values: dict[tuple[int, int], float], t: int, n: int) -> float:
     return values.get((t, n), 1.0)
 
 
+@pytest.mark.long
 def test_in_turn_values_never_fall_as_the_turn_total_rises(in_turn: dict) -> None:
     checked = 0
     for state, values in in_turn.items():

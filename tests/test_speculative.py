@@ -19,9 +19,10 @@ import numpy as np
 import pytest
 
 from optimal_farkle.engine import preset
+from optimal_farkle.solver.core.layout import NO_PLAN
 from optimal_farkle.solver.duel.buffers import CERT_HI, CERT_LO
 from optimal_farkle.solver.duel.certificates import CERTIFY_FACTOR
-from optimal_farkle.solver.duel.model import NO_PLAN, Model, build_model
+from optimal_farkle.solver.duel.model import Model, build_model
 from optimal_farkle.solver.duel.passes import PassMode, Runner
 from optimal_farkle.solver.duel.valueiter import (
     FIRST_MARGIN,

@@ -25,11 +25,11 @@ NB = preset("neller-busche").with_goal(400)
 
 
 #: The two smallest cases (singles only with a final turn and an entry minimum; a penalty with
-#: its floor) test the algorithm by default; neller-busche at 400 is slow-only.
+#: its floor) test the algorithm by default, in one test so that one worker compiles the
+#: evaluation's kernels for both; neller-busche at 400 is slow-only.
 EVALUATED = [
-    pytest.param(NB, 0, marks=pytest.mark.slow),
-    (tiny(300), 0),
-    (penalty_tiny(250), -100),
+    pytest.param(((NB, 0),), marks=pytest.mark.slow, id="neller-busche-400"),
+    pytest.param(((tiny(300), 0), (penalty_tiny(250), -100)), id="tiny-and-penalty"),
 ]
 
 
@@ -48,18 +48,21 @@ def test_an_unknown_decider_is_refused_in_one_line_before_any_work() -> None:
     assert all(d.value in message for d in Decider)
 
 
-@pytest.mark.parametrize(("rules", "floor"), EVALUATED)
+@pytest.mark.long
+@pytest.mark.parametrize("cases", EVALUATED)
 def test_evaluating_the_exact_policy_reproduces_the_solve(
-    rules: Rules, floor: int, tmp_path: Path
+    cases: tuple[tuple[Rules, int], ...], tmp_path: Path
 ) -> None:
-    exact = solve_exact_table(rules, 3, cache_dir=tmp_path, floor=floor, force=True)
-    model = exact.model
-    result = evaluate(model, exact.w, exact.mixed, np.zeros(1), ("exact",) * 3)
-    keep = reachable(model, np.indices(model.shape).reshape(len(model.shape), -1).T)
-    expected = full(model, exact.w.reshape(-1, 2))
-    assert float(np.abs(result.v[0] - expected)[keep].max()) < 1e-12
+    for rules, floor in cases:
+        exact = solve_exact_table(rules, 3, cache_dir=tmp_path, floor=floor, force=True)
+        model = exact.model
+        result = evaluate(model, exact.w, exact.mixed, np.zeros(1), ("exact",) * 3)
+        keep = reachable(model, np.indices(model.shape).reshape(len(model.shape), -1).T)
+        expected = full(model, exact.w.reshape(-1, 2))
+        assert float(np.abs(result.v[0] - expected)[keep].max()) < 1e-12, rules.name
 
 
+@pytest.mark.long
 def test_the_approximation_in_one_seat_wins_what_simulation_says(tmp_path: Path) -> None:
     """The live approximation (the ``strong`` player) plays the policy the evaluation models."""
     rules = preset("neller-busche").with_goal(600)  # at 500 and below it plays exactly

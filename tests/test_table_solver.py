@@ -53,6 +53,7 @@ def solved(rules: Rules, players: int = 3, floor: int = 0) -> tuple[object, Tabl
 
 
 # -- two players ------------------------------------------------------------------------------------
+@pytest.mark.long
 @pytest.mark.parametrize(
     ("name", "goal", "floor"),
     [("neller-busche", 1000, 0), ("patch", 800, 0), ("facebook", 700, -300), ("zilch", 450, -200)],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import DataTable, Footer, Static
 from tui_support import (
     RULES,
@@ -50,6 +51,7 @@ def test_ctrl_c_says_how_to_quit_in_plain_words() -> None:
     run(body())
 
 
+@pytest.mark.long
 def test_the_move_log_shows_its_newest_line_after_the_window_is_resized() -> None:
     """Resized taller and back while the help was open, the log kept its scroll offset and
     showed old moves; resized narrower, it cut its lines (a log wraps each line once)."""

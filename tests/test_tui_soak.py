@@ -29,6 +29,7 @@ def soak_app(seed: int) -> Any:
 SEEDS = [0] + [pytest.param(seed, marks=pytest.mark.slow) for seed in (1, 2, 3, 4)]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("seed", SEEDS)
 def test_random_keys_never_break_the_app_or_the_screen(seed: int) -> None:
     seen = run(soak(lambda: soak_app(seed), keys=1000, seed=seed))

@@ -18,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from screen_truth import check_screen, human_keys, press, settle
 from textual.widgets import DataTable, Input, Select, Static
 from tui_support import (
@@ -127,6 +128,7 @@ async def play_until(
     raise AssertionError("the game did not get there")
 
 
+@pytest.mark.long
 def test_a_four_player_game_is_played_saved_resumed_after_a_crash_and_replayed(
     tmp_path: Path,
 ) -> None:

@@ -79,9 +79,8 @@ MASKS = 32
 SEARCH_TOLERANCE = 1e-11
 #: Candidates whose odds differ by less than this tie (the evaluation's accuracy).
 TIE = 1e-10
-#: One candidate's evaluation, per start state, on the reference machine: 5 to 10 s for the
-#: 562,500 start states of ``facebook`` (a farkle penalty), and about 0.3 s for the 40,000 of
-#: ``neller-busche`` without one (bench/card.py).
+#: One candidate's evaluation, per start state, on the reference machine, with a farkle
+#: penalty and without one (bench/card.py measures them; docs/benchmarks.md).
 EVAL_SECONDS_PER_START_STATE = 1.5e-5
 EVAL_SECONDS_PER_START_STATE_NO_PENALTY = 8e-6
 #: The rounds of line searches an estimate counts (the last one moves nothing).

@@ -15,7 +15,10 @@ from ..core.endgame import WON
 from ..core.jit import njit
 from ..core.layout import LANES, P_REACH
 from ..duel.buffers import (
+    INFO_BMIN,
+    INFO_GOAL,
     INFO_KIND,
+    INFO_LEAD,
     Blocks,
     PassCertificates,
     TurnScratch,
@@ -67,6 +70,76 @@ def fill_keeps(kt: KernelTables) -> np.ndarray:
     return out
 
 
+#: A tail's entries below this are left out: a cell's mass under it moves less than 1e-21
+#: in all, far inside the evaluation's 1e-12 (the forward pass itself drops mass below
+#: :data:`solver.analysis.exits.NEGLIGIBLE`).
+TAIL_NEGLIGIBLE = 1e-24
+
+
+@njit(cache=True, nogil=True, boundscheck=False)
+def riskless_tails(
+    kt: KernelTables, fill_keep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where a riskless dice count past the exact cut banks: ``(tail, slot, end)``.
+
+    Past the cut a dice count ``n`` that cannot farkle (``zilch``'s six dice) rolls on by the
+    fill keeps (:func:`fill_keeps`) until it holds dice that can farkle, or reaches the
+    table's end, and then banks. Which cell it banks at depends on ``(kind, K, n)`` alone (the
+    lead ``K`` it is at), not on the lane, so it is tabulated once per model instead of
+    followed roll by roll in every lane (hundreds of rolls of 125 groups each)::
+
+        T[kind, n, K] = sum_g p_g * ( T[kind, n', K + s]   if n' is riskless and K + s < L - 1
+                                      e_{K + s}            otherwise )
+
+    where option ``o = keep(kind, K, g)`` moves ``s`` steps and leaves ``n'`` dice, ``L`` is
+    the reach length, and ``e_j`` banks at lead ``j``. ``tail[kind, slot[n], K, j]`` is the
+    probability of banking at lead ``j``; entries past ``end[kind, slot[n], K]`` are below
+    :data:`TAIL_NEGLIGIBLE`. ``slot[n]`` is -1 for a count that can farkle.
+    """
+    reach_len = kt.params[P_REACH]
+    kinds, length = fill_keep.shape[0], fill_keep.shape[1]
+    slot = np.full(7, -1, dtype=np.int64)
+    count = 0
+    for n in range(1, 7):
+        if kt.farkle_prob[n] == 0.0:
+            slot[n] = count
+            count += 1
+    longest = 0
+    for o in range(kt.option_off.shape[0]):
+        longest = max(longest, kt.option_off[o] // 6)
+    width = length + longest + 1
+    tail = np.zeros((kinds, count, length, width))
+    end = np.zeros((kinds, count, length), dtype=np.int64)
+    for kind in range(kinds):
+        if kind == WON:
+            continue  # past the cut a won lane banks at once
+        for k in range(min(reach_len - 1, length) - 1, -1, -1):
+            for n in range(1, 7):
+                r = slot[n]
+                if r < 0:
+                    continue
+                row = tail[kind, r, k]
+                hi = k + 1
+                for g in range(kt.group_start[n], kt.group_start[n + 1]):
+                    off = kt.option_off[kt.option_start[g] + fill_keep[kind, k, g]]
+                    dest = k + off // 6
+                    p = kt.group_prob[g]
+                    r2 = slot[off % 6 + 1]
+                    if r2 >= 0 and dest < reach_len - 1:
+                        e = end[kind, r2, dest]
+                        src = tail[kind, r2, dest]
+                        for j in range(dest + 1, e):
+                            row[j] += p * src[j]
+                        hi = max(hi, e)
+                    else:
+                        row[dest] += p
+                        hi = max(hi, dest + 1)
+                while hi > k + 1 and row[hi - 1] < TAIL_NEGLIGIBLE:
+                    hi -= 1
+                end[kind, r, k] = hi
+    return tail, slot, end
+
+
 @njit(cache=True, nogil=True, boundscheck=False)
 def _forward_lane(
     kt: KernelTables,
@@ -75,7 +148,7 @@ def _forward_lane(
     info: np.ndarray,
     banks: np.ndarray,
     choice: np.ndarray,
-    fill_keep: np.ndarray,
+    tails: tuple[np.ndarray, np.ndarray, np.ndarray],
     mass: np.ndarray,
     below: np.ndarray,
     past: np.ndarray,
@@ -83,42 +156,46 @@ def _forward_lane(
     """Follow one lane's recorded choices from ``(0, 6)``; (farkle probability, past length).
 
     ``below[k]`` gets the bank probability at ``t = first + k`` (below the goal) and
-    ``past[k]`` at ``t = goal + k``. Past the lane's block top the fill policy applies
-    (``fill_keep``: :func:`fill_keeps`).
+    ``past[k]`` at ``t = goal + k``. Past the lane's block top the fill policy applies: a
+    riskless count's banks are read from its tail (``tails``: :func:`riskless_tails`).
     """
+    tail, slot, end = tails
+    rows = mass.shape[0]
     p = kt.params
     reach_len = p[P_REACH]
-    goal = info[0, lane]
-    first = info[1, lane]
-    kind = info[2, lane]
-    lead = info[3, lane]
+    goal = info[INFO_GOAL, lane]
+    first = info[INFO_BMIN, lane]
+    kind = info[INFO_KIND, lane]
+    lead = info[INFO_LEAD, lane]
     start_turn(mass)
     farkle = 0.0
     past_len = 0
-    for ti in range(mass.shape[0]):
+    for ti in range(rows):
         for n in range(1, 7):
             w = mass[ti, n]
             if w < NEGLIGIBLE:
                 continue
-            if ti < top:
-                if banks[ti * 6 + n - 1, lane]:
-                    if ti < goal:
-                        below[ti - first] += w
-                    else:
-                        past_len = bank_past(past, ti, goal, w, past_len)
+            if ti >= top:
+                if kind == WON or slot[n] < 0 or ti + lead >= reach_len - 1:
+                    # Past the cut: bank (a win, a count that can farkle, or the table's end).
+                    past_len = bank_past(past, ti, goal, w, past_len)
                     continue
-            elif kind == WON or kt.farkle_prob[n] > 0 or ti + lead >= reach_len - 1:
-                # Past the cut: bank (a win, or the table's end).
-                past_len = bank_past(past, ti, goal, w, past_len)
+                # A riskless count rolls on by the fill keeps: where it banks is tabulated.
+                k = ti + lead
+                row = tail[kind, slot[n], k]
+                for j in range(k + 1, min(end[kind, slot[n], k], rows + lead)):
+                    if w * row[j] >= NEGLIGIBLE:  # as the mass a roll leaves there
+                        past_len = bank_past(past, j - lead, goal, w * row[j], past_len)
+                continue
+            if banks[ti * 6 + n - 1, lane]:
+                if ti < goal:
+                    below[ti - first] += w
+                else:
+                    past_len = bank_past(past, ti, goal, w, past_len)
                 continue
             farkle += w * kt.farkle_prob[n]
             for g in range(kt.group_start[n], kt.group_start[n + 1]):
-                o0 = kt.option_start[g]
-                if ti < top:
-                    o = o0 + choice[ti, g, lane]
-                else:  # a riskless count past the cut rolls, keeping by the fill values
-                    o = o0 + fill_keep[kind, ti + lead, g]
-                roll_on(kt, mass, ti, w, g, o)
+                roll_on(kt, mass, ti, w, g, kt.option_start[g] + choice[ti, g, lane])
     return farkle, past_len
 
 
@@ -129,7 +206,7 @@ def _optimal_block(
     block: Blocks,
     nothing: PassCertificates,
     scratch: TurnScratch,
-    fill_keep: np.ndarray,
+    tails: tuple[np.ndarray, np.ndarray, np.ndarray],
     mass: np.ndarray,
     below: np.ndarray,
     past: np.ndarray,
@@ -149,7 +226,7 @@ def _optimal_block(
             scratch.info,
             scratch.banks,
             scratch.choice,
-            fill_keep,
+            tails,
             mass,
             below[lane],
             past[lane],
@@ -182,7 +259,7 @@ def optimal_exits(
     win = np.zeros(states)
     pasts: list[np.ndarray | None] = [None] * states
     done = [0]
-    fill_keep = fill_keeps(kt)
+    tails = riskless_tails(kt, fill_keeps(kt))
 
     def run(worker: int) -> None:
         scratch = turn_scratch(kt, model.scratch_rows(), LANES, record=True)
@@ -194,9 +271,7 @@ def optimal_exits(
         plen = np.zeros(LANES, dtype=np.int64)
         for k in range(worker, blocks, max(1, threads)):
             block = one_block(lanes_of[k])
-            _optimal_block(
-                kt, flat, block, nothing, scratch, fill_keep, mass, below, past, fark, plen
-            )
+            _optimal_block(kt, flat, block, nothing, scratch, tails, mass, below, past, fark, plen)
             for lane in range(LANES):
                 s = int(schedule.block_flat[k, lane])
                 n_below = int(lengths[s])
@@ -239,4 +314,4 @@ def optimal_reach(model: Model) -> np.ndarray:
     return out
 
 
-__all__ = ["fill_keeps", "optimal_exits", "optimal_reach"]
+__all__ = ["fill_keeps", "optimal_exits", "optimal_reach", "riskless_tails"]

@@ -266,7 +266,7 @@ def advice_for(
             return TwoPlayerAdvice(strategy)
         try:
             advice = table_advice(record.rules, players, strategy, exact)
-        except ValueError as exc:
+        except SolverInputError as exc:
             raise AnalysisError(f"this game cannot be analysed: {exc}") from None
         assert advice is not None
         return advice

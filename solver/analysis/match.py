@@ -20,7 +20,7 @@ more than 1e-12. Nothing is sampled.
 
 Optimal against optimal reproduces ``W0`` itself, so ``first`` equals the solve's
 ``first_player_win`` (the tests check it to 1e-9). For the full 10,000-point facebook game the
-optimal player's exits are 562,500 turns: a few minutes and about 0.6 GB.
+optimal player's exits are 562,500 turns (minutes, and memory: ``docs/benchmarks.md``).
 
 Simulation
 ----------

@@ -2,8 +2,8 @@
 
 Installing farkle compiles both kernels for the machine (:mod:`solver.duel.prebuilt`). Where that
 could not be done (no C compiler, an editable install, code changed since), the first solve
-waits for numba to compile the pass solver (5 to 7 s on this project's machine), and the
-first hint or computer move after it for the one-lane decision solver (about 3 s). The game
+waits for numba to compile the pass solver, and the first hint or computer move after it for
+the one-lane decision solver (seconds each: ``docs/benchmarks.md``). The game
 (``farkle``) therefore starts
 this module at launch when numba's disk cache lacks either kernel::
 

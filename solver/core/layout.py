@@ -27,6 +27,9 @@ LANES = 64
 ENDGAME_CODES = {Endgame.FIRST_TO_GOAL: 0, Endgame.FINAL_TURN: 1, Endgame.EQUAL_TURNS: 2}
 #: The dice counts of a roll.
 DICE = (1, 2, 3, 4, 5, 6)
+#: A keep plan entry that certifies nothing: the group's options are compared as usual (in
+#: the table kernel, lane by lane). Both solvers' plans are uint8.
+NO_PLAN = 255
 
 #: The integers a kernel reads from its tables record's ``params`` (``KernelTables`` of the
 #: duel, ``TableTables`` of the table), by slot: one layout for both solvers, so that a name

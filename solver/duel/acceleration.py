@@ -51,7 +51,7 @@ class Anderson:
         # gamma = argmin |d_res^T gamma - r|, from the normal equations of the rows scaled to
         # unit length (their lengths differ a hundredfold; scaled, they are far from
         # parallel). Products by einsum, not BLAS: OpenBLAS's threads spin for a while after
-        # each call, on the cores the next pass needs (they took 0.5-0.8 s of CPU a solve).
+        # each call, on the cores the next pass needs (docs/benchmarks.md).
         norms = np.sqrt(np.einsum("ij,ij->i", d_res, d_res))
         norms[norms == 0] = 1.0
         unit = d_res / norms[:, None]

@@ -146,8 +146,8 @@ class TurnScratch(NamedTuple):
 
     The rest is the solver's working space for one cell at a time (see the solver's body).
     Allocated here rather than in the kernel: each ``np.empty`` or ``np.zeros`` there is a
-    function of numpy's that numba compiles for the first run on a machine (0.3 to 0.4 s of
-    the pass solver's compile). ``weight`` is all zeros between cells. ``sum_off``,
+    function of numpy's that numba compiles for the first run on a machine, lengthening the
+    pass solver's compile. ``weight`` is all zeros between cells. ``sum_off``,
     ``sum_weight``, ``compared``, ``sums`` and ``made_from`` carry a dice count's planned sums
     from cell to cell within a call (the solver's body).
     """

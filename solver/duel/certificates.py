@@ -20,9 +20,9 @@ import numpy as np
 
 from optimal_farkle.engine import Endgame
 
-from ..core.layout import LANES, duel_index
+from ..core.layout import LANES, NO_PLAN, duel_index
 from .buffers import CERT_HI, CERT_LO, CERT_ROOM, CERT_WIDTH
-from .model import NO_PLAN, KernelTables, Model, Schedule
+from .model import KernelTables, Model, Schedule
 
 #: Every later pass certifies for the next with this many times the last pass's change (keep
 #: choices too while it is between :data:`solver.duel.valueiter.KEEPS_UNTIL` and ``KEEPS_AT``).
@@ -80,12 +80,12 @@ class Certificates:
     def reserve_plans(self) -> None:
         """Allocate the keep plans' memory and write it once, in a background thread.
 
-        The plans take about 260 MB under ``facebook``. Written for the first time when
-        guesses or certificates are first recorded (or taken from the warm start), their
-        page faults cost about 0.6 s; done here, during the compile (which runs on one core),
-        they cost nothing. The size is the schedule's rows per block (the kernel's cut for a
+        The plans take hundreds of MB (``docs/benchmarks.md``). Written for the first time
+        when guesses or certificates are first recorded (or taken from the warm start), their
+        page faults would delay the solve; done here, during the compile (which runs on one
+        core), they cost nothing. The size is the schedule's rows per block (the kernel's cut for a
         first-to-goal endgame), plus an eighth for the endgames whose cut depends on the
-        values (``zilch`` used 6% more); a plan that still turns out too small is allocated
+        values; a plan that still turns out too small is allocated
         again in :meth:`_size_plans`. Only that thread
         touches :attr:`plan` until :meth:`_size_plans` joins it.
         """

@@ -123,9 +123,9 @@ class Clock:
         ``even``: ``within`` is the share of the piece's time (a pass that is paced, whose
         shares follow the blocks' costs, :meth:`Runner._time_shares`), so the piece's pace
         so far counts with the pieces done (:meth:`_pace`), once :data:`PACE_FROM` of it is
-        done. The timed sample is a tenth of a second of a pass, and on this machine it foretold
-        the passes 10% to 25% slow or fast from one run to the next: the first pass, a few
-        seconds in, corrects it as it runs rather than when it ends.
+        done. The timed sample is a tenth of a second of a pass, too short to foretell the
+        passes well (``docs/benchmarks.md``): the first pass, a few seconds in, corrects it as
+        it runs rather than when it ends.
         """
         now = time.perf_counter()
         current = self._current()

@@ -17,20 +17,21 @@ computes, counting the rows past the goal that the final-turn endgames of ``patc
     bytes   ≈ BASE_BYTES + SOLVE_BYTES_PER_START_STATE x start_states
 
 (a row costs in proportion to the keep options its roll groups compare: 823 under
-``facebook``, 576 under ``neller-busche``, 1,112 under ``patch``; a plain pass measured
-1.10, 1.49 and 2.01 x 1e-8 s per row on one thread, in that ratio)
+``facebook``, 576 under ``neller-busche``, 1,112 under ``patch``; a plain pass's time per
+row follows that ratio, ``docs/benchmarks.md``)
 
 where :func:`pass_units` is the whole solve in full passes: its passes weighted by what each
 costs (certificates skip most of the later ones), the warm start, the layer iterations of rules
 without a penalty. The solver's progress bar uses the same model, pass by pass
 (:mod:`solver.duel.valueiter`), so its estimate of the time left holds steady; it first times a
 sample of a pass, which replaces ``full_pass_seconds`` (the rules' own cost per row on this
-machine under its present load: ``zilch``'s is 1.6 times ``facebook``'s per modelled row,
-where the keep options alone say 1.35), and without a penalty a second sample on one thread,
+machine under its present load, which also takes up what the keep options miss of a rule
+set's cost), and without a penalty a second sample on one thread,
 for the layered first pass (:func:`layered_cost`). The exact match
 evaluation is modelled likewise. The constants are measured by ``bench/estimate.py`` and
 ``bench/solve.py`` on the reference machine (2 cores), which print fresh values and how far each
-estimate was from the measured figure; update them when the solver changes.
+estimate was from the measured figure; update them when the solver changes (the figures behind
+the present values are in ``docs/benchmarks.md``).
 """
 
 from __future__ import annotations
@@ -44,8 +45,6 @@ from ..core.endgame import needs_final_turn
 from ..core.layout import LANES
 from .model import Model, mirror_first
 
-# Measured with bench/solve.py on the reference machine (the full facebook game: a pass that
-# computes every cell takes 6.4 s of CPU, 3.5 s on two threads, solve_work 4.34e8 rows).
 #: One full pass (every cell computed, two threads), per row of solve_work, at the reference
 #: number of keep options per row.
 PASS_SECONDS_PER_ROW = 8e-9
@@ -57,36 +56,31 @@ COMPILE_SECONDS = 4.2
 #: first two take the warm start's guessed choices; the third verifies them, computing
 #: everything and certifying every keep it compares, about 30% more than comparing alone;
 #: from then on the certificates skip most cells, the more the smaller the changes), then
-#: LATE_PASS_COST for every further pass but the last, which costs LAST_PASS_COST. Measured
-#: (two runs each, since keeps that all win the game are planned and the rows past the top
-#: are written once) 0.26, 0.27, 1.15, 0.53, 0.55, 0.31, 0.28, then 0.24 under facebook;
-#: 0.32, 0.33, 1.54, 0.58, 0.79, 0.47, 0.36, then 0.31 under zilch: between the two (the
-#: clock's pace, measured on the passes done, takes up what is common to a rule set's
-#: passes).
+#: LATE_PASS_COST for every further pass but the last, which costs LAST_PASS_COST. Chosen
+#: between facebook's and zilch's measured costs (the clock's pace, measured on the passes
+#: done, takes up what is common to a rule set's passes).
 PENALTY_PASS_COSTS = (0.3, 0.3, 1.3, 0.55, 0.65, 0.38, 0.32)
 LATE_PASS_COST = 0.28
 #: The last pass solves only the blocks whose inputs still move (:mod:`solver.duel.valueiter`,
-#: kept blocks): about a quarter of a late pass (0.06 to 0.07 measured under facebook, 0.07
-#: to 0.08 under zilch).
+#: kept blocks): about a quarter of a late pass.
 LAST_PASS_COST = 0.07
 #: Rules with a farkle penalty: the passes a solve takes (facebook 11, zilch 10).
 PENALTY_PASSES = 11
 #: Rules without a penalty: the first pass iterates each layer group to 1e-14, about this
-#: many times, their overheads included (7.3 for neller-busche, 9.6 for patch, measured with
-#: :func:`layered_cost` on a quiet machine and with a busy core), then one plain pass confirms.
+#: many times, their overheads included (between neller-busche's and patch's, with
+#: :func:`layered_cost`), then one plain pass confirms.
 LAYER_ITERATIONS = 8.4
-#: A pass on one thread against two, on the reference machine (1.7 to 2.0 measured quiet).
+#: A pass on one thread against two, on the reference machine.
 THREAD_SPEEDUP = 1.8
 #: Before a solve has its schedule: the share of the layered pass's work in batches of one
-#: block (neller-busche 0.49, patch 0.04; building the schedule to know it would take the
+#: block (between the presets' shares; building the schedule to know it would take the
 #: memory a refused solve must not).
 SINGLE_SHARE = 0.25
 #: The warm start of rules with a penalty: such a first pass of the game without the penalty
 #: to 1e-3, on guessed choices after each group's first iteration, in full passes of that
-#: game (2.5 to 2.8 measured under facebook, 2.4 to 3.5 under zilch, on a noisy day).
+#: game.
 WARM_ITERATIONS = 2.8
-#: Peak memory above the interpreter's own, per start-of-turn state, during a solve (565 to
-#: 682 bytes measured at goal 2,500 with the 7-field start states; 310 before them).
+#: Peak memory above the interpreter's own, per start-of-turn state, during a solve.
 SOLVE_BYTES_PER_START_STATE = 650
 #: The exact match evaluation with the optimal player, per row of solve_work (it solves each turn).
 MATCH_SECONDS_PER_ROW = 6e-7
@@ -176,11 +170,10 @@ def layered_cost(single: float, speedup: float = THREAD_SPEEDUP) -> float:
         single x speedup + (1 - single)
 
     where ``single`` is the share of the work in batches of one block
-    (:attr:`solver.duel.model.Schedule.single_share`: 0.49 under ``neller-busche``, 0.04 under
-    ``patch``) and ``speedup`` what a pass takes on one thread against all of the solve's
+    (:attr:`solver.duel.model.Schedule.single_share`) and ``speedup`` what a pass takes on one thread against all of the solve's
     (:data:`THREAD_SPEEDUP` for two on the reference machine). On a machine with a busy
-    core the shared batches slow down and the others do not: a timed sample of a full pass
-    alone foretold ``neller-busche`` 40% wrong there.
+    core the shared batches slow down and the others do not, so a timed sample of a full pass
+    alone would misjudge such rules.
     """
     return LAYER_ITERATIONS * (single * speedup + 1.0 - single)
 

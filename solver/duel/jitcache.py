@@ -1,7 +1,7 @@
 """numba's disk cache of the solver's kernels, which every farkle process on the machine shares.
 
-A kernel compiles once per machine: the pass solver in 5 to 7 s on this project's machine, the
-one-lane decision solver in about 3 s. numba then keeps the machine code on disk, and any
+A kernel compiles once per machine (the pass solver and the one-lane decision solver take
+seconds each: ``docs/benchmarks.md``). numba then keeps the machine code on disk, and any
 later process loads it in a moment. Two processes that compile at once both pay for the whole
 compile. Worse, numba rewrites a function's index of cached code whole, and the kernels share
 one index (they are closures of one function, :func:`solver.duel.kernel._make_turn_solver`), so
@@ -40,7 +40,7 @@ LOCK_FILE = "farkle-compile.lock"
 LONGEST_WAIT = 300.0
 #: How long a decision waits for another process compiling the decision solver. That process
 #: runs it at the lowest priority (:mod:`solver.aot.launch`), and a busy machine can starve it
-#: for good; the decision then compiles it for itself (about 3 s).
+#: for good; the decision then compiles it for itself.
 DECISION_WAIT = 10.0
 
 

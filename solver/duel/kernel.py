@@ -43,7 +43,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core.jit import FAST_MATH, arrive, njit, take_next, wait_for
-from ..core.layout import LANES, P_EXACT, P_MUST_ROLL
+from ..core.layout import LANES, NO_PLAN, P_EXACT, P_MUST_ROLL
 from ..core.sums import planned_sum
 from .buffers import (
     CERT_HI,
@@ -64,7 +64,7 @@ from .lanes import (
     note_reads,
     open_runs,
 )
-from .model import NO_PLAN, KernelTables
+from .model import KernelTables
 
 #: The rows of :attr:`solver.duel.buffers.TurnScratch.sums`: per dice count, how many target
 #: cells and compared groups the planned sums hold, and whether they hold any (1) or not (0).
@@ -256,8 +256,8 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 # One fixed-shape lane loop per option count (no temporaries, so
                                 # LLVM vectorises each loop); larger groups loop. (The certifying
                                 # loops below, run with their verdict ignored, would compile
-                                # 0.6-0.8 s faster, but a pass comparing everything took 11-25%
-                                # longer with them: a plain maximum is fewer instructions a lane.)
+                                # faster, but make a pass comparing everything slower: a plain
+                                # maximum is fewer instructions a lane; docs/benchmarks.md.)
                                 s0 = np.uint64(base + option_off[o]) * nlu
                                 s1 = np.uint64(base + option_off[o + 1]) * nlu
                                 if k == 2:

@@ -48,29 +48,17 @@ from ..core.endgame import WON, FinalTurnTables, entry_matters, final_turn_table
 from ..core.errors import SolverInputError
 from ..core.floor import DEFAULT_FLOOR, used_floor
 from ..core.layout import (
-    ENDGAME_CODES,
     LANES,
-    P_ENDGAME,
+    NO_PLAN,
     P_EXACT,
     P_MAX_GROUP,
-    P_MAX_OFF,
     P_MUST_ROLL,
-    P_NB,
-    P_NE,
-    P_NF,
-    P_NS,
-    P_PEN_COUNT,
-    P_PEN_STEPS,
-    P_REACH,
-    PARAM_NAMES,
     Index,
     duel_fields,
     duel_index,
 )
 from ..core.rolls import FlatOptions, flat_options
-
-#: A keep plan entry that certifies nothing: the group's options are compared as usual.
-NO_PLAN = 255
+from ..core.turn_inputs import turn_inputs
 
 
 class KernelTables(NamedTuple):
@@ -112,7 +100,7 @@ def unsupported(rules: Rules) -> str | None:
         )
     try:
         final_turn_tables(rules)
-    except ValueError as exc:
+    except SolverInputError as exc:
         return str(exc)
     return None
 
@@ -230,36 +218,21 @@ class Model:
         return (top + self.max_steps + 2) * 6
 
     def kernel_tables(self) -> KernelTables:
-        """The kernel's read-only inputs."""
+        """The kernel's read-only inputs: the shared ones (:func:`solver.core.turn_inputs.turn_inputs`)
+        and the two-player kernel's own."""
         opts = self.options
-        params = np.zeros(len(PARAM_NAMES), dtype=np.int64)
-        params[P_NB] = self.nb
-        params[P_NF] = self.nf
-        params[P_NE] = self.ne
-        params[P_NS] = self.ns
-        params[P_PEN_COUNT] = self.penalty_count
-        params[P_PEN_STEPS] = self.penalty_steps
-        params[P_ENDGAME] = ENDGAME_CODES[self.endgame]
-        params[P_REACH] = self.final.length
-        params[P_MAX_OFF] = int(opts.option_off.max()) + 1
+        shared = turn_inputs(self)
+        params = shared.params
         params[P_MAX_GROUP] = int(np.diff(opts.option_start).max())
         params[P_MUST_ROLL] = int(self.rules.must_roll_hot_dice)
         params[P_EXACT] = int(self.rules.exact_goal)
         return KernelTables(
-            params=params,
-            bank_min=np.array(self.bank_min, dtype=np.int64),
-            group_start=opts.group_start,
-            group_prob=np.ascontiguousarray(opts.group_prob, dtype=np.float64),
-            option_start=opts.option_start,
-            option_off=opts.option_off,
-            farkle_prob=np.ascontiguousarray(opts.farkle_prob, dtype=np.float64),
-            reach=np.ascontiguousarray(self.final.reach, dtype=np.float64),
+            **shared._asdict(),
             # A group with one option is planned by nature (writable: the kernel reads it in
             # place of a row of the plan, which numba must type alike).
             single_plan=np.where(np.diff(opts.option_start) == 1, 0, NO_PLAN).astype(np.uint8),
             fill=np.ascontiguousarray(self.final.fill, dtype=np.float64),
             fill_x=np.ascontiguousarray(self.final.fill_x, dtype=np.float64),
-            p_min=float(self.final.p_min),
             win_prob=np.ascontiguousarray(opts.win_prob, dtype=np.float64),
         )
 

@@ -1,9 +1,9 @@
 """The two-player kernels compiled when farkle is installed, so that a first game compiles nothing.
 
 numba compiles a kernel when a process first calls it and keeps the machine code on disk. On
-a machine where farkle has never run, a first solve of ``facebook`` therefore spent 5 to 7 s
-of its 23 to 27 s compiling the pass solver, and a first hint about 3 s compiling the decision
-solver. So installing farkle (``pip install .``, ``setup.py``) compiles both ahead of time
+a machine where farkle has never run, a first solve therefore begins by compiling the pass
+solver, and a first hint by compiling the decision solver (seconds each, a large part of the
+first solve's wait: ``docs/benchmarks.md``). So installing farkle (``pip install .``, ``setup.py``) compiles both ahead of time
 into extension modules beside this one (``_kernels_solve_blocks``, ``_kernels_solve_one``),
 with numba's ahead-of-time compiler (``numba.pycc``, :mod:`solver.aot.install`), and a solve or a hint calls them
 (:func:`kernel`) instead of numba's dispatcher. It is the same code: the same Python functions, typed and lowered by the same

@@ -1,12 +1,12 @@
 """A solved strategy: the stored ``W0`` table, and any turn's values recomputed on demand.
 
-Only the start-of-turn win probabilities ``W0`` are stored (4.5 MB for ``facebook``). Every
+Only the start-of-turn win probabilities ``W0`` are stored (a few MB per rule set). Every
 in-turn value ``W(t, n)`` of a start state follows from them in one backward pass over the
 turn total (:data:`solver.duel.kernel.solve_one`: one lane, with the choices recorded), which
 takes well under a millisecond, so a turn is recomputed when it is asked about and kept in a
 small cache. (It was compiled when farkle was installed, :mod:`solver.duel.prebuilt`; where it
-was not, the first query in a process loads it from numba's disk cache, or compiles it,
-about 3 s, or waits for the game's background compile to finish it:
+was not, the first query in a process loads it from numba's disk cache, or compiles it
+(seconds), or waits for the game's background compile to finish it:
 :func:`solver.duel.jitcache.compile_lock`.) A final turn (the opponent reached the goal under the
 final-turn or equal-turns endgame) reads the one-turn table ``Q`` of :mod:`solver.core.endgame`
 instead.

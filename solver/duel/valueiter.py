@@ -48,10 +48,10 @@ tenfold, because each pass carries the stale value behind one more three-farkle 
    tenfold per pass. A mixed point is only ever a new starting point: the residual is
    always that of a full pass from it.
 
-Everything is float64. (Passes storing their in-turn values in float32 ran at most a
-quarter faster once their sums were float64 too, and with float32 sums their fixed point
-lay 6e-6 from the exact one, which the float64 passes then took four passes to remove; a
-second precision also doubled the compile a first run pays.)
+Everything is float64. (Storing the in-turn values in float32 gained little once their
+sums had to be float64 too; with float32 sums the fixed point lay off the exact one, which the
+float64 passes then had to remove; and a second precision doubles the compile a first run
+pays: ``docs/benchmarks.md``.)
 
 **Certified skipping.** Most cells of a turn bank, and by a wide margin, and most roll
 groups have one clearly best keep. A pass can record, per block and dice count, the lowest
@@ -71,12 +71,10 @@ changes and ever more is skipped.
 inputs have moved by a quarter of the tolerance (:data:`SETTLE`) since it was solved is that
 close to what solving it again would give: it keeps its values, and the pass counts the bound
 in its change (:meth:`Runner.sweep`'s ``settle``). Until the end the changes are spread over
-nearly every block (under ``facebook``, a pass that moved values by 1.8e-9 had 0.1% of its
-work in blocks whose inputs moved by a thousandth of that), but the last pass comes after one
-that moved values by a few times the tolerance, mostly far less: it keeps about four blocks
-in five, and solves a quarter of the work (under ``facebook`` 0.3-0.4 s instead of 1.2-1.6 s,
-under ``zilch`` 0.5 s instead of 1.8 s). The pass before it is not mixed, since mixing moves
-every value (:data:`MIX_UNTIL`).
+nearly every block, but the last pass comes after one that moved values by a few times the
+tolerance, mostly far less: it keeps most blocks and solves a fraction of the work
+(``docs/benchmarks.md``). The pass before it is not mixed, since mixing moves every value
+(:data:`MIX_UNTIL`).
 
 Passes run on every core the process may use: a batch's blocks are independent, so the
 threads (the kernels release the GIL) take them one at a time, each the next block when it
@@ -122,16 +120,14 @@ FIRST_MARGIN = 0.3
 #: A certifying pass (margins :data:`solver.duel.certificates.CERTIFY_FACTOR` times the last
 #: change) certifies keep choices too once that change is below this (before, too few keeps
 #: are certain for the certifying comparison to pay: on a pass that compares every keep it
-#: costs about 30% more than the plain maximum, 4.7-5.2 s against 3.6-4.0 s under ``facebook``).
+#: costs about 30% more than the plain maximum).
 KEEPS_AT = 1e-3
-#: ... until the change is below this: by then every keep that will ever be certain is (under
-#: ``facebook`` the share planned grew from 0.70 to 0.72 at a change of 1.4e-6, and not
-#: after), and the comparison costs each later pass 0.05 s.
+#: ... until the change is below this: by then every keep that will ever be certain is, and
+#: the comparison only costs each later pass (``docs/benchmarks.md``).
 KEEPS_UNTIL = 1e-7
 #: The progress predicts the passes left from the rate of the changes once the last change is
-#: below this; until then, from the pass costs of :mod:`solver.duel.estimate`. (While the guesses
-#: are corrected the rate swings: under ``facebook`` 0.15, 0.12, then 0.016 and 0.024, and a
-#: prediction from the change of 5.5e-4 expected 15 passes where 11 came.)
+#: below this; until then, from the pass costs of :mod:`solver.duel.estimate` (while the
+#: guesses are corrected the rate swings too much to predict from: ``docs/benchmarks.md``).
 SETTLED = 1e-5
 #: Passes that run before Anderson mixing starts (the first ones leave the warm start, and
 #: mixing them only slows the convergence down).
@@ -148,9 +144,8 @@ MIX_UNTIL = 1e-10
 #: warm start's guesses too, or, from ``initial`` values, computes everything and guesses.
 SPECULATIVE_PASSES = 1
 #: The first certifying pass after the speculative ones certifies keeps with this margin.
-#: It corrects the guesses (under ``facebook`` by 3.8e-3 at most) and the next pass still
-#: moved values by up to 5.5e-4, so a certificate must outlast drifts of that size: with
-#: 1e-3 two passes found some failed (then inexact, and 3 s each instead of 2).
+#: It corrects the guesses and the next pass still moves values, so a certificate must outlast
+#: drifts of that size: with 1e-3 passes found some failed (``docs/benchmarks.md``).
 VERIFY_MARGIN = 1e-2
 
 
@@ -304,10 +299,9 @@ def value_iteration(
                 )
                 # Without a compile (on a machine not busier than its cores), sampled only
                 # now, before the guesses (which it would skip by): in a process's first
-                # seconds the machine is often slower (with
-                # the kernels prebuilt, a facebook sample came out 17% slow, and the
-                # estimate 40% long), and the plans' first writes would slow it too. The
-                # warm start then runs on the model's estimate.
+                # seconds the machine is often slower (docs/benchmarks.md), and the plans'
+                # first writes would slow it too. The warm start then runs on the model's
+                # estimate.
                 if not compiling:
                     runner.wait_for_plans()
                 if not early:

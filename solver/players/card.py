@@ -256,13 +256,13 @@ def shipped_card_text(rules: Rules) -> str | None:
 
     Found by content, so a rules file that copies a preset under another name gets its card.
     """
-    from optimal_farkle.engine.rules import PRESETS, _assets
+    from optimal_farkle.engine.rules import PRESETS, assets_folder
 
     name = next((p for p in PRESETS if preset(p).digest == rules.digest), None)
     if name is None:
         return None
     try:
-        return str(_assets().joinpath("cards", f"{name}.json").read_text(encoding="utf-8"))
+        return str(assets_folder().joinpath("cards", f"{name}.json").read_text(encoding="utf-8"))
     except (OSError, FileNotFoundError):
         return None
 

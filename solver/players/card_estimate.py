@@ -53,6 +53,7 @@ import numpy as np
 from optimal_farkle.engine import STEP, Rules
 
 from ..core.choices import Choice
+from ..core.errors import SolverInputError
 from ..core.expected import ExpectedStrategy, expected_strategy
 from ..core.floor import DEFAULT_FLOOR, used_floor
 from ..core.layout import DICE
@@ -67,7 +68,7 @@ GRIDS = (50, 25, 10, 5, 1)
 MAX_COLUMNS = 2_000
 
 
-class TableTooLarge(ValueError):
+class TableTooLarge(SolverInputError):
     """The rules' estimate table is too large to derive (and to learn): the message says why."""
 
 

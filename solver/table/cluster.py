@@ -46,7 +46,7 @@ CHUNKS_PER_WORKER = 3
 LOCAL_BLOCKS = 1
 #: How often Ray retries a task lost with its worker.
 RETRIES = 5
-#: Per-worker scratch of the kernel and the worker process itself (measured ~300 MB with numba).
+#: Per-worker scratch of the kernel and the worker process itself (numba loaded).
 WORKER_BASE_BYTES = 300 * 1024**2
 
 

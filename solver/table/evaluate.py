@@ -72,7 +72,7 @@ Progress = Callable[[float, str], None]
 
 
 @njit(cache=True, nogil=True)
-def approx_exits(
+def _approx_exits(
     tt: TableTables,
     w2: np.ndarray,
     lanes: np.ndarray,
@@ -172,7 +172,7 @@ def _pairwise(
 
 
 @njit(cache=True, nogil=True)
-def eval_setup(
+def _eval_setup(
     tt: TableTables,
     w: np.ndarray,
     v: np.ndarray,
@@ -207,7 +207,7 @@ def eval_setup(
         s.xd[lane] = auxx[0, lane]
         for t in range(stop):
             s.bankd[t, lane] = aux[0, t, lane]
-    approx_exits(tt, w2, lanes, nl, deciders, s.info, s.bankd, s.xd, stop)
+    _approx_exits(tt, w2, lanes, nl, deciders, s.info, s.bankd, s.xd, stop)
     top = decision_cut(tt, s.bankd, s.xd, s.info, nl)
     last = max(min(top + p[P_EXTRA], rows), stop)
     bank_rows(tt, v, voff, lanes, nl, s.info, s.bank, last)
@@ -274,7 +274,7 @@ class _Evaluator:
         def run(worker: int) -> None:
             s = self.scratch[worker]
             for kb in range(worker, blocks, self.threads):
-                top = eval_setup(
+                top = _eval_setup(
                     self.tables,
                     self.w,
                     v,

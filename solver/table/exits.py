@@ -2,10 +2,10 @@
 
 Per lane: the farkle exit ``x`` (``W`` of the rotated state), the goal row and bank minimum
 (:func:`lane_exits`); the *cut*, the lowest row from which banking is provably optimal for
-every dice count that can farkle (:func:`exact_cut` from the exact exits, :func:`decision_cut`
+every dice count that can farkle (:func:`_exact_cut` from the exact exits, :func:`decision_cut`
 from a policy's); the bank exits of every row below the block's top (:func:`bank_rows`: ``W``
 below the goal, the final round from it on); and the values above the top, banked or, for a
-dice count that never farkles, its own recursion (:func:`fill_top`, :func:`riskless_fill`).
+dice count that never farkles, its own recursion (:func:`fill_top`, :func:`_riskless_fill`).
 :func:`exact_setup` runs them for a solve. Each writes into the caller's
 :class:`solver.table.tables.TableScratch`.
 """
@@ -70,7 +70,7 @@ def next_index(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def read_rotated(w: np.ndarray, idx: int, comps: int, out: np.ndarray, lane: int) -> None:
+def _read_rotated(w: np.ndarray, idx: int, comps: int, out: np.ndarray, lane: int) -> None:
     """``W`` of the next state ``idx`` in the mover's order: seat 0 is the next state's last."""
     total = 0.0
     for c in range(comps):
@@ -86,7 +86,7 @@ def clamp(k: int, length: int) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def exact_cut(tt: TableTables, lanes: np.ndarray, lane: int, x0: float, lo: int, end: int) -> int:
+def _exact_cut(tt: TableTables, lanes: np.ndarray, lane: int, x0: float, lo: int, end: int) -> int:
     """The lane's cut from the exact exits: the lowest row from which the mover's risk after
     banking, ``1 - bank_0``, stays at or below ``P_min (1 - x_0)``.
 
@@ -151,7 +151,7 @@ def lane_exits(
         f0 = lanes[n, lane]
         u0 = lanes[2 * n, lane]
         b2, f2 = after_farkle(b0, f0, p[P_PEN_COUNT], p[P_PEN_STEPS])
-        read_rotated(w, woff[lane] + next_index(p, lanes, lane, b2, f2, u0), comps, x, lane)
+        _read_rotated(w, woff[lane] + next_index(p, lanes, lane, b2, f2, u0), comps, x, lane)
         x[0, lane] += shift[lane]
         goal = nb - b0
         bmin = tt.bank_min[u0 if ne > 1 else 1]
@@ -245,9 +245,9 @@ def exact_setup(
 ) -> int:
     """Everything a block's turns read from ``W`` (flat ``(states * C,)``); returns its top.
 
-    The exits of :func:`lane_exits`, each lane's cut (:func:`exact_cut`), then the bank
+    The exits of :func:`lane_exits`, each lane's cut (:func:`_exact_cut`), then the bank
     exits of every row below the top and one roll above it (:func:`bank_rows`), and the
-    values above the top (dice counts that never farkle: :func:`riskless_fill`).
+    values above the top (dice counts that never farkle: :func:`_riskless_fill`).
     ``shift[lane]`` is added to the mover's own farkle exit (0 but for a mixed equilibrium's
     two policies, :mod:`solver.table.mixing`); ``min_top`` raises the top (a query past the cut:
     the rows up to it are solved exactly); ``woff``: offsets of the lanes' states in ``w``.
@@ -259,7 +259,7 @@ def exact_setup(
     top = 0
     for lane in range(nl):
         lo = max(s.info[I_GOAL, lane], s.info[I_BMIN, lane])
-        cut = exact_cut(tt, lanes, lane, s.x[0, lane], lo, max(lo, s.info[I_END, lane]))
+        cut = _exact_cut(tt, lanes, lane, s.x[0, lane], lo, max(lo, s.info[I_END, lane]))
         s.info[I_CUT, lane] = cut
         top = max(top, cut)
     top = min(max(top, min_top), rows - p[P_EXTRA])
@@ -273,7 +273,7 @@ def exact_setup(
             base = (t * 6 + dice - 1) * nl
             if riskless and tt.riskless[dice]:
                 for lane in range(nl):
-                    riskless_fill(tt, lanes, lane, t, dice, s.vals, base + lane)
+                    _riskless_fill(tt, lanes, lane, t, dice, s.vals, base + lane)
             else:
                 for c in range(comps):
                     for lane in range(nl):
@@ -284,7 +284,7 @@ def exact_setup(
 
 
 @njit(cache=True, nogil=True, inline="always")
-def riskless_fill(
+def _riskless_fill(
     tt: TableTables, lanes: np.ndarray, lane: int, t: int, n: int, vals: np.ndarray, cell: int
 ) -> None:
     """The value of a dice count that never farkles at a row past the lane's cut, from tables.

@@ -55,7 +55,7 @@ from ..core.endgame import FinalTurnTables, final_turn_tables
 from ..core.jit import FAST_MATH, njit
 from ..core.rolls import FlatOptions, flat_options
 
-#: Leads solved together by :func:`below_threshold`.
+#: Leads solved together by :func:`_below_threshold`.
 LEAD_LANES = 64
 
 
@@ -129,7 +129,7 @@ def _lead_tables(
 
 
 @njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH)
-def below_threshold(
+def _below_threshold(
     first_lead: int,
     lanes: int,
     k_max: int,
@@ -259,7 +259,7 @@ def final_round(rules: object, nb: int, bank_min: tuple[int, int]) -> FinalRound
     for e2 in (0, 1):
         for first in range(0, count, lanes):
             width = min(lanes, count - first)
-            below_threshold(
+            _below_threshold(
                 leads_lo + first,
                 lanes,
                 k_max,
@@ -390,7 +390,7 @@ def p1_turn(
     rows = min(h, rounds.k_max)
     v = np.empty((rows + 1) * 6)
     psi = np.empty_like(v)
-    below_threshold(
+    _below_threshold(
         h + delta,
         1,
         rows,

@@ -2,7 +2,7 @@
 
 :func:`table_estimate` (what the solver quotes before a solve, and what
 :func:`exact_table_supported` refuses by) is deliberately conservative: it counts time per
-lane-check as measured at a load near 10 (``bench/table3.py``; the measured sizes and
+lane-check of a heavily loaded machine (``bench/table3.py`` measures it; the measured sizes and
 times of every preset are in docs/benchmarks.md).
 """
 
@@ -27,16 +27,13 @@ if TYPE_CHECKING:
 #: The table sizes the exact strategy is offered for (2 players use the two-player solve).
 EXACT_TABLE_PLAYERS = 3
 
-# Measured by bench/table3.py on this project's shared 2-core machine (load average 6 to 10):
-# one pass sampled at full size took 1.4e-9 (neller-busche, 626 s per sweep in its real solve),
-# 2.3e-9 (patch) and 3.0e-9 (facebook) seconds per lane-check of table_work on two threads.
 #: Seconds per lane-check of one thread (a lane-check: one option of one cell of one turn).
 SECONDS_PER_CHECK = 5e-9
-#: Turn solves per start state: rules without a penalty (the exact layers; neller-busche 3.26)...
+#: Turn solves per start state: rules without a penalty (the exact layers)...
 SWEEPS_NO_PENALTY = 3.3
 #: ... and with one (the passes after the warm start).
 SWEEPS_PENALTY = 11.0
-#: Peak memory in copies of ``W`` (neller-busche: 3.2 measured).
+#: Peak memory in copies of ``W``.
 MEMORY_COPIES = 3.3
 #: Solves estimated longer than this are refused (the limit of a long solve on one machine).
 LIMIT_SECONDS = 24 * 3600.0

@@ -14,25 +14,17 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core import layout
 from ..core.layout import (
-    ENDGAME_CODES,
     P_COMPS,
-    P_ENDGAME,
     P_EXTRA,
     P_KMAX,
     P_MAX_OFF,
     P_N,
-    P_NB,
-    P_NE,
-    P_NF,
-    P_NS,
-    P_PEN_COUNT,
-    P_PEN_STEPS,
-    P_REACH,
     P_RISKLESS,
     P_ROWS,
-    PARAM_NAMES,
 )
+from ..core.turn_inputs import turn_inputs
 from .model import TableModel
 
 #: No NaNs or infinities ever occur (every value is a probability), which lets LLVM use
@@ -44,8 +36,10 @@ FAST_MATH = {"nnan", "ninf", "nsz", "contract"}
 #: twice the lanes (bench/table3.py kernel; docs/benchmarks.md).
 TABLE_LANES = 128
 
-#: A group's keep plan when the lanes do not agree on its best option (compared lane by lane).
-NO_PLAN = 255
+
+#: The keep plan entry that certifies nothing (one definition: :data:`solver.core.layout.NO_PLAN`),
+#: read here by the table kernel's modules.
+NO_PLAN = layout.NO_PLAN
 
 #: Rows of :attr:`TableScratch.info`: goal row, bank minimum, the row from which the bank
 #: values are constant, the cut.
@@ -76,21 +70,13 @@ class TableTables(NamedTuple):
 
 
 def table_tables(model: TableModel) -> TableTables:
-    """The kernel's read-only inputs for ``model``."""
+    """The kernel's read-only inputs for ``model``: the shared ones
+    (:func:`solver.core.turn_inputs.turn_inputs`) and the table kernel's own."""
     from .finalround import final_round
 
-    opts = model.options
-    params = np.zeros(len(PARAM_NAMES), dtype=np.int64)
+    shared = turn_inputs(model)
+    params = shared.params
     params[P_N] = model.players
-    params[P_NB] = model.nb
-    params[P_NF] = model.nf
-    params[P_NE] = model.ne
-    params[P_NS] = model.ns
-    params[P_PEN_COUNT] = model.penalty_count
-    params[P_PEN_STEPS] = model.penalty_steps
-    params[P_ENDGAME] = ENDGAME_CODES[model.endgame]
-    params[P_REACH] = model.final.length
-    params[P_MAX_OFF] = int(opts.option_off.max()) + 1
     params[P_COMPS] = model.comps
     params[P_RISKLESS] = int(model.riskless.any())
     params[P_EXTRA] = params[P_MAX_OFF] // 6 + 2
@@ -122,20 +108,12 @@ def table_tables(model: TableModel) -> TableTables:
         params[P_KMAX] = 0
     params[P_ROWS] = scratch_rows(model)
     return TableTables(
-        params=params,
-        bank_min=np.array(model.bank_min, dtype=np.int64),
-        group_start=opts.group_start,
-        group_prob=opts.group_prob,
-        option_start=opts.option_start,
-        option_off=opts.option_off,
-        farkle_prob=opts.farkle_prob,
+        **shared._asdict(),
         riskless=model.riskless.copy(),
-        reach=np.ascontiguousarray(model.final.reach),
         fr=np.ascontiguousarray(fr),
         frisk=np.ascontiguousarray(frisk),
         fill1=np.ascontiguousarray(model.final.fill),
         fill2=np.ascontiguousarray(fill2),
-        p_min=float(model.final.p_min),
     )
 
 
