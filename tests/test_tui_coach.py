@@ -53,17 +53,27 @@ def expected_loss(state: GameState) -> float:
 
 
 async def play_to_choose(pilot, screen: GameScreen) -> GameState:  # type: ignore[no-untyped-def]
-    """Roll until the human has dice showing with a choice to make (or the game is over)."""
+    """Roll until the human has dice showing with a choice to make (or the game is over).
+
+    The computer's turns are waited for (a hang guard, not a count of pauses: a loaded machine
+    once took longer than 200 pauses of 20 ms over the computer's turn); the human's greedy
+    steps are counted.
+    """
+
+    def humans_move() -> bool:
+        state = screen.state
+        return state is not None and (state.is_over or state.current == 0)
+
     for _ in range(200):
+        await wait_for(pilot, humans_move)
         state = screen.state
         assert state is not None
         if state.is_over:
             return state
-        if state.current == 0 and state.phase is Phase.CHOOSE and len(state.options()) > 1:
+        if state.phase is Phase.CHOOSE and len(state.options()) > 1:
             return state
-        if state.current == 0:
-            for key in greedy_keys(state):
-                await pilot.press(key)
+        for key in greedy_keys(state):
+            await pilot.press(key)
         await pilot.pause(0.02)
     raise AssertionError("no choice came up")
 
