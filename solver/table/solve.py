@@ -112,10 +112,13 @@ class TableSolveResult:
     mixed: MixedStates = field(default_factory=MixedStates.empty)
 
 
-def compile_table_kernels(model: TableModel) -> None:
+def compile_table_kernels(model: TableModel, certify: bool = False) -> None:
     """Compile (or load from numba's cache) the kernels a solve of ``model`` runs.
 
     One block of the first start state is enough: numba compiles for the argument types.
+    ``certify``: also the recursion that keeps certificates (a runner made with
+    ``certify=True``; off by default, so a solve does not compile it: numba would on its
+    first call).
     """
     tables = table_tables(model)
     w = np.full(model.start_states * model.comps, 1.0 / model.players)
@@ -123,12 +126,10 @@ def compile_table_kernels(model: TableModel) -> None:
     lanes[:, 2 * model.players : 3 * model.players, :] = model.ne - 1
     scratch = table_scratch(tables, TABLE_LANES)
     rows, groups = scratch.cert_plan.shape
-    # The layers (track) also run the recursion that keeps certificates.
-    for track, certs in (
-        (False, None),
-        (True, None),
-        (True, BatchCertificates(1, rows, groups, TABLE_LANES)),
-    ):
+    variants: list[tuple[bool, BatchCertificates | None]] = [(False, None), (True, None)]
+    if certify:
+        variants.append((True, BatchCertificates(1, rows, groups, TABLE_LANES)))
+    for track, certs in variants:
         solver_for(TABLE_LANES, model.comps, track=track)(
             tables,
             w,
