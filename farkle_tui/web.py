@@ -202,11 +202,17 @@ class FarkleServer(Server):
       comes after that, asyncio prints a traceback about the closed loop (the game has exited
       all the same). :meth:`handle_websocket` lets the loop run for :data:`REAP_GRACE` more
       seconds after a game ends, so its exit is collected while the loop still runs.
+    * On Ctrl+C aiohttp stops reading from the open connections and then waits for their
+      handlers: a tab's websocket, no longer read, stayed open until its heartbeat went
+      unanswered (about 22 s; the server seemed to hang). :meth:`on_shutdown` (aiohttp's hook
+      between the two) closes every open tab's websocket, saying the server is going away
+      (close code 1001), so each handler ends its game and returns at once.
     """
 
     def __init__(self, *, host: str, port: int, public_url: str) -> None:
         super().__init__(APP_ARGV[-1], host=host, port=port, title="Farkle", public_url=public_url)
         self._announce: asyncio.Task[None] | None = None
+        self._tabs: set[web.WebSocketResponse] = set()
 
     def initialize_logging(self) -> None:
         """One plain line a record on the console: a tab's misbehaviour is no traceback."""
@@ -215,6 +221,11 @@ class FarkleServer(Server):
     async def on_startup(self, app: web.Application) -> None:
         """Announce the address once the server listens (the task is kept so it is not lost)."""
         self._announce = asyncio.create_task(self._announce_when_listening())
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """Close every open tab's websocket (1001: going away), so that its handler returns."""
+        for websocket in list(self._tabs):
+            await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"the server stopped")
 
     async def _announce_when_listening(self) -> None:
         host = LOOPBACK.get(self.host, self.host)
@@ -246,6 +257,7 @@ class FarkleServer(Server):
 
         try:
             await websocket.prepare(request)
+            self._tabs.add(websocket)
             game = GameProcess(
                 self.command,
                 write_bytes=websocket.send_bytes,
@@ -261,6 +273,7 @@ class FarkleServer(Server):
         except Exception as error:  # a tab's failure is one line, never the server's end
             LOG.error("a tab's game failed: %s: %s", type(error).__name__, error)
         finally:
+            self._tabs.discard(websocket)
             if game is not None:
                 await game.stop()
             await asyncio.sleep(REAP_GRACE)

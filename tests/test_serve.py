@@ -159,6 +159,9 @@ async def play_in_two_tabs(url: str, server: subprocess.Popen[str], marker: str)
         await first.ws.close()  # its game is still quitting when Ctrl+C comes
         server.send_signal(signal.SIGINT)  # Ctrl+C in the terminal that runs `farkle serve`
         await second.wait_closed()
+        # Closed by the stopping server (1001), not left unread until its heartbeat failed
+        # (which kept Ctrl+C waiting about 22 s with a tab open).
+        assert second.ws.close_code == aiohttp.WSCloseCode.GOING_AWAY
 
 
 @pytest.mark.long
@@ -291,6 +294,7 @@ async def hostile_tabs(served: Served) -> None:
         os.kill(served.game(), signal.SIGSTOP)
         served.process.send_signal(signal.SIGINT)
         await tab.wait_closed(timeout=60)
+        assert tab.ws.close_code == aiohttp.WSCloseCode.GOING_AWAY
 
 
 @pytest.mark.parametrize(
