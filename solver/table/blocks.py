@@ -12,7 +12,7 @@ from .certificates import BatchCertificates
 from .exits import exact_setup
 from .kernel import core_for
 from .planned import planned_for
-from .tables import TableScratch, TableTables
+from .tables import TableScratch, TableTables, read_only
 
 
 class BlockSolver:
@@ -68,6 +68,7 @@ class BlockSolver:
         nl = self.nl
         top = 0
         multi = int((np.diff(tt.option_start) > 1).sum())  # groups checked per row
+        w = read_only(w)  # one specialisation whoever made w (tables.read_only)
         for kb in range(first, stop, stride):
             top = exact_setup(
                 tt, w, self.offsets, block_lanes[kb], nl, steps_next, s, shift[kb], min_top
