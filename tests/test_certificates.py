@@ -35,7 +35,7 @@ from optimal_farkle.solver.duel.buffers import (
     turn_scratch,
 )
 from optimal_farkle.solver.duel.certificates import CERTIFY_FACTOR
-from optimal_farkle.solver.duel.kernel import record_block, solve_blocks
+from optimal_farkle.solver.duel.kernel import record_block
 from optimal_farkle.solver.duel.model import Model, build_model
 from optimal_farkle.solver.duel.passes import PassMode, Runner
 from optimal_farkle.solver.duel.valueiter import FIRST_MARGIN, value_iteration
@@ -375,7 +375,11 @@ def test_keeps_that_all_win_the_game_are_planned() -> None:
 
 def record_one(kt: Any, w0: np.ndarray, lanes: np.ndarray, scratch: Any) -> None:
     """Solve one block of ``lanes`` ``(7, LANES)`` with the recording solver (nothing skipped,
-    every fill row written) into ``scratch``, as :mod:`solver.analysis.exits` does."""
+    every fill row written) into ``scratch``, as :mod:`solver.analysis.exits` does (from a
+    strategy's read-only ``W0``: numba compiles the kernel for the types the product calls it
+    with, not again for a writable one)."""
+    w0 = w0.view()
+    w0.setflags(write=False)
     record_block(kt, w0, one_block(lanes), scratch, no_certificates(lanes))
 
 
@@ -409,7 +413,8 @@ def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str)
                 runner.certs, none, False, runner.plan, runner.plan_start, runner.tops,
                 runner.bank_first, runner.farkle,
             )  # fmt: skip
-            solve_blocks(runner.tables, flat, blocks, scratch, certificates)
+            # The solve's own kernel (prebuilt at install where it may be): the same code.
+            runner.solver(runner.tables, flat, blocks, scratch, certificates)
             return scratch.out.copy()
 
         rows = shared.values.reshape(-1, 6 * LANES)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 from numba.core.codegen import get_host_cpu_features
 from numba.core.registry import cpu_target
@@ -18,7 +19,8 @@ from optimal_farkle.engine import preset
 from optimal_farkle.solver.core.jit import njit, wide_vectors
 from optimal_farkle.solver.duel import kernel
 from optimal_farkle.solver.duel.model import build_model, build_schedule
-from optimal_farkle.solver.duel.valueiter import compile_kernels
+from optimal_farkle.solver.duel.passes import Runner
+from optimal_farkle.solver.duel.prebuilt import argument_types
 
 
 def test_only_a_cpu_with_avx512_drops_the_256_bit_preference() -> None:
@@ -62,9 +64,7 @@ def _counted_outside_entry(ir: str, function: str) -> int:
     return calls
 
 
-def test_the_pass_solver_counts_no_references_in_its_loops(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_the_pass_solver_counts_no_references_in_its_loops() -> None:
     """Each reference count is an atomic instruction, and the threads' counts contend.
 
     Array arguments of a function, even one numba inlines, are counted on every call: the
@@ -72,10 +72,15 @@ def test_the_pass_solver_counts_no_references_in_its_loops(
     rows and cells; 6% of a solve's samples were in them). Only its entry may count them, and
     each block once, for the view of its lanes.
     """
-    monkeypatch.setenv("FARKLE_PREBUILT", "0")  # numba compiles it here, not the install
+    # The types of a real solve's call (as solver.aot.install types the prebuilt kernel),
+    # without compiling the dispatcher for them: only the fresh compile below is looked at.
     model = build_model(preset("facebook").with_goal(1000))
-    compile_kernels(model, build_schedule(model))  # the types of a real solve
-    types = next(iter(kernel.solve_blocks.overloads))  # a solve compiles one pass solver
+    runner = Runner(model, 1, build_schedule(model))
+    try:
+        call = runner.arguments(np.full(model.start_states, 0.5), 0, 0, 1, 0, runner.margins)
+    finally:
+        runner.close()
+    types = argument_types(call)
     options = {
         k: v for k, v in kernel.solve_blocks.targetoptions.items() if k not in ("cache", "nopython")
     }
