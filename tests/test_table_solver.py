@@ -309,3 +309,21 @@ def test_the_table_index_is_one_layout_for_the_model_the_batches_and_the_kernels
         assert found == table_index(
             [int(x) for x in after], n, model.nb, model.nf, model.ne, model.ns
         )
+
+
+def test_rules_with_and_without_a_final_round_give_the_kernels_one_type() -> None:
+    """numba compiles a kernel once per argument types, and an array's writability is part of
+    its type: the placeholders of rules without a final round were writable where the final
+    round's tables are read-only, so every table kernel compiled again (seconds each) for the
+    first rules of the other kind; so did W, writable in a solve and read-only when loaded."""
+    from numba import typeof
+
+    from optimal_farkle.solver.table.tables import read_only, table_tables
+
+    cases = [(tiny(300), 0), (penalty_tiny(250), -100), (preset("neller-busche").with_goal(400), 0)]
+    models = [build_table_model(rules, 3, floor) for rules, floor in cases]
+    assert {m.needs_final_round for m in models} == {True, False}
+    assert len({typeof(table_tables(model)) for model in models}) == 1
+    frozen = np.zeros(3)
+    frozen.setflags(write=False)
+    assert typeof(read_only(np.zeros(3))) == typeof(read_only(frozen)) == typeof(frozen)
