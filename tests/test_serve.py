@@ -345,6 +345,7 @@ def test_a_hostile_tab_gets_bounded_and_its_game_ends_with_it(tmp_path: Path) ->
     assert "a tab was closed: it sent a message that is not JSON" in out
 
 
+@pytest.mark.long
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts the game processes in /proc")
 def test_farkle_serve_ends_a_stopped_game_with_its_tab_by_sigterm(tmp_path: Path) -> None:
     """The shipped graces, waited out: a game that does not answer (stopped) gets its grace to
