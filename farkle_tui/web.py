@@ -246,9 +246,14 @@ class FarkleServer(Server):
         self._announce = asyncio.create_task(self._announce_when_listening())
 
     async def on_shutdown(self, app: web.Application) -> None:
-        """Close every open tab's websocket (1001: going away), so that its handler returns."""
-        for websocket in list(self._tabs):
-            await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"the server stopped")
+        """Close every open tab's websocket (1001: going away), so that its handler returns;
+        all at once, as each close waits (boundedly) for its tab's answer."""
+        await asyncio.gather(
+            *(
+                websocket.close(code=WSCloseCode.GOING_AWAY, message=b"the server stopped")
+                for websocket in list(self._tabs)
+            )
+        )
 
     async def _announce_when_listening(self) -> None:
         host = LOOPBACK.get(self.host, self.host)
