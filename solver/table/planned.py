@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core.jit import njit
+from ..core.layout import P_EXTRA, P_ROWS
 from ..core.sums import planned_sum
 from .tables import FAST_MATH, NO_PLAN, TableScratch, TableTables
 
@@ -78,7 +79,7 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
         v1 = s.vals[1] if two else s.vals[0]
         prob, bank, x = s.prob, s.bank, s.x
         buf = s.lane_buf
-        a0, lo = buf[0], buf[6]
+        a0 = buf[0]
         # A checked group's margin per lane, and their smallest over the cell's planned groups
         # (lane by lane: a reduction over lanes in every group's check kept it from vectorising).
         gap, least = buf[7], buf[8]
@@ -89,6 +90,19 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
         compared, counts = s.compared, s.counts
         for slot in range(6):
             made[slot] = 0  # a new call may bring new tables
+        # Each cell's highest and lowest W_0 over the lanes (the check's bounds): the cells
+        # above the top, filled before the call, here; the others as they are solved.
+        high, low = s.bound[0], s.bound[1]
+        above = min(top + tt.params[P_EXTRA], tt.params[P_ROWS])
+        for cell in range(top * 6, above * 6):
+            at = np.uint64(cell) * nlu
+            hi_v = v0[at]
+            lo_v = v0[at]
+            for lane in range(nlu):
+                hi_v = max(hi_v, v0[at + lane])
+                lo_v = min(lo_v, v0[at + lane])
+            high[cell] = hi_v
+            low[cell] = lo_v
         certified = 0
         need = delta + CERT_SLACK
         for ti in range(top - 1, -1, -1):
@@ -133,49 +147,47 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                                     best = v
                                     c = j
                         unsure = 0
-                        sc = np.uint64(base + option_off[o + c]) * nlu
-                        if c == 0 and k <= 4:
-                            s1 = np.uint64(base + option_off[o + 1]) * nlu
-                            s2 = np.uint64(base + option_off[o + min(2, k - 1)]) * nlu
-                            s3 = np.uint64(base + option_off[o + k - 1]) * nlu
-                            for lane in range(nlu):
-                                m = max(v0[s1 + lane], v0[s2 + lane])
-                                m = max(m, v0[s3 + lane])
-                                unsure |= m > v0[sc + lane]
+                        rc = base + option_off[o + c]
+                        sc = np.uint64(rc) * nlu
+                        # Only the options whose highest lane reaches the candidate's lowest
+                        # can beat it in some lane (earlier ones by reaching it, later ones
+                        # by exceeding it): the others are below it in every lane, and
+                        # their lanes are not read.
+                        floor_c = low[rc]
+                        bounded = np.inf
+                        first = True
+                        for j in range(k):
+                            if j == c:
+                                continue
+                            rj = base + option_off[o + j]
+                            if high[rj] < floor_c or (j > c and high[rj] == floor_c):
                                 if keep:
-                                    gap[lane] = v0[sc + lane] - m
-                        else:
-                            if c > 0:
-                                s0 = np.uint64(base + option_off[o]) * nlu
+                                    bounded = min(bounded, floor_c - high[rj])
+                                continue
+                            sj = np.uint64(rj) * nlu
+                            if j < c:
                                 for lane in range(nlu):
-                                    lo[lane] = v0[s0 + lane]
-                                for j in range(1, c):
-                                    sj = np.uint64(base + option_off[o + j]) * nlu
-                                    for lane in range(nlu):
-                                        lo[lane] = max(lo[lane], v0[sj + lane])
+                                    unsure |= v0[sj + lane] >= v0[sc + lane]
+                            else:
                                 for lane in range(nlu):
-                                    unsure |= lo[lane] >= v0[sc + lane]
-                                    if keep:
-                                        gap[lane] = v0[sc + lane] - lo[lane]
-                            if c < k - 1:
-                                s1 = np.uint64(base + option_off[o + c + 1]) * nlu
-                                for lane in range(nlu):
-                                    lo[lane] = v0[s1 + lane]
-                                for j in range(c + 2, k):
-                                    sj = np.uint64(base + option_off[o + j]) * nlu
+                                    unsure |= v0[sj + lane] > v0[sc + lane]
+                            if unsure:
+                                break
+                            if keep:
+                                if first:
                                     for lane in range(nlu):
-                                        lo[lane] = max(lo[lane], v0[sj + lane])
-                                if not keep:
-                                    for lane in range(nlu):
-                                        unsure |= lo[lane] > v0[sc + lane]
-                                elif c > 0:
-                                    for lane in range(nlu):
-                                        unsure |= lo[lane] > v0[sc + lane]
-                                        gap[lane] = min(gap[lane], v0[sc + lane] - lo[lane])
+                                        gap[lane] = v0[sc + lane] - v0[sj + lane]
                                 else:
                                     for lane in range(nlu):
-                                        unsure |= lo[lane] > v0[sc + lane]
-                                        gap[lane] = v0[sc + lane] - lo[lane]
+                                        gap[lane] = min(gap[lane], v0[sc + lane] - v0[sj + lane])
+                            first = False
+                        if keep and not unsure:
+                            if first:
+                                for lane in range(nlu):
+                                    gap[lane] = bounded
+                            elif bounded < np.inf:
+                                for lane in range(nlu):
+                                    gap[lane] = min(gap[lane], bounded)
                         if unsure == 0 or last:
                             break
                         c = NO_PLAN
@@ -286,6 +298,13 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                         for lane in range(nlu):
                             take = bank[0, ti, lane] >= a0[lane]
                             dst_arr[dst + lane] = 0.0 if take else acc[lane]
+                hi_v = v0[dst]
+                lo_v = v0[dst]
+                for lane in range(nlu):
+                    hi_v = max(hi_v, v0[dst + lane])
+                    lo_v = min(lo_v, v0[dst + lane])
+                high[base + slot] = hi_v
+                low[base + slot] = lo_v
         return certified
 
     return planned

@@ -162,6 +162,7 @@ class TableScratch(NamedTuple):
     counts: np.ndarray  # (2, 6) int64 how many targets and compared groups
     cert_plan: np.ndarray  # (rows, G) uint8 a block's plans, where no certificates are kept
     cert_margin: np.ndarray  # (rows, 6) ... and its margins (solver.table.certificates)
+    bound: np.ndarray  # (2, rows * 6) each cell's highest and lowest W_0 (planned core)
 
 
 def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> TableScratch:
@@ -198,6 +199,7 @@ def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> Tabl
         counts=np.zeros((2, 6), dtype=np.int64),
         cert_plan=np.empty((rows, groups), dtype=np.uint8),
         cert_margin=np.empty((rows, 6)),
+        bound=np.empty((2, rows * 6)),
     )
 
 
