@@ -508,6 +508,7 @@ def profile(args: argparse.Namespace) -> None:
     from optimal_farkle.solver.table.planned import planned_for
     from optimal_farkle.solver.table.tables import (
         TABLE_LANES,
+        record_only,
         steps_next,
         table_scratch,
         table_tables,
@@ -537,7 +538,7 @@ def profile(args: argparse.Namespace) -> None:
         t0 = time.process_time()
         top = exact_setup(tt, w, offsets, lanes, TABLE_LANES, after, s, shift, 0)
         t1 = time.process_time()
-        plans(tt, top, s, s.cert_plan, s.cert_margin, -1.0)
+        plans(tt, top, s, record_only(s))
         t2 = time.process_time()
         compared(tt, top, s)
         t3 = time.process_time()

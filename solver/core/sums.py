@@ -1,4 +1,4 @@
-"""The planned sum of a cell's roll: the one lane loop both turn kernels share.
+"""The planned sums of a cell's roll: how both turn kernels build and add them.
 
 Where every lane of a block agrees on a roll group's keep (the group is *planned*), the
 kernels sum the planned groups' probabilities per target cell, so a cell's value of rolling
@@ -10,15 +10,70 @@ four target cells per lane loop (a quarter of the accumulator's loads and stores
 rest one by one. The sum is written in that order, so both kernels' values are unchanged by
 sharing it: without reassociation (the kernels' fast-math flags leave it out) LLVM adds in
 the written order. Inlined into its callers, where ``nlu`` is a compile-time constant.
+
+The sums are built (:func:`build_sums`) from a dice count's *row plan* (per roll group, the
+keep every lane takes, or :data:`solver.core.layout.NO_PLAN`): ``w_j`` is the sum of ``p_g``
+over the planned groups ``g`` whose keep leads to target ``j``, in group order, and the
+groups without a plan are listed to be compared lane by lane. They depend on the plan
+only, so a kernel keeps them per dice count and builds them again only when the plan
+changes.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .jit import FAST_MATH, njit
+from .layout import NO_PLAN
 
-__all__ = ["planned_sum"]
+__all__ = ["SUM_COMPARED", "SUM_MADE", "SUM_TARGETS", "build_sums", "planned_sum"]
+
+#: The rows of a kernel scratch's ``sums`` ``(3, 6)`` int64: per dice count, how many target
+#: cells and compared groups its planned sums hold, and whether it holds any (1) or not (0).
+SUM_TARGETS, SUM_COMPARED, SUM_MADE = range(3)
+
+
+@njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH, inline="always")
+def build_sums(
+    tables: Any, scratch: Any, row_plan: np.ndarray, row_at: int, slot: int, compare_all: bool
+) -> None:
+    """The planned sums of dice count ``slot + 1`` from the plan ``row_plan[row_at + g]``.
+
+    ``tables`` is either kernel's tables record (its ``group_start``, ``group_prob``,
+    ``option_start``, ``option_off``), ``scratch`` either kernel's scratch record, written:
+    ``made_from[slot]`` (the plan copied: a certifying kernel rewrites the row it read),
+    ``sum_off[slot, i]``/``sum_weight[slot, i]`` (target ``i``: its row offset and ``w_i``),
+    ``compared[slot, i]`` (the groups without a plan, or every group with ``compare_all``),
+    and ``sums[:, slot]`` (:data:`SUM_TARGETS`, :data:`SUM_COMPARED`, :data:`SUM_MADE`; made
+    is 0 with ``compare_all``, so that the next cell builds again). ``weight`` is all zeros
+    before and after.
+    """
+    option_off, option_start, group_prob = tables.option_off, tables.option_start, tables.group_prob
+    made_from, compared, weight = scratch.made_from, scratch.compared, scratch.weight
+    sum_off, sum_weight, sums = scratch.sum_off, scratch.sum_weight, scratch.sums
+    ntouch = 0
+    npend = 0
+    for g in range(tables.group_start[slot + 1], tables.group_start[slot + 2]):
+        c = row_plan[row_at + g]
+        made_from[slot, g] = c
+        if compare_all or c == NO_PLAN:
+            compared[slot, npend] = g
+            npend += 1
+            continue
+        off = option_off[option_start[g] + c]
+        if weight[off] == 0.0:
+            sum_off[slot, ntouch] = off
+            ntouch += 1
+        weight[off] += group_prob[g]
+    for i in range(ntouch):
+        off = sum_off[slot, i]
+        sum_weight[slot, i] = weight[off]
+        weight[off] = 0.0
+    sums[SUM_TARGETS, slot] = ntouch
+    sums[SUM_COMPARED, slot] = npend
+    sums[SUM_MADE, slot] = 0 if compare_all else 1
 
 
 @njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH, inline="always")

@@ -44,7 +44,7 @@ import numpy as np
 
 from ..core.jit import FAST_MATH, arrive, njit, take_next, wait_for
 from ..core.layout import LANES, NO_PLAN, P_EXACT, P_MUST_ROLL
-from ..core.sums import planned_sum
+from ..core.sums import SUM_COMPARED, SUM_MADE, SUM_TARGETS, build_sums, planned_sum
 from .buffers import (
     CERT_HI,
     CERT_LO,
@@ -65,10 +65,6 @@ from .lanes import (
     open_runs,
 )
 from .model import KernelTables
-
-#: The rows of :attr:`solver.duel.buffers.TurnScratch.sums`: per dice count, how many target
-#: cells and compared groups the planned sums hold, and whether they hold any (1) or not (0).
-_TARGETS, _COMPARED, _MADE = range(3)
 
 
 def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
@@ -127,10 +123,10 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         # element, which keeps LLVM from seeing the lane loops as contiguous.
         nlu = np.uint64(nl)
         bankv, acc, best, pick = scratch.bankv, scratch.acc, scratch.best, scratch.pick
-        weight, sum_off, sum_weight = scratch.weight, scratch.sum_off, scratch.sum_weight
+        sum_off, sum_weight = scratch.sum_off, scratch.sum_weight
         compared, sums, made_from = scratch.compared, scratch.sums, scratch.made_from
         for n in range(6):
-            sums[_MADE, n] = 0  # a new call may bring new tables
+            sums[SUM_MADE, n] = 0  # a new call may bring new tables
         offs, run_lo, run_hi = scratch.offs, scratch.run_lo, scratch.run_hi
         best_run = scratch.best_run
         largest = 0.0
@@ -195,7 +191,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                         # copied, since certifying rewrites the row it was read from.
                         slot = n - 1
                         gs, ge = group_start[n], group_start[n + 1]
-                        same = sums[_MADE, slot] == 1
+                        same = sums[SUM_MADE, slot] == 1
                         if same:
                             # Bytes compared with an integer reduction, which LLVM vectorises.
                             diff = np.uint8(0)
@@ -203,29 +199,9 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 diff |= row_plan[row_at + g] ^ made_from[slot, g]
                             same = diff == 0
                         if not same:
-                            npend = 0
-                            ntouch = 0
-                            for g in range(gs, ge):
-                                c = row_plan[row_at + g]
-                                made_from[slot, g] = c
-                                if record or c == NO_PLAN:
-                                    compared[slot, npend] = g
-                                    npend += 1
-                                    continue
-                                off = option_off[option_start[g] + c]
-                                if weight[off] == 0.0:
-                                    sum_off[slot, ntouch] = off
-                                    ntouch += 1
-                                weight[off] += group_prob[g]
-                            for i in range(ntouch):
-                                off = sum_off[slot, i]
-                                sum_weight[slot, i] = weight[off]
-                                weight[off] = 0.0
-                            sums[_TARGETS, slot] = ntouch
-                            sums[_COMPARED, slot] = npend
-                            sums[_MADE, slot] = 0 if record else 1  # recording compares all
-                        ntouch = sums[_TARGETS, slot]
-                        npend = sums[_COMPARED, slot]
+                            build_sums(kt, scratch, row_plan, row_at, slot, record)
+                        ntouch = sums[SUM_TARGETS, slot]
+                        npend = sums[SUM_COMPARED, slot]
                         # Four target cells per lane loop: a quarter of the accumulator traffic.
                         planned_sum(acc, values, sum_off, sum_weight, slot, ntouch, base, nlu)
                         # The other groups: the best option of each, lane by lane.

@@ -12,7 +12,7 @@ from .certificates import BatchCertificates
 from .exits import exact_setup
 from .kernel import core_for
 from .planned import planned_for
-from .tables import TableScratch, TableTables
+from .tables import KeepPlans, TableScratch, TableTables, record_only
 
 
 class BlockSolver:
@@ -75,11 +75,12 @@ class BlockSolver:
             if self.plans is None or self.keeping is None:
                 self.core(tt, top, s)
             elif certs is None:
-                self.plans(tt, top, s, s.cert_plan, s.cert_margin, -1.0)
+                self.plans(tt, top, s, record_only(s))
             else:
                 x0 = s.x[0]
                 delta = certs.delta(kb, top, x0)
-                skipped = self.keeping(tt, top, s, certs.plan[kb], certs.margin[kb], delta)
+                plans = KeepPlans(certs.plan[kb], certs.margin[kb], delta)
+                skipped = self.keeping(tt, top, s, plans)
                 certs.made(kb, top, x0, top * multi, skipped)
             out[kb] = s.vals[:, 5 * nl : 6 * nl]
             if self.track:

@@ -13,8 +13,8 @@ import numpy as np
 
 from ..core.jit import njit
 from ..core.layout import P_EXTRA, P_ROWS
-from ..core.sums import planned_sum
-from .tables import FAST_MATH, NO_PLAN, TableScratch, TableTables
+from ..core.sums import SUM_COMPARED, SUM_MADE, SUM_TARGETS, build_sums, planned_sum
+from .tables import FAST_MATH, NO_PLAN, KeepPlans, TableScratch, TableTables
 
 #: A group the lanes did not agree on is compared lane by lane in the next rows, and
 #: checked again for a plan only every this many rows (where the lanes' choices differ, as
@@ -69,11 +69,10 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
         tt: TableTables,
         top: int,
         s: TableScratch,
-        plan: np.ndarray,
-        margin: np.ndarray,
-        delta: float,
+        plans: KeepPlans,
     ) -> int:
-        """Rows ``top - 1 .. 0``; records ``plan``/``margin``; returns the groups certified."""
+        """Rows ``top - 1 .. 0``; records ``plans``; returns the groups certified."""
+        plan, margin, delta = plans.plan, plans.margin, plans.delta
         nlu = np.uint64(nl)
         v0 = s.vals[0]
         v1 = s.vals[1] if two else s.vals[0]
@@ -85,11 +84,10 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
         gap, least = buf[7], buf[8]
         option_off, option_start = tt.option_off, tt.option_start
         group_start, group_prob = tt.group_start, tt.group_prob
-        row_plan, made_from, made = s.row_plan, s.made_from, s.made
-        weight, sum_off, sum_weight = s.weight, s.sum_off, s.sum_weight
-        compared, counts = s.compared, s.counts
+        row_plan, made_from, sums = s.row_plan, s.made_from, s.sums
+        sum_off, sum_weight, compared = s.sum_off, s.sum_weight, s.compared
         for slot in range(6):
-            made[slot] = 0  # a new call may bring new tables
+            sums[SUM_MADE, slot] = 0  # a new call may bring new tables
         # Each cell's highest and lowest W_0 over the lanes (the check's bounds): the cells
         # above the top, filled before the call, here; the others as they are solved.
         high, low = s.bound[0], s.bound[1]
@@ -127,8 +125,8 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                     if k == 1:
                         row_plan[g] = 0
                         continue
-                    c = made_from[slot, g] if made[slot] == 1 else NO_PLAN
-                    if c == NO_PLAN and made[slot] == 1 and ti % RETRY != 0:
+                    c = made_from[slot, g] if sums[SUM_MADE, slot] == 1 else NO_PLAN
+                    if c == NO_PLAN and sums[SUM_MADE, slot] == 1 and ti % RETRY != 0:
                         row_plan[g] = NO_PLAN  # the lanes did not agree a row above
                         continue
                     if sure and plan[ti, g] != NO_PLAN:
@@ -208,36 +206,16 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                     for g in range(gs, ge):
                         plan[ti, g] = row_plan[g]
                     margin[ti, slot] = cell_margin
-                same = made[slot] == 1
+                same = sums[SUM_MADE, slot] == 1
                 if same:
                     diff = np.uint8(0)
                     for g in range(gs, ge):
                         diff |= row_plan[g] ^ made_from[slot, g]
                     same = diff == 0
                 if not same:
-                    ntouch = 0
-                    npend = 0
-                    for g in range(gs, ge):
-                        c = row_plan[g]
-                        made_from[slot, g] = c
-                        if c == NO_PLAN:
-                            compared[slot, npend] = g
-                            npend += 1
-                            continue
-                        off = option_off[option_start[g] + c]
-                        if weight[off] == 0.0:
-                            sum_off[slot, ntouch] = off
-                            ntouch += 1
-                        weight[off] += group_prob[g]
-                    for i in range(ntouch):
-                        off = sum_off[slot, i]
-                        sum_weight[slot, i] = weight[off]
-                        weight[off] = 0.0
-                    counts[0, slot] = ntouch
-                    counts[1, slot] = npend
-                    made[slot] = 1
-                ntouch = counts[0, slot]
-                npend = counts[1, slot]
+                    build_sums(tt, s, row_plan, 0, slot, False)
+                ntouch = sums[SUM_TARGETS, slot]
+                npend = sums[SUM_COMPARED, slot]
                 pf = tt.farkle_prob[n]
                 dst = np.uint64(base + n - 1) * nlu
                 # Component by component (W_0, then W_1, then P): a lane loop that stores

@@ -153,16 +153,35 @@ class TableScratch(NamedTuple):
     lane_buf: np.ndarray  # (9, lanes) a cell's sums per component, a group's best option, margins
     picks: np.ndarray  # (1, lanes) a recorded group's best option per lane (as a float)
     row_plan: np.ndarray  # (G,) uint8 the cell's keep plan (planned core)
+    # The planned sums of solver.core.sums.build_sums, per dice count:
     made_from: np.ndarray  # (6, G) uint8 the plan each dice count's sums were made from
-    made: np.ndarray  # (6,) int64 whether they were made (this call)
     weight: np.ndarray  # (max_off,) zeros between cells: summed probability per target
     sum_off: np.ndarray  # (6, max_off) int64 a dice count's target cells...
     sum_weight: np.ndarray  # (6, max_off) ... their summed probabilities...
     compared: np.ndarray  # (6, G) int64 ... and the groups compared lane by lane
-    counts: np.ndarray  # (2, 6) int64 how many targets and compared groups
+    sums: np.ndarray  # (3, 6) int64 how many targets and compared groups, whether made
     cert_plan: np.ndarray  # (rows, G) uint8 a block's plans, where no certificates are kept
     cert_margin: np.ndarray  # (rows, 6) ... and its margins (solver.table.certificates)
     bound: np.ndarray  # (2, rows * 6) each cell's highest and lowest W_0 (planned core)
+
+
+class KeepPlans(NamedTuple):
+    """A block's keep plans and margins, which :mod:`solver.table.planned` reads and writes.
+
+    ``plan[t, g]``: the option every lane keeps in group ``g`` at row ``t``, or
+    :data:`NO_PLAN`; ``margin[t, n - 1]``: the least margin of the cell's planned groups;
+    ``delta``: how far the lanes' ``x_0`` moved since they were recorded (negative: they
+    certify nothing). See :func:`solver.table.planned._make_planned`.
+    """
+
+    plan: np.ndarray  # (rows, G) uint8
+    margin: np.ndarray  # (rows, 6) float64
+    delta: float
+
+
+def record_only(s: TableScratch) -> KeepPlans:
+    """Plans recorded into the scratch's own buffers and certifying nothing."""
+    return KeepPlans(s.cert_plan, s.cert_margin, -1.0)
 
 
 def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> TableScratch:
@@ -191,12 +210,11 @@ def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> Tabl
         picks=np.empty((1, lanes)),
         row_plan=np.empty(groups, dtype=np.uint8),
         made_from=np.empty((6, groups), dtype=np.uint8),
-        made=np.zeros(6, dtype=np.int64),
         weight=np.zeros(max_off),
         sum_off=np.empty((6, max_off), dtype=np.int64),
         sum_weight=np.empty((6, max_off)),
         compared=np.empty((6, groups), dtype=np.int64),
-        counts=np.zeros((2, 6), dtype=np.int64),
+        sums=np.zeros((3, 6), dtype=np.int64),
         cert_plan=np.empty((rows, groups), dtype=np.uint8),
         cert_margin=np.empty((rows, 6)),
         bound=np.empty((2, rows * 6)),
