@@ -508,8 +508,8 @@ def profile(args: argparse.Namespace) -> None:
     from optimal_farkle.solver.table.planned import planned_for
     from optimal_farkle.solver.table.tables import (
         TABLE_LANES,
+        Reads,
         record_only,
-        steps_next,
         table_scratch,
         table_tables,
     )
@@ -522,10 +522,8 @@ def profile(args: argparse.Namespace) -> None:
     tt = table_tables(model)
     track = model.penalty_count == 0
     s = table_scratch(tt, TABLE_LANES)
-    after = steps_next(tt)
     plans = planned_for(TABLE_LANES, model.comps, track)
     compared = core_for(TABLE_LANES, model.comps, False, track, False)
-    offsets = np.zeros(TABLE_LANES, dtype=np.int64)
     shift = np.zeros(TABLE_LANES)
     blocks = []
     for _, rows in _sampled_layers(model, args.every, args.sample):
@@ -536,7 +534,7 @@ def profile(args: argparse.Namespace) -> None:
     cells = 0
     for lanes in blocks:
         t0 = time.process_time()
-        top = exact_setup(tt, w, offsets, lanes, TABLE_LANES, after, s, shift, 0)
+        top = exact_setup(tt, Reads(w, s.offsets, shift), lanes, s, 0)
         t1 = time.process_time()
         plans(tt, top, s, record_only(s))
         t2 = time.process_time()

@@ -280,8 +280,9 @@ def test_the_table_index_is_one_layout_for_the_model_the_batches_and_the_kernels
 ) -> None:
     """solver.core.layout.table_index is the C-order index of the model's shape (numpy's own
     ravel as the reference), for one state (TableModel.flat) and for rows (batches.flat_of);
-    the kernels' index of the state after a turn (exits.next_index) is table_index of the
-    rotated state: the other seats move up one, the mover last with its new fields."""
+    the kernels' index of the state after a turn (exits.next_index, through the compiled
+    table_index) is that of the rotated state: the other seats move up one, the mover last
+    with its new fields."""
     from optimal_farkle.solver.core.layout import table_index
     from optimal_farkle.solver.table.batches import flat_of
     from optimal_farkle.solver.table.exits import next_index
@@ -303,6 +304,8 @@ def test_the_table_index_is_one_layout_for_the_model_the_batches_and_the_kernels
         b_new, f_new, u_new = int(rng.integers(model.nb)), int(rng.integers(model.nf)), 0
         after = [*row[1:n], b_new, *row[n + 1 : 2 * n], f_new, *row[2 * n + 1 : 3 * n], u_new]
         after.append((row[3 * n] + 1) % model.ns)
-        assert next_index(params, lanes, lane, b_new, f_new, u_new) == table_index(
+        after_fields = np.empty(3 * n + 1, dtype=np.int64)
+        found = next_index(params, lanes, lane, (b_new, f_new, u_new), after_fields)
+        assert found == table_index(
             [int(x) for x in after], n, model.nb, model.nf, model.ne, model.ns
         )

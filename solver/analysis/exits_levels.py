@@ -10,7 +10,7 @@ one forward pass of a turn that never banks (:func:`_level_final_reach`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -24,26 +24,63 @@ if TYPE_CHECKING:
     from ..players.levels import LevelPlayer
 
 
+class _Policy(NamedTuple):
+    """A level's decisions, tabulated: ``bank[mode, ti, n]`` (bank ``ti`` steps with ``n``
+    dice), ``keep[mode, ti, g]`` (the option of group ``g`` it keeps, from the group's first);
+    ``takes_wins``: first-to-goal, where it takes the first keep that wins."""
+
+    bank: np.ndarray  # (modes, width, 7) bool
+    keep: np.ndarray  # (modes, width, G) int64
+    takes_wins: bool
+
+
+class _Rows(NamedTuple):
+    """The context rows ``(b, u, mode)`` of a level's exits, by their first bank row, goal row
+    and mode; a worker runs rows ``start, start + stride, ...``."""
+
+    first: np.ndarray  # (rows,) int64
+    goal: np.ndarray  # (rows,) int64
+    mode: np.ndarray  # (rows,) int64
+    start: int
+    stride: int
+
+
+class _Scratch(NamedTuple):
+    """One worker's buffers: the turn's probability mass ``(mass_rows, 7)``, and one row's
+    bank flows below the goal and past it (``(mass_rows + 1,)`` each)."""
+
+    mass: np.ndarray
+    below: np.ndarray
+    past: np.ndarray
+
+
+class _Out(NamedTuple):
+    """What the rows write, as :class:`solver.analysis.exits.Exits` lays it out: row ``r``'s
+    banks below the goal at ``bank[offset[r] + k]``, past it ``past[r, k]`` (``past_len[r]``
+    of them), and its farkle chance."""
+
+    offset: np.ndarray  # (rows + 1,) int64 (read)
+    bank: np.ndarray
+    past: np.ndarray  # (rows, width)
+    past_len: np.ndarray  # (rows,) int64
+    farkle: np.ndarray  # (rows,)
+
+
 @njit(cache=True, nogil=True, boundscheck=False)
 def _level_turn(
-    kt: KernelTables,
-    first: int,
-    goal: int,
-    mode: int,
-    takes_wins: bool,
-    bank_tab: np.ndarray,
-    keep_tab: np.ndarray,
-    mass: np.ndarray,
-    below: np.ndarray,
-    past: np.ndarray,
+    kt: KernelTables, policy: _Policy, row: tuple[int, int, int], s: _Scratch
 ) -> tuple[float, int]:
-    """Forward pass of one turn of a level; (farkle probability, past length).
+    """Forward pass of one turn of a level from ``row = (first, goal, mode)``, into ``s``;
+    (farkle probability, past length).
 
-    Below the goal the level banks by ``bank_tab`` from ``first`` on; from the goal on it banks
-    as soon as it may (first-to-goal: the engine banks a win; the other endgames: the level
-    banks the goal, :meth:`~solver.players.levels.LevelPlayer.act`). Under first-to-goal it takes the
-    first keep that reaches the goal with a legal bank.
+    Below the goal the level banks by ``policy.bank`` from ``first`` on; from the goal on it
+    banks as soon as it may (first-to-goal: the engine banks a win; the other endgames: the
+    level banks the goal, :meth:`~solver.players.levels.LevelPlayer.act`). Under first-to-goal
+    it takes the first keep that reaches the goal with a legal bank.
     """
+    first, goal, mode = row
+    bank_tab, keep_tab, takes_wins = policy
+    mass, below, past = s
     top = max(goal, first)
     start_turn(mass)
     farkle = 0.0
@@ -75,46 +112,19 @@ def _level_turn(
 
 
 @njit(cache=True, nogil=True, boundscheck=False)
-def _level_rows(
-    kt: KernelTables,
-    rows_first: np.ndarray,
-    rows_goal: np.ndarray,
-    rows_mode: np.ndarray,
-    worker: int,
-    stride: int,
-    takes_wins: bool,
-    bank_tab: np.ndarray,
-    keep_tab: np.ndarray,
-    mass: np.ndarray,
-    offset: np.ndarray,
-    bank: np.ndarray,
-    past: np.ndarray,
-    past_len: np.ndarray,
-    farkle: np.ndarray,
-) -> None:
+def _level_rows(kt: KernelTables, policy: _Policy, rows: _Rows, s: _Scratch, out: _Out) -> None:
+    """The exits of this worker's share of ``rows``, written into ``out``."""
+    offset, bank, past, past_len, farkle = out
     width = past.shape[1]
-    scratch = np.zeros(mass.shape[0] + 1)
-    below = np.zeros(mass.shape[0] + 1)
-    for r in range(worker, len(rows_first), stride):
-        below[:] = 0.0
-        scratch[:] = 0.0
-        f, length = _level_turn(
-            kt,
-            rows_first[r],
-            rows_goal[r],
-            rows_mode[r],
-            takes_wins,
-            bank_tab,
-            keep_tab,
-            mass,
-            below,
-            scratch,
-        )
+    for r in range(rows.start, len(rows.first), rows.stride):
+        s.below[:] = 0.0
+        s.past[:] = 0.0
+        f, length = _level_turn(kt, policy, (rows.first[r], rows.goal[r], rows.mode[r]), s)
         farkle[r] = f
         for k in range(offset[r + 1] - offset[r]):
-            bank[offset[r] + k] = below[k]
+            bank[offset[r] + k] = s.below[k]
         for k in range(min(length, width)):
-            past[r, k] = scratch[k]
+            past[r, k] = s.past[k]
         past_len[r] = length
 
 
@@ -207,25 +217,13 @@ def level_exits(player: LevelPlayer, model: Model, threads: int = 2) -> Exits:
     farkle = np.zeros(len(rows_b))
     mass_rows = width + model.max_steps + 2
 
+    policy = _Policy(bank_tab, keep_tab, not final)
+    out = _Out(offset, bank, past, past_len, farkle)
+
     def run(worker: int) -> None:
-        mass = np.zeros((mass_rows, 7))
-        _level_rows(
-            kt,
-            rows_first,
-            rows_goal,
-            rows_mode,
-            worker,
-            max(1, threads),
-            not final,
-            bank_tab,
-            keep_tab,
-            mass,
-            offset,
-            bank,
-            past,
-            past_len,
-            farkle,
-        )
+        rows = _Rows(rows_first, rows_goal, rows_mode, worker, max(1, threads))
+        s = _Scratch(np.zeros((mass_rows, 7)), np.zeros(mass_rows + 1), np.zeros(mass_rows + 1))
+        _level_rows(kt, policy, rows, s, out)
 
     in_threads(run, threads)
     b_i, d_i, _f, _e, u_i, _o, _r = np.meshgrid(*(np.arange(k) for k in model.shape), indexing="ij")

@@ -9,6 +9,8 @@ cut it banks every dice count that can farkle and rolls the others by the fill v
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..core.endgame import WON
@@ -140,25 +142,36 @@ def riskless_tails(
     return tail, slot, end
 
 
+class _Forward(NamedTuple):
+    """A block's forward passes: the turn's probability mass ``(rows, 7)`` (working space),
+    and per lane what it writes: the bank probabilities below the goal ``(lanes, nb + 1)`` and
+    past it ``(lanes, rows)``, the farkle probability and the count of past-goal banks."""
+
+    mass: np.ndarray
+    below: np.ndarray
+    past: np.ndarray
+    farkle: np.ndarray
+    past_len: np.ndarray  # int64
+
+
 @njit(cache=True, nogil=True, boundscheck=False)
 def _forward_lane(
     kt: KernelTables,
+    scratch: TurnScratch,
+    tails: tuple[np.ndarray, np.ndarray, np.ndarray],
+    out: _Forward,
     lane: int,
     top: int,
-    info: np.ndarray,
-    banks: np.ndarray,
-    choice: np.ndarray,
-    tails: tuple[np.ndarray, np.ndarray, np.ndarray],
-    mass: np.ndarray,
-    below: np.ndarray,
-    past: np.ndarray,
 ) -> tuple[float, int]:
-    """Follow one lane's recorded choices from ``(0, 6)``; (farkle probability, past length).
+    """Follow one lane's choices recorded in ``scratch`` from ``(0, 6)``; (farkle probability,
+    past length).
 
-    ``below[k]`` gets the bank probability at ``t = first + k`` (below the goal) and
-    ``past[k]`` at ``t = goal + k``. Past the lane's block top the fill policy applies: a
-    riskless count's banks are read from its tail (``tails``: :func:`riskless_tails`).
+    ``out.below[lane, k]`` gets the bank probability at ``t = first + k`` (below the goal) and
+    ``out.past[lane, k]`` at ``t = goal + k``. Past the lane's block top the fill policy
+    applies: a riskless count's banks are read from its tail (``tails``: :func:`riskless_tails`).
     """
+    info, banks, choice = scratch.info, scratch.banks, scratch.choice
+    mass, below, past = out.mass, out.below[lane], out.past[lane]
     tail, slot, end = tails
     rows = mass.shape[0]
     p = kt.params
@@ -207,32 +220,18 @@ def _optimal_block(
     nothing: PassCertificates,
     scratch: TurnScratch,
     tails: tuple[np.ndarray, np.ndarray, np.ndarray],
-    mass: np.ndarray,
-    below: np.ndarray,
-    past: np.ndarray,
-    farkle: np.ndarray,
-    past_len: np.ndarray,
+    out: _Forward,
 ) -> None:
-    """Solve a block with its choices recorded, then follow each lane forward."""
+    """Solve a block with its choices recorded (``nothing`` certified), then follow each lane
+    forward into ``out``."""
     nl = block.lanes.shape[2]
     top = int(record_block(kt, w0, block, scratch, nothing))
-    below[:, :] = 0.0
-    past[:, :] = 0.0
+    out.below[:, :] = 0.0
+    out.past[:, :] = 0.0
     for lane in range(nl):
-        f, length = _forward_lane(
-            kt,
-            lane,
-            top,
-            scratch.info,
-            scratch.banks,
-            scratch.choice,
-            tails,
-            mass,
-            below[lane],
-            past[lane],
-        )
-        farkle[lane] = f
-        past_len[lane] = length
+        f, length = _forward_lane(kt, scratch, tails, out, lane, top)
+        out.farkle[lane] = f
+        out.past_len[lane] = length
 
 
 def optimal_exits(
@@ -264,14 +263,17 @@ def optimal_exits(
     def run(worker: int) -> None:
         scratch = turn_scratch(kt, model.scratch_rows(), LANES, record=True)
         nothing = no_certificates(lanes_of[0])
-        mass = np.zeros((rows, 7))
-        below = np.zeros((LANES, nb + 1))
-        past = np.zeros((LANES, rows))
-        fark = np.zeros(LANES)
-        plen = np.zeros(LANES, dtype=np.int64)
+        out = _Forward(
+            mass=np.zeros((rows, 7)),
+            below=np.zeros((LANES, nb + 1)),
+            past=np.zeros((LANES, rows)),
+            farkle=np.zeros(LANES),
+            past_len=np.zeros(LANES, dtype=np.int64),
+        )
+        below, past, fark, plen = out.below, out.past, out.farkle, out.past_len
         for k in range(worker, blocks, max(1, threads)):
             block = one_block(lanes_of[k])
-            _optimal_block(kt, flat, block, nothing, scratch, tails, mass, below, past, fark, plen)
+            _optimal_block(kt, flat, block, nothing, scratch, tails, out)
             for lane in range(LANES):
                 s = int(schedule.block_flat[k, lane])
                 n_below = int(lengths[s])

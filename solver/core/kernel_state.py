@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .jit import njit
-from .layout import duel_fields, duel_index
+from .layout import duel_fields, duel_index, table_index
 
-__all__ = ["after_farkle", "final_kind", "flat_fields", "flat_index"]
+__all__ = ["after_farkle", "final_kind", "flat_fields", "flat_index", "table_flat_index"]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -34,6 +34,9 @@ flat_index: Callable[..., int] = njit(cache=True, nogil=True, inline="always")(d
 flat_fields: Callable[..., tuple[int, int, int, int, int, int, int]] = njit(
     cache=True, nogil=True, inline="always"
 )(duel_fields)
+#: The flat ``W`` index of a table state, compiled for kernels
+#: (:func:`solver.core.layout.table_index`; ``fields`` an int64 array).
+table_flat_index: Callable[..., int] = njit(cache=True, nogil=True, inline="always")(table_index)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -121,8 +121,8 @@ def table_index(
         ((b_0 nb + b_1) nb + ... + b_{n-1}) nf + f_0 ...) ne + u_0 ...) ns + r
 
     Each field may be a number or an array (one state per element: the columns of a batch of
-    rows). The table's kernels compute the same sum for the state after a turn
-    (:func:`solver.table.exits.next_index`, checked against this one in the tests).
+    rows). Kernels compile this function itself
+    (:data:`solver.core.kernel_state.table_flat_index`).
     """
     index: Index = fields[0] * 0
     for k in range(n):

@@ -12,7 +12,7 @@ from .certificates import BatchCertificates
 from .exits import exact_setup
 from .kernel import core_for
 from .planned import planned_for
-from .tables import KeepPlans, TableScratch, TableTables, record_only
+from .tables import KeepPlans, Reads, TableScratch, TableTables, read_only, record_only
 
 
 class BlockSolver:
@@ -39,7 +39,6 @@ class BlockSolver:
         self.core = core_for(nl, comps, False, track, record)
         self.plans = planned_for(nl, comps, track) if self.planned else None
         self.keeping = planned_for(nl, comps, track, keep=True) if self.planned else None
-        self.offsets = np.zeros(nl, dtype=np.int64)
 
     def __call__(
         self,
@@ -49,7 +48,6 @@ class BlockSolver:
         first: int,
         stop: int,
         stride: int,
-        steps_next: np.ndarray,
         s: TableScratch,
         out: np.ndarray,
         outp: np.ndarray,
@@ -68,10 +66,9 @@ class BlockSolver:
         nl = self.nl
         top = 0
         multi = int((np.diff(tt.option_start) > 1).sum())  # groups checked per row
+        w = read_only(w)  # one specialisation whoever made w (tables.read_only)
         for kb in range(first, stop, stride):
-            top = exact_setup(
-                tt, w, self.offsets, block_lanes[kb], nl, steps_next, s, shift[kb], min_top
-            )
+            top = exact_setup(tt, Reads(w, s.offsets, shift[kb]), block_lanes[kb], s, min_top)
             if self.plans is None or self.keeping is None:
                 self.core(tt, top, s)
             elif certs is None:

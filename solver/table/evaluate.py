@@ -30,6 +30,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -58,9 +59,10 @@ from .model import TableModel
 from .tables import (
     I_END,
     I_GOAL,
+    Reads,
     TableScratch,
     TableTables,
-    steps_next,
+    read_only,
     table_scratch,
     table_tables,
 )
@@ -71,23 +73,39 @@ TOLERANCE = 1e-12
 Progress = Callable[[float, str], None]
 
 
+class _Policies(NamedTuple):
+    """What an evaluation's blocks read: the exact solve ``w`` (flat ``(states * C,)``), the
+    values ``v`` being solved (flat, per label), the two-player ``W0`` ``w2`` (flat)."""
+
+    w: np.ndarray
+    v: np.ndarray
+    w2: np.ndarray
+
+
+class _Block(NamedTuple):
+    """One block of an evaluation: its lanes ``(fields, lanes)``, per lane the offset of its
+    label in ``v``, its decider code (:data:`DECIDER_CODES`) and the shift of its own farkle
+    exit (:mod:`solver.table.mixing`)."""
+
+    lanes: np.ndarray
+    voff: np.ndarray
+    deciders: np.ndarray
+    shift: np.ndarray
+
+
 @njit(cache=True, nogil=True)
 def _approx_exits(
-    tt: TableTables,
-    w2: np.ndarray,
-    lanes: np.ndarray,
-    nl: int,
-    deciders: np.ndarray,
-    info: np.ndarray,
-    bankd: np.ndarray,
-    xd: np.ndarray,
-    stop: int,
+    tt: TableTables, w2: np.ndarray, block: _Block, s: TableScratch, stop: int
 ) -> None:
-    """The decision exits of the lanes an approximation decides (``deciders`` 1 or 2).
+    """The decision exits ``s.bankd``, ``s.xd`` of the lanes an approximation decides
+    (``block.deciders`` 1 or 2), rows below ``stop``.
 
     Below the goal both read the two-player ``W0`` (``w2``); ``rival`` also past it (the
     two-player final turn); ``pairwise`` keeps the exact final round already in ``bankd``.
     """
+    lanes, deciders = block.lanes, block.deciders
+    info, bankd, xd = s.info, s.bankd, s.xd
+    nl = xd.shape[0]
     p = tt.params
     n = p[P_N]
     nb, nf, ne = p[P_NB], p[P_NF], p[P_NE]
@@ -137,26 +155,20 @@ def _approx_exits(
                     bankd[t, lane] = 1.0
             continue
         # pairwise: the next state's seats are 1, 2, ..., n - 1, then the mover
-        xd[lane] = _pairwise(w2, lanes, lane, n, fb, ff, u0, nb, nf, ne)
+        xd[lane] = _pairwise(w2, p, lanes, lane, (fb, ff, u0))
         for t in range(min(stop, info[I_GOAL, lane])):
             if bankd[t, lane] >= 0.0:
-                bankd[t, lane] = _pairwise(w2, lanes, lane, n, b0 + t, 0, on, nb, nf, ne)
+                bankd[t, lane] = _pairwise(w2, p, lanes, lane, (b0 + t, 0, on))
 
 
 @njit(cache=True, nogil=True, inline="always")
 def _pairwise(
-    w2: np.ndarray,
-    lanes: np.ndarray,
-    lane: int,
-    n: int,
-    bm: int,
-    fm: int,
-    um: int,
-    nb: int,
-    nf: int,
-    ne: int,
+    w2: np.ndarray, p: np.ndarray, lanes: np.ndarray, lane: int, mover: tuple[int, int, int]
 ) -> float:
-    """The mover's estimated chance once it sits last with ``(bm, fm, um)`` (see the docstring)."""
+    """The mover's estimated chance once it sits last with ``mover = (bm, fm, um)`` (see the
+    module docstring)."""
+    bm, fm, um = mover
+    n, nb, nf, ne = p[P_N], p[P_NB], p[P_NF], p[P_NE]
     if n == 2:
         b1, f1, u1 = lanes[1, lane], lanes[n + 1, lane], lanes[2 * n + 1, lane]
         return float(1.0 - w2[flat_index(b1, bm, f1, fm, u1, um, 0, nb, nf, ne, 1)])
@@ -172,46 +184,35 @@ def _pairwise(
 
 
 @njit(cache=True, nogil=True)
-def _eval_setup(
-    tt: TableTables,
-    w: np.ndarray,
-    v: np.ndarray,
-    voff: np.ndarray,
-    w2: np.ndarray,
-    deciders: np.ndarray,
-    shift: np.ndarray,
-    lanes: np.ndarray,
-    nl: int,
-    steps_next: np.ndarray,
-    s: TableScratch,
-    aux: np.ndarray,
-    auxx: np.ndarray,
-) -> int:
+def _eval_setup(tt: TableTables, policies: _Policies, block: _Block, s: TableScratch) -> int:
     """A block's exits for policy evaluation; returns its top.
 
-    ``V``'s exits from ``v`` (offsets ``voff``: the label of the next state), the decisions'
-    from the exact ``w`` (own component, moved by ``shift``) or an approximation.
+    ``V``'s exits from ``policies.v`` (offsets ``block.voff``: the label of the next state),
+    the decisions' from the exact ``policies.w`` (own component, moved by ``block.shift``;
+    exits in ``s.aux``, ``s.auxx``) or an approximation.
     """
+    lanes = block.lanes
+    nl = lanes.shape[1]
     p = tt.params
     rows = p[P_ROWS]
-    zero = np.zeros(nl, dtype=np.int64)
-    none = np.zeros(nl)
-    lane_exits(tt, v, voff, lanes, nl, s.x, s.info, none)
-    lane_exits(tt, w, zero, lanes, nl, auxx, s.info, shift)
+    exact = Reads(policies.w, s.offsets, block.shift)
+    values = Reads(policies.v, block.voff, s.no_shift)
+    lane_exits(tt, values, lanes, s, s.x)
+    lane_exits(tt, exact, lanes, s, s.auxx)
     stop = 0
     for lane in range(nl):
         stop = max(stop, s.info[I_END, lane] + 1)
     stop = min(stop, rows)
-    bank_rows(tt, w, zero, lanes, nl, s.info, aux, stop)
+    bank_rows(tt, exact, lanes, s, s.aux, stop)
     for lane in range(nl):
-        s.xd[lane] = auxx[0, lane]
+        s.xd[lane] = s.auxx[0, lane]
         for t in range(stop):
-            s.bankd[t, lane] = aux[0, t, lane]
-    _approx_exits(tt, w2, lanes, nl, deciders, s.info, s.bankd, s.xd, stop)
-    top = decision_cut(tt, s.bankd, s.xd, s.info, nl)
+            s.bankd[t, lane] = s.aux[0, t, lane]
+    _approx_exits(tt, policies.w2, block, s, stop)
+    top = decision_cut(tt, s)
     last = max(min(top + p[P_EXTRA], rows), stop)
-    bank_rows(tt, v, voff, lanes, nl, s.info, s.bank, last)
-    fill_top(tt, nl, top, s.bankd, s.bank, s.info, steps_next, s.vals, s.dec, s.prob, s.tail, True)
+    bank_rows(tt, values, lanes, s, s.bank, last)
+    fill_top(tt, s, top)
     return top
 
 
@@ -232,15 +233,13 @@ class _Evaluator:
 
         self.model = model
         self.tables = table_tables(model)
-        self.w = w
-        self.w2 = w2
+        self.w = read_only(w)  # one specialisation whoever made them (tables.read_only)
+        self.w2 = read_only(w2)
         self.threads = max(1, threads)
         self.core = core_for(LANES, model.comps, True, True, False)
-        self.steps_next = steps_next(self.tables)
-        self.scratch = [table_scratch(self.tables, LANES) for _ in range(self.threads)]
-        rows = int(self.tables.params[P_ROWS])
-        self.aux = [np.empty((model.comps, rows, LANES)) for _ in range(self.threads)]
-        self.auxx = [np.empty((model.comps, LANES)) for _ in range(self.threads)]
+        self.scratch = [
+            table_scratch(self.tables, LANES, evaluation=True) for _ in range(self.threads)
+        ]
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
 
     def close(self) -> None:
@@ -270,25 +269,13 @@ class _Evaluator:
         out = np.empty((blocks, self.model.comps, LANES))
         outp = np.empty((blocks, LANES))
         nl = LANES
+        policies = _Policies(self.w, v, self.w2)
 
         def run(worker: int) -> None:
             s = self.scratch[worker]
             for kb in range(worker, blocks, self.threads):
-                top = _eval_setup(
-                    self.tables,
-                    self.w,
-                    v,
-                    offs[kb],
-                    self.w2,
-                    decs[kb],
-                    moves[kb],
-                    lanes[kb],
-                    nl,
-                    self.steps_next,
-                    s,
-                    self.aux[worker],
-                    self.auxx[worker],
-                )
+                block = _Block(lanes[kb], offs[kb], decs[kb], moves[kb])
+                top = _eval_setup(self.tables, policies, block, s)
                 self.core(self.tables, top, s)
                 out[kb] = s.vals[:, 5 * nl : 6 * nl]
                 outp[kb] = s.prob[5 * nl : 6 * nl]

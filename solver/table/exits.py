@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.jit import njit
-from ..core.kernel_state import after_farkle
+from ..core.kernel_state import after_farkle, table_flat_index
 from ..core.layout import (
     P_COMPS,
     P_ENDGAME,
@@ -32,7 +32,7 @@ from ..core.layout import (
     P_RISKLESS,
     P_ROWS,
 )
-from .tables import I_BMIN, I_CUT, I_END, I_GOAL, TableScratch, TableTables
+from .tables import I_BMIN, I_CUT, I_END, I_GOAL, Reads, TableScratch, TableTables
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -48,25 +48,21 @@ def owed(p: np.ndarray, r: int) -> int:
 
 @njit(cache=True, nogil=True, inline="always")
 def next_index(
-    p: np.ndarray, lanes: np.ndarray, lane: int, b_new: int, f_new: int, u_new: int
+    p: np.ndarray, lanes: np.ndarray, lane: int, mover: tuple[int, int, int], after: np.ndarray
 ) -> int:
-    """The state after the mover's turn: seats rotated, the mover last with ``b_new`` etc.
+    """The flat index of the state after the mover's turn (:data:`table_flat_index`).
 
-    :func:`solver.core.layout.table_index` of that state, written out on the lanes' fields
-    (in a kernel, with no array to hold the rotated fields).
+    Seats rotate: the others move up one, the mover sits last with ``mover = (b, f, u)``, and
+    the first-mover code advances by one. ``after`` ``(3 N + 1,)`` receives the fields.
     """
     n = p[P_N]
-    idx = 0
     for k in range(1, n):
-        idx = idx * p[P_NB] + lanes[k, lane]
-    idx = idx * p[P_NB] + b_new
-    for k in range(1, n):
-        idx = idx * p[P_NF] + lanes[n + k, lane]
-    idx = idx * p[P_NF] + f_new
-    for k in range(1, n):
-        idx = idx * p[P_NE] + lanes[2 * n + k, lane]
-    idx = idx * p[P_NE] + u_new
-    return int(idx * p[P_NS] + (lanes[3 * n, lane] + 1) % p[P_NS])
+        after[k - 1] = lanes[k, lane]
+        after[n + k - 1] = lanes[n + k, lane]
+        after[2 * n + k - 1] = lanes[2 * n + k, lane]
+    after[n - 1], after[2 * n - 1], after[3 * n - 1] = mover
+    after[3 * n] = (lanes[3 * n, lane] + 1) % p[P_NS]
+    return int(table_flat_index(after, n, p[P_NB], p[P_NF], p[P_NE], p[P_NS]))
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -129,18 +125,13 @@ def _exact_cut(tt: TableTables, lanes: np.ndarray, lane: int, x0: float, lo: int
 
 @njit(cache=True, nogil=True)
 def lane_exits(
-    tt: TableTables,
-    w: np.ndarray,
-    woff: np.ndarray,
-    lanes: np.ndarray,
-    nl: int,
-    x: np.ndarray,
-    info: np.ndarray,
-    shift: np.ndarray,
+    tt: TableTables, reads: Reads, lanes: np.ndarray, s: TableScratch, x: np.ndarray
 ) -> None:
-    """Each lane's farkle exit ``x`` (from ``w`` at state index plus ``woff[lane]``; its own
-    component moved by ``shift[lane]``), goal row, bank minimum and the row from which its
-    bank values are constant (``info``)."""
+    """Each lane's farkle exit ``x`` (``(C, lanes)``, from ``reads``), goal row, bank minimum
+    and the row from which its bank values are constant (``s.info``)."""
+    w, woff, shift = reads.w, reads.woff, reads.shift
+    info, after = s.info, s.after
+    nl = lanes.shape[1]
     p = tt.params
     n = p[P_N]
     comps = p[P_COMPS]
@@ -151,7 +142,8 @@ def lane_exits(
         f0 = lanes[n, lane]
         u0 = lanes[2 * n, lane]
         b2, f2 = after_farkle(b0, f0, p[P_PEN_COUNT], p[P_PEN_STEPS])
-        _read_rotated(w, woff[lane] + next_index(p, lanes, lane, b2, f2, u0), comps, x, lane)
+        idx = woff[lane] + next_index(p, lanes, lane, (b2, f2, u0), after)
+        _read_rotated(w, idx, comps, x, lane)
         x[0, lane] += shift[lane]
         goal = nb - b0
         bmin = tt.bank_min[u0 if ne > 1 else 1]
@@ -173,22 +165,18 @@ BANK_GROUP = 8
 
 @njit(cache=True, nogil=True)
 def bank_rows(
-    tt: TableTables,
-    w: np.ndarray,
-    woff: np.ndarray,
-    lanes: np.ndarray,
-    nl: int,
-    info: np.ndarray,
-    bank: np.ndarray,
-    stop: int,
+    tt: TableTables, reads: Reads, lanes: np.ndarray, s: TableScratch, bank: np.ndarray, stop: int
 ) -> None:
     """``bank[:, t, lane]`` for ``t < stop``: the bank exits (-1 in component 0 where banking
-    is not allowed), from ``w`` below the goal and the final round from it on.
+    is not allowed), from ``reads`` below the goal (its shift unused) and the final round
+    from it on; ``s.info`` as :func:`lane_exits` left it.
 
     From the lane's end row (``info[I_END]``) on the exits are constant: rows past it take
     the end row's. The lanes go :data:`BANK_GROUP` at a time, rows outside, lanes inside:
     each lane's reads of ``w`` still walk its own column, and the stores fill whole lines.
     """
+    w, woff, info, after = reads.w, reads.woff, s.info, s.after
+    nl = lanes.shape[1]
     p = tt.params
     n = p[P_N]
     comps = p[P_COMPS]
@@ -207,7 +195,7 @@ def bank_rows(
         l1 = min(l0 + BANK_GROUP, nl)
         for lane in range(l0, l1):
             i = lane - l0
-            base[i] = woff[lane] + next_index(p, lanes, lane, lanes[0, lane], 0, ne - 1)
+            base[i] = woff[lane] + next_index(p, lanes, lane, (lanes[0, lane], 0, ne - 1), after)
             last[i] = min(stop, info[I_END, lane] + 1) - 1
             kind[i] = owed(p, lanes[3 * n, lane])
             lead[i] = lanes[0, lane] - lanes[1, lane] + 1  # k1 at turn total t is t + lead
@@ -251,29 +239,20 @@ def bank_rows(
 
 @njit(cache=True, nogil=True)
 def exact_setup(
-    tt: TableTables,
-    w: np.ndarray,
-    woff: np.ndarray,
-    lanes: np.ndarray,
-    nl: int,
-    steps_next: np.ndarray,
-    s: TableScratch,
-    shift: np.ndarray,
-    min_top: int = 0,
+    tt: TableTables, reads: Reads, lanes: np.ndarray, s: TableScratch, min_top: int = 0
 ) -> int:
-    """Everything a block's turns read from ``W`` (flat ``(states * C,)``); returns its top.
+    """Everything a block's turns read from ``reads``; returns its top.
 
     The exits of :func:`lane_exits`, each lane's cut (:func:`_exact_cut`), then the bank
     exits of every row below the top and one roll above it (:func:`bank_rows`), and the
     values above the top (dice counts that never farkle: :func:`_riskless_fill`).
-    ``shift[lane]`` is added to the mover's own farkle exit (0 but for a mixed equilibrium's
-    two policies, :mod:`solver.table.mixing`); ``min_top`` raises the top (a query past the cut:
-    the rows up to it are solved exactly); ``woff``: offsets of the lanes' states in ``w``.
+    ``min_top`` raises the top (a query past the cut: the rows up to it are solved exactly).
     """
+    nl = lanes.shape[1]
     p = tt.params
     comps = p[P_COMPS]
     rows = p[P_ROWS]
-    lane_exits(tt, w, woff, lanes, nl, s.x, s.info, shift)
+    lane_exits(tt, reads, lanes, s, s.x)
     top = 0
     for lane in range(nl):
         lo = max(s.info[I_GOAL, lane], s.info[I_BMIN, lane])
@@ -282,7 +261,7 @@ def exact_setup(
         top = max(top, cut)
     top = min(max(top, min_top), rows - p[P_EXTRA])
     last = min(top + p[P_EXTRA], rows)
-    bank_rows(tt, w, woff, lanes, nl, s.info, s.bank, last)
+    bank_rows(tt, reads, lanes, s, s.bank, last)
     # Row by row with the lanes innermost: contiguous stores (lane by lane, every store would
     # be a cache line of its own).
     riskless = p[P_RISKLESS] > 0
@@ -343,10 +322,11 @@ def _riskless_fill(
 
 
 @njit(cache=True, nogil=True)
-def decision_cut(
-    tt: TableTables, bankd: np.ndarray, xd: np.ndarray, info: np.ndarray, nl: int
-) -> int:
-    """Each lane's cut (``info[I_CUT]``) from its decision exits; the block's top (their max)."""
+def decision_cut(tt: TableTables, s: TableScratch) -> int:
+    """Each lane's cut (``s.info[I_CUT]``) from its decision exits ``s.bankd``, ``s.xd``; the
+    block's top (their max)."""
+    bankd, xd, info = s.bankd, s.xd, s.info
+    nl = xd.shape[0]
     top = 0
     for lane in range(nl):
         lo = max(info[I_GOAL, lane], info[I_BMIN, lane])
@@ -365,22 +345,14 @@ def decision_cut(
 
 
 @njit(cache=True, nogil=True)
-def _tail(
-    tt: TableTables,
-    lane: int,
-    nl: int,
-    top: int,
-    end: int,
-    bankd: np.ndarray,
-    bank: np.ndarray,
-    opt_steps_next: np.ndarray,
-    tail: np.ndarray,
-) -> None:
+def _tail(tt: TableTables, s: TableScratch, lane: int, top: int, end: int) -> None:
     """Riskless dice counts above the top: their own recursion from the lane's constant row down.
 
-    ``tail[t * 6 + n - 1]`` gets ``(D, W_0 .. W_{C-1}, -)`` for rows ``top <= t <= end``; risky
-    counts bank there (above the cut). ``opt_steps_next`` is ``(O, 2)``: steps and next dice.
+    ``s.tail[t * 6 + n - 1]`` gets ``(D, W_0 .. W_{C-1}, -)`` for rows ``top <= t <= end``
+    from the decision and bank exits ``s.bankd``, ``s.bank``; risky counts bank there (above
+    the cut).
     """
+    bankd, bank, tail, opt_steps_next = s.bankd, s.bank, s.tail, tt.steps_next
     p = tt.params
     comps = p[P_COMPS]
     acc = np.empty(comps + 1)
@@ -421,21 +393,12 @@ def _tail(
 
 
 @njit(cache=True, nogil=True)
-def fill_top(
-    tt: TableTables,
-    nl: int,
-    top: int,
-    bankd: np.ndarray,
-    bank: np.ndarray,
-    info: np.ndarray,
-    opt_steps_next: np.ndarray,
-    vals: np.ndarray,
-    dec: np.ndarray,
-    prob: np.ndarray,
-    tail: np.ndarray,
-    separate: bool,
-) -> None:
-    """Rows ``top .. top + extra`` of every lane: banked, or the riskless tail's values."""
+def fill_top(tt: TableTables, s: TableScratch, top: int) -> None:
+    """Rows ``top .. top + extra`` of every lane of ``s``, in ``vals``, ``dec`` (decided by
+    ``bankd``) and ``prob``: banked, or the riskless tail's values (:func:`_tail`)."""
+    bankd, bank, info, tail = s.bankd, s.bank, s.info, s.tail
+    vals, dec, prob = s.vals, s.dec, s.prob
+    nl = s.xd.shape[0]
     p = tt.params
     comps = p[P_COMPS]
     rows = p[P_ROWS]
@@ -445,7 +408,7 @@ def fill_top(
         end = max(info[I_END, lane], top)
         end = min(end, rows - 1)
         if riskless:
-            _tail(tt, lane, nl, top, end, bankd, bank, opt_steps_next, tail)
+            _tail(tt, s, lane, top, end)
         for t in range(top, min(top + extra, rows)):
             bt = min(t, end)
             for n in range(1, 7):
@@ -454,11 +417,9 @@ def fill_top(
                     src = bt * 6 + n - 1
                     for c in range(comps):
                         vals[c, cell] = tail[src, 1 + c]
-                    if separate:
-                        dec[cell] = tail[src, 0]
+                    dec[cell] = tail[src, 0]
                 else:
                     for c in range(comps):
                         vals[c, cell] = bank[c, bt, lane]
-                    if separate:
-                        dec[cell] = bankd[bt, lane]
+                    dec[cell] = bankd[bt, lane]
                 prob[cell] = 0.0

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -83,20 +84,68 @@ class FinalRound:
         return int(self.g.shape[2])
 
 
+class _Rolls(NamedTuple):
+    """The roll tables the kernels here read (:class:`solver.core.rolls.FlatOptions`'s)."""
+
+    group_start: np.ndarray  # (8,) int64
+    group_prob: np.ndarray  # (G,) float64
+    option_start: np.ndarray  # (G + 1,) int64
+    option_steps: np.ndarray  # (O,) int64
+    next_dice: np.ndarray  # (O,) int64
+    farkle_prob: np.ndarray  # (7,) float64
+
+
+def _rolls(opts: FlatOptions) -> _Rolls:
+    return _Rolls(
+        opts.group_start,
+        opts.group_prob,
+        opts.option_start,
+        opts.option_steps,
+        opts.next_dice,
+        opts.farkle_prob,
+    )
+
+
+class _Leads(NamedTuple):
+    """One ``u2``'s lead tables ``G``, ``phi`` ``(6, JG)`` (:func:`_lead_tables`), column
+    ``j - j_lo`` for lead ``j``."""
+
+    g: np.ndarray
+    phi: np.ndarray
+    j_lo: int
+
+
+class _Below(NamedTuple):
+    """What :func:`_below_threshold` writes: ``v``, ``psi`` ``((k_max + 1) * 6 * lanes,)``,
+    row ``(m * 6 + n - 1) * lanes + lane``; and its working rows ``(lanes,)``."""
+
+    v: np.ndarray
+    psi: np.ndarray
+    best: np.ndarray
+    bestp: np.ndarray
+    acc: np.ndarray
+    accp: np.ndarray
+
+
+def _below(rows: int, lanes: int) -> _Below:
+    """Buffers for :func:`_below_threshold` of ``rows`` thresholds (``m = 0 .. rows - 1``)."""
+    size = rows * 6 * lanes
+    return _Below(
+        v=np.empty(size),
+        psi=np.empty(size),
+        best=np.empty(lanes),
+        bestp=np.empty(lanes),
+        acc=np.empty(lanes),
+        accp=np.empty(lanes),
+    )
+
+
 @njit(cache=True, nogil=True)
-def _lead_tables(
-    reach: np.ndarray,
-    j_lo: int,
-    group_start: np.ndarray,
-    group_prob: np.ndarray,
-    option_start: np.ndarray,
-    option_steps: np.ndarray,
-    next_dice: np.ndarray,
-    farkle_prob: np.ndarray,
-    g: np.ndarray,
-    phi: np.ndarray,
-) -> None:
-    """Fill ``G`` and ``phi`` (``(6, JG)``) of one ``u2``, from the top lead down."""
+def _lead_tables(rolls: _Rolls, reach: np.ndarray, leads: _Leads) -> None:
+    """Fill ``leads.g`` and ``leads.phi`` of one ``u2`` (its ``reach``), from the top lead down."""
+    group_start, group_prob, option_start = rolls.group_start, rolls.group_prob, rolls.option_start
+    option_steps, next_dice, farkle_prob = rolls.option_steps, rolls.next_dice, rolls.farkle_prob
+    g, phi, j_lo = leads.g, leads.phi, leads.j_lo
     rows = g.shape[1]
     length = reach.shape[0]
     for jj in range(rows - 1, -1, -1):
@@ -130,35 +179,22 @@ def _lead_tables(
 
 @njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH)
 def _below_threshold(
-    first_lead: int,
-    lanes: int,
-    k_max: int,
-    j_lo: int,
-    g: np.ndarray,
-    phi: np.ndarray,
-    group_start: np.ndarray,
-    group_prob: np.ndarray,
-    option_start: np.ndarray,
-    option_steps: np.ndarray,
-    next_dice: np.ndarray,
-    farkle_prob: np.ndarray,
-    v: np.ndarray,
-    psi: np.ndarray,
+    rolls: _Rolls, leads: _Leads, first_lead: int, k_max: int, out: _Below
 ) -> None:
     """``V`` and ``psi`` for ``lanes`` consecutive leads ``L = first_lead + lane``.
 
     Parameters
     ----------
-    g, phi : (6, JG) float
-        One ``u2``'s lead tables (:func:`_lead_tables`); every read stays inside them.
-    v, psi : ((k_max + 1) * 6 * lanes,) float
-        Written: row ``(m * 6 + n - 1) * lanes + lane`` for ``m = 1 .. k_max`` (``m = 0`` unused).
+    leads : one ``u2``'s lead tables (:func:`_lead_tables`); every read stays inside them.
+    out : ``v``, ``psi`` written at row ``(m * 6 + n - 1) * lanes + lane`` for
+        ``m = 1 .. k_max`` (``m = 0`` unused); ``lanes`` is the length of its working rows.
     """
+    group_start, group_prob, option_start = rolls.group_start, rolls.group_prob, rolls.option_start
+    option_steps, next_dice, farkle_prob = rolls.option_steps, rolls.next_dice, rolls.farkle_prob
+    g, phi, j_lo = leads.g, leads.phi, leads.j_lo
+    v, psi, best, bestp, acc, accp = out
+    lanes = acc.shape[0]
     nlu = np.uint64(lanes)
-    best = np.empty(lanes)
-    bestp = np.empty(lanes)
-    acc = np.empty(lanes)
-    accp = np.empty(lanes)
     for m in range(1, k_max + 1):
         for n in range(1, 7):
             pf = farkle_prob[n]
@@ -206,19 +242,6 @@ def _below_threshold(
                 psi[dst + lane] = accp[lane]
 
 
-def _options(
-    opts: FlatOptions,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    return (
-        opts.group_start,
-        opts.group_prob,
-        opts.option_start,
-        opts.option_steps,
-        opts.next_dice,
-        opts.farkle_prob,
-    )
-
-
 def lead_rows(nb: int, final: FinalTurnTables, opts: FlatOptions) -> tuple[int, int, int]:
     """``(j_lo, k_max, JG)``: the lowest lead, the highest threshold, and the ``G`` rows.
 
@@ -243,33 +266,25 @@ def final_round(rules: object, nb: int, bank_min: tuple[int, int]) -> FinalRound
 
     assert isinstance(rules, Rules)
     opts = flat_options(rules, reduce=False)
+    rolls = _rolls(opts)
     final = final_turn_tables(rules)
     j_lo, k_max, jg = lead_rows(nb, final, opts)
     g = np.empty((2, 6, jg))
     phi = np.empty((2, 6, jg))
     for e2 in (0, 1):
-        _lead_tables(final.reach[1 + e2], j_lo, *_options(opts), g[e2], phi[e2])
+        _lead_tables(rolls, final.reach[1 + e2], _Leads(g[e2], phi[e2], j_lo))
     leads_lo, leads_hi = j_lo, k_max + nb - 1
     count = leads_hi - leads_lo + 1
     v6 = np.empty((2, k_max + 1, count))
     psi6 = np.empty((2, k_max + 1, count))
     lanes = LEAD_LANES
-    v = np.empty((k_max + 1) * 6 * lanes)
-    psi = np.empty_like(v)
+    out = _below(k_max + 1, lanes)
+    v, psi = out.v, out.psi
     for e2 in (0, 1):
+        leads = _Leads(g[e2], phi[e2], j_lo)
         for first in range(0, count, lanes):
             width = min(lanes, count - first)
-            _below_threshold(
-                leads_lo + first,
-                lanes,
-                k_max,
-                j_lo,
-                g[e2],
-                phi[e2],
-                *_options(opts),
-                v,
-                psi,
-            )
+            _below_threshold(rolls, leads, leads_lo + first, k_max, out)
             rows = v.reshape(k_max + 1, 6, lanes)[:, 5, :width]
             v6[e2, :, first : first + width] = rows
             psi6[e2, :, first : first + width] = psi.reshape(k_max + 1, 6, lanes)[:, 5, :width]
@@ -287,20 +302,12 @@ def final_round(rules: object, nb: int, bank_min: tuple[int, int]) -> FinalRound
                 lead = h + deltas - leads_lo
                 fr[e1, e2, k1, :, 0] = psi6[e2, h, lead] * (1.0 - reach[p2_needs])
                 fr[e1, e2, k1, :, 1] = v6[e2, h, lead]
-    riskless = opts.farkle_prob <= 0.0
-    riskless[0] = False
-    if riskless.any():
+    if (opts.farkle_prob[1:] <= 0.0).any():
         fill = np.zeros((2, 2, k_max + 1, 2 * nb - 1, 6, 2))
         for e1 in (0, 1):
             for e2 in (0, 1):
                 _leader_fill(
-                    fr[e1, e2],
-                    final.reach[1 + e2],
-                    final.fill[1 + e2],
-                    nb,
-                    riskless,
-                    *_options(opts),
-                    fill[e1, e2],
+                    rolls, fr[e1, e2], final.reach[1 + e2], final.fill[1 + e2], fill[e1, e2]
                 )
     else:
         fill = np.zeros((1, 1, 1, 1, 6, 2))
@@ -313,27 +320,21 @@ def final_round(rules: object, nb: int, bank_min: tuple[int, int]) -> FinalRound
 
 @njit(cache=True, nogil=True)
 def _leader_fill(
-    fr: np.ndarray,
-    reach: np.ndarray,
-    fill_two: np.ndarray,
-    nb: int,
-    riskless: np.ndarray,
-    group_start: np.ndarray,
-    group_prob: np.ndarray,
-    option_start: np.ndarray,
-    option_steps: np.ndarray,
-    next_dice: np.ndarray,
-    farkle_prob: np.ndarray,
-    fill: np.ndarray,
+    rolls: _Rolls, fr: np.ndarray, reach: np.ndarray, fill_two: np.ndarray, fill: np.ndarray
 ) -> None:
-    """The leader's values past its cut, per ``(k1, delta)`` (``fill``: ``(K + 1, 2 nb - 1, 6, 2)``).
+    """The leader's values past its cut, per ``(k1, delta)`` (``fill``: ``(K + 1, 2 nb - 1, 6, 2)``),
+    from ``FR`` (``fr``, ``(K + 1, 2 nb - 1, 2)``), ``P2``'s ``reach`` and the two-player fill
+    table ``fill_two``.
 
-    Past the cut every dice count that can farkle banks (``FR``); one that cannot rolls or
+    Past the cut every dice count that can farkle banks (``FR``); one that cannot (``P_n = 0``) rolls or
     banks, whichever the leader prefers (ties bank), reading the values of larger ``k1``.
     Beyond ``k_max`` ``P1`` has no chance left and the leader faces ``P2`` alone: its values
     are the two-player fill table's (:mod:`solver.core.endgame`) at ``P2``'s target.
     """
+    group_start, group_prob, option_start = rolls.group_start, rolls.group_prob, rolls.option_start
+    option_steps, next_dice, farkle_prob = rolls.option_steps, rolls.next_dice, rolls.farkle_prob
     k_max = fr.shape[0] - 1
+    nb = (fr.shape[1] + 1) // 2
     length = reach.shape[0]
     best = np.empty(2)
     acc = np.empty(2)
@@ -343,7 +344,7 @@ def _leader_fill(
             for n in range(1, 7):
                 bank0 = fr[k1, col, 0]
                 bank1 = fr[k1, col, 1]
-                if not riskless[n]:
+                if not farkle_prob[n] <= 0.0:
                     fill[k1, col, n - 1, 0] = bank0
                     fill[k1, col, n - 1, 1] = bank1
                     continue
@@ -359,7 +360,8 @@ def _leader_fill(
                             v1 = fill[k2, col, n2 - 1, 1]
                         else:
                             lead = min(max(k2 + delta, 0), length - 1)
-                            v0 = fill_two[lead, n2 - 1] if riskless[n2] else 1.0 - reach[lead]
+                            riskless = farkle_prob[n2] <= 0.0
+                            v0 = fill_two[lead, n2 - 1] if riskless else 1.0 - reach[lead]
                             v1 = 0.0
                         if first or v0 > best[0]:
                             first = False
@@ -388,17 +390,7 @@ def p1_turn(
     opts = flat_options(rules, reduce=False)
     h = max(k1, rounds.bank_min[e1])
     rows = min(h, rounds.k_max)
-    v = np.empty((rows + 1) * 6)
-    psi = np.empty_like(v)
-    _below_threshold(
-        h + delta,
-        1,
-        rows,
-        rounds.j_lo,
-        rounds.g[e2],
-        rounds.phi[e2],
-        *_options(opts),
-        v,
-        psi,
-    )
-    return h, v.reshape(rows + 1, 6), psi.reshape(rows + 1, 6)
+    out = _below(rows + 1, 1)
+    leads = _Leads(rounds.g[e2], rounds.phi[e2], rounds.j_lo)
+    _below_threshold(_rolls(opts), leads, h + delta, rows, out)
+    return h, out.v.reshape(rows + 1, 6), out.psi.reshape(rows + 1, 6)

@@ -16,7 +16,7 @@ from .batches import flat_of
 from .blocks import solver_for
 from .certificates import BatchCertificates, fits
 from .model import TableModel
-from .tables import TABLE_LANES, TableTables, steps_next, table_scratch
+from .tables import TABLE_LANES, TableTables, table_scratch
 
 
 class BlockRunner(Protocol):
@@ -66,7 +66,6 @@ class LocalBlocks:
         self.threads = max(1, threads)
         self.track = track
         self.solver = solver_for(TABLE_LANES, model.comps, track=track)
-        self.steps_next = steps_next(tables)
         self.scratch = [table_scratch(tables, TABLE_LANES) for _ in range(self.threads)]
         self.pool = ThreadPoolExecutor(self.threads - 1) if self.threads > 1 else None
         self.certs: BatchCertificates | None = None
@@ -110,7 +109,6 @@ class LocalBlocks:
                 worker,
                 blocks,
                 stride,
-                self.steps_next,
                 self.scratch[worker],
                 out,
                 outp,

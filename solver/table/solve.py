@@ -69,7 +69,7 @@ from .passes import broadcast_counts, penalty_passes
 from .progress import Progress, save_snapshot
 from .resume import MixEntry, Snapshot, SolveJournal
 from .runners import LocalBlocks, RunnerFactory
-from .tables import TABLE_LANES, steps_next, table_scratch, table_tables
+from .tables import TABLE_LANES, table_scratch, table_tables
 
 TOLERANCE = 1e-12
 
@@ -137,7 +137,6 @@ def compile_table_kernels(model: TableModel, certify: bool = False) -> None:
             0,
             1,
             1,
-            steps_next(tables),
             scratch,
             np.empty((1, model.comps, TABLE_LANES)),
             np.empty((1, TABLE_LANES)),

@@ -26,7 +26,7 @@ from .blocks import solver_for
 from .finalround import FinalRound, final_round
 from .model import TableModel
 from .solve import MixedStates, TableSolveResult
-from .tables import TableTables, steps_next, table_scratch, table_tables
+from .tables import TableTables, table_scratch, table_tables
 from .turn import TableTurn
 
 if TYPE_CHECKING:
@@ -153,7 +153,6 @@ class ExactTableStrategy:
                 0,
                 1,
                 1,
-                steps_next(tables),
                 scratch,
                 np.empty((1, comps, 1)),
                 np.empty((1, 1)),

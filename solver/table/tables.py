@@ -66,6 +66,7 @@ class TableTables(NamedTuple):
     fill2: (
         np.ndarray
     )  # (2, 2, k_max + 1, 2 nb - 1, 6, 2) the final round's (solver.table.finalround)
+    steps_next: np.ndarray  # (O, 2) int64 each option's steps and next dice (riskless tail)
     p_min: float
 
 
@@ -106,6 +107,11 @@ def table_tables(model: TableModel) -> TableTables:
         fr = np.zeros((1, 1, 1, 1, 2))
         frisk = np.zeros((1, 1, 1, 1))
         params[P_KMAX] = 0
+        # Read-only like the final round's (cached, so frozen): numba types an array by its
+        # writability too, and rules with and without a final round would otherwise each
+        # compile every table kernel for a type of their own.
+        for placeholder in (fill2, fr):
+            placeholder.setflags(write=False)
     params[P_ROWS] = scratch_rows(model)
     return TableTables(
         **shared._asdict(),
@@ -114,7 +120,20 @@ def table_tables(model: TableModel) -> TableTables:
         frisk=np.ascontiguousarray(frisk),
         fill1=np.ascontiguousarray(model.final.fill),
         fill2=np.ascontiguousarray(fill2),
+        steps_next=_steps_next(shared.option_off),
     )
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (no copy), for a kernel argument the kernel only reads.
+
+    numba types an array by its writability too, so one kernel called with a solve's own
+    (writable) values and with a loaded strategy's (read-only) ones compiled twice; passed
+    through here, it compiles once.
+    """
+    view = array.view()
+    view.setflags(write=False)
+    return view
 
 
 def scratch_rows(model: TableModel) -> int:
@@ -163,6 +182,22 @@ class TableScratch(NamedTuple):
     cert_plan: np.ndarray  # (rows, G) uint8 a block's plans, where no certificates are kept
     cert_margin: np.ndarray  # (rows, 6) ... and its margins (solver.table.certificates)
     bound: np.ndarray  # (2, rows * 6) each cell's highest and lowest W_0 (planned core)
+    offsets: np.ndarray  # (lanes,) int64 zeros: the lanes' offsets into an unlabelled W
+    no_shift: np.ndarray  # (lanes,) zeros: no lane's farkle exit moved
+    after: np.ndarray  # (3 N + 1,) int64 the fields of the state after a turn
+    aux: np.ndarray  # (C, rows, lanes) an evaluation's exact bank exits (else (C, 1, 1))
+    auxx: np.ndarray  # (C, lanes) ... and farkle exits (else (C, 1))
+
+
+class Reads(NamedTuple):
+    """Where a block's exits are read: ``w`` (flat ``(states * C,)``), at ``woff[lane]`` past
+    each lane's state (an evaluation's label; else :attr:`TableScratch.offsets`), each lane's
+    own farkle exit moved by ``shift[lane]`` (a mixed equilibrium's two policies,
+    :mod:`solver.table.mixing`; else :attr:`TableScratch.no_shift`)."""
+
+    w: np.ndarray  # (states * C,) float64
+    woff: np.ndarray  # (lanes,) int64
+    shift: np.ndarray  # (lanes,) float64
 
 
 class KeepPlans(NamedTuple):
@@ -184,7 +219,11 @@ def record_only(s: TableScratch) -> KeepPlans:
     return KeepPlans(s.cert_plan, s.cert_margin, -1.0)
 
 
-def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> TableScratch:
+def table_scratch(
+    tables: TableTables, lanes: int, record: bool = False, evaluation: bool = False
+) -> TableScratch:
+    """Scratch for blocks of ``lanes``; ``record``: room for the choices; ``evaluation``: for
+    the exact exits a policy evaluation decides by (:mod:`solver.table.evaluate`)."""
     p = tables.params
     rows = int(p[P_ROWS])
     comps = int(p[P_COMPS])
@@ -218,10 +257,14 @@ def table_scratch(tables: TableTables, lanes: int, record: bool = False) -> Tabl
         cert_plan=np.empty((rows, groups), dtype=np.uint8),
         cert_margin=np.empty((rows, 6)),
         bound=np.empty((2, rows * 6)),
+        offsets=np.zeros(lanes, dtype=np.int64),
+        no_shift=np.zeros(lanes),
+        after=np.empty(3 * int(p[P_N]) + 1, dtype=np.int64),
+        aux=np.empty((comps, rows, lanes) if evaluation else (comps, 1, 1)),
+        auxx=np.empty((comps, lanes) if evaluation else (comps, 1)),
     )
 
 
-def steps_next(tt: TableTables) -> np.ndarray:
-    """``(O, 2)`` int64: each option's steps and next dice (the riskless tail reads them)."""
-    off = tt.option_off
+def _steps_next(off: np.ndarray) -> np.ndarray:
+    """``(O, 2)`` int64: each option's steps and next dice, from its row offset ``off``."""
     return np.ascontiguousarray(np.stack([off // 6, off % 6 + 1], axis=1))
