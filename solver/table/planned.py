@@ -42,6 +42,19 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
     cell whose plan is the last one's of its dice count reuses them. The groups the lanes do
     not agree on are compared lane by lane as in :mod:`solver.table.kernel`.
 
+    **Bounds.** The check reads an option's lanes only where it could matter. Every cell
+    keeps its highest and lowest ``W_0`` over the block's lanes, ``hi(r)`` and ``lo(r)``
+    (the cells above the top once per call, the others as they are solved). For a candidate
+    ``c`` at cell ``r_c`` and another option ``j`` at ``r_j``: if ``hi(r_j) < lo(r_c)``, then
+    ``W_0(r_j) <= hi(r_j) < lo(r_c) <= W_0(r_c)`` in every lane, so ``j`` neither reaches
+    nor exceeds the candidate anywhere; a later option (``j > c``) may also tie,
+    ``hi(r_j) == lo(r_c)``. Such options are settled by two scalar compares, and the verdict
+    is the same as reading every lane (exactly: the bounds are stored values, compared, not
+    computed), so the plans, sums and values are unchanged bit for bit. With the keep
+    certificates, a settled option's margin is taken as ``lo(r_c) - hi(r_j)``, at most its
+    smallest margin over the lanes. The other options are read lane by lane, one loop each,
+    stopping at the first that the candidate does not beat in some lane.
+
     **Certificates.** Each call records every group's plan (``plan[t, g]``, ``NO_PLAN`` where
     the lanes did not agree) and per cell the smallest *margin* of its planned groups: over
     the lanes, how far the plan's ``W_0`` is above every other option's (the option
