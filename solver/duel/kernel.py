@@ -110,7 +110,6 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         dealt, batch_start = blocks.dealt, blocks.batch_start
         certs, margins, keeps = certificates.certs, certificates.margins, certificates.keeps
         plan, plan_start = certificates.plan, certificates.plan_start
-        tops, bank_first, farkle = certificates.tops, certificates.bank_first, certificates.farkle
         p = kt.params
         groups = kt.option_start.shape[0] - 1
         # The tables the loops read, by name.
@@ -155,7 +154,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
             certify = margin > 0.0
             top = lane_setup(kt, w0, lanes, nl, info, farkv)
             if not record:
-                note_reads(kt, lanes, info, kb, top, tops, bank_first, farkle)
+                note_reads(kt, lanes, info, kb, top, certificates)
             # The room the plan was sized for: certificates apply below it only. The top can
             # rise above it (the final-turn cut depends on W0): those rows are computed.
             room = 0 if record else certs[kb, CERT_ROOM]
