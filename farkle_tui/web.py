@@ -18,8 +18,10 @@ message (:func:`read_message`) and owns every game it starts (:class:`GameProces
   the tab with a close code saying why, and one line on the server's console;
 * a tab's game ends with its tab: it is asked to quit, and a game that has not exited
   :data:`QUIT_GRACE` seconds later is ended with its process group (anything it started too),
-  by SIGTERM and then SIGKILL; on Linux a game also dies with the server
-  (``PR_SET_PDEATHSIG``), so not even a killed server leaves one running.
+  by SIGTERM (with SIGCONT, so a stopped game ends too) and, :data:`TERM_GRACE` seconds later,
+  SIGKILL; on Linux a game also dies with the server (``PR_SET_PDEATHSIG``), so not even a
+  killed server leaves one running. The server takes other :class:`Graces` as a parameter
+  (the tests give short ones where the length of the grace is not what they test).
 """
 
 from __future__ import annotations
@@ -57,6 +59,16 @@ MAX_WIDTH, MAX_HEIGHT = 640, 360
 MAX_MESSAGE = 64 * 1024
 #: Seconds a game has to quit after its tab closes, then after SIGTERM, before it is ended.
 QUIT_GRACE, TERM_GRACE = 5.0, 2.0
+
+
+@dataclass(frozen=True)
+class Graces:
+    """Seconds a closed tab's game has to quit when asked (``quit``), then to end after
+    SIGTERM (``term``), before SIGKILL."""
+
+    quit: float = QUIT_GRACE
+    term: float = TERM_GRACE
+
 
 LOG = logging.getLogger("optimal_farkle.serve")
 
@@ -136,7 +148,12 @@ if sys.platform.startswith("linux"):
 
 class GameProcess(AppService):
     """textual-serve's :class:`~textual_serve.app_service.AppService` (one tab's game), run
-    without a shell in its own process group and always ended by :meth:`stop`."""
+    without a shell in its own process group and always ended by :meth:`stop` (within
+    ``graces``)."""
+
+    def __init__(self, command: str, *, graces: Graces, **service: Any) -> None:
+        super().__init__(command, **service)
+        self.graces = graces
 
     async def _open_app_process(self, width: int = 80, height: int = 24) -> Process:
         self._process = process = await asyncio.create_subprocess_exec(
@@ -153,7 +170,7 @@ class GameProcess(AppService):
         return process
 
     async def stop(self) -> None:
-        """Ask the game to quit; end its process group if it has not within the grace."""
+        """Ask the game to quit; end its process group if it has not within the graces."""
         process = self._process
         if self._task is None or process is None:
             return
@@ -164,16 +181,21 @@ class GameProcess(AppService):
             await self.send_meta({"type": "quit"})
             await task  # its output ends (the task swallows a cancel: wait for nothing after)
 
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(quit_and_wait(), QUIT_GRACE)
-        with contextlib.suppress(TimeoutError):  # an exit is collected a moment after it
-            await asyncio.wait_for(process.wait(), TERM_GRACE)
-        for sig, grace in ((signal.SIGTERM, TERM_GRACE), (signal.SIGKILL, None)):
+        try:
+            await asyncio.wait_for(quit_and_wait(), self.graces.quit)
+        except TimeoutError:
+            pass
+        else:  # its output ended: its exit is collected a moment after
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), self.graces.term)
+        for sig, grace in ((signal.SIGTERM, self.graces.term), (signal.SIGKILL, None)):
             if process.returncode is not None:
                 break
             LOG.warning("a game did not quit with its tab: sending it %s", sig.name)
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, sig)
+                if sig is signal.SIGTERM:  # a stopped game acts on it only once continued
+                    os.killpg(process.pid, signal.SIGCONT)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), grace)
         task.cancel()
@@ -202,11 +224,18 @@ class FarkleServer(Server):
       comes after that, asyncio prints a traceback about the closed loop (the game has exited
       all the same). :meth:`handle_websocket` lets the loop run for :data:`REAP_GRACE` more
       seconds after a game ends, so its exit is collected while the loop still runs.
+    * On Ctrl+C aiohttp stops reading from the open connections and then waits for their
+      handlers: a tab's websocket, no longer read, stayed open until its heartbeat went
+      unanswered (about 22 s; the server seemed to hang). :meth:`on_shutdown` (aiohttp's hook
+      between the two) closes every open tab's websocket, saying the server is going away
+      (close code 1001), so each handler ends its game and returns at once.
     """
 
-    def __init__(self, *, host: str, port: int, public_url: str) -> None:
+    def __init__(self, *, host: str, port: int, public_url: str, graces: Graces = Graces()) -> None:
         super().__init__(APP_ARGV[-1], host=host, port=port, title="Farkle", public_url=public_url)
+        self.graces = graces
         self._announce: asyncio.Task[None] | None = None
+        self._tabs: set[web.WebSocketResponse] = set()
 
     def initialize_logging(self) -> None:
         """One plain line a record on the console: a tab's misbehaviour is no traceback."""
@@ -215,6 +244,11 @@ class FarkleServer(Server):
     async def on_startup(self, app: web.Application) -> None:
         """Announce the address once the server listens (the task is kept so it is not lost)."""
         self._announce = asyncio.create_task(self._announce_when_listening())
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """Close every open tab's websocket (1001: going away), so that its handler returns."""
+        for websocket in list(self._tabs):
+            await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"the server stopped")
 
     async def _announce_when_listening(self) -> None:
         host = LOOPBACK.get(self.host, self.host)
@@ -246,8 +280,10 @@ class FarkleServer(Server):
 
         try:
             await websocket.prepare(request)
+            self._tabs.add(websocket)
             game = GameProcess(
                 self.command,
+                graces=self.graces,
                 write_bytes=websocket.send_bytes,
                 write_str=websocket.send_str,
                 close=close,
@@ -261,6 +297,7 @@ class FarkleServer(Server):
         except Exception as error:  # a tab's failure is one line, never the server's end
             LOG.error("a tab's game failed: %s: %s", type(error).__name__, error)
         finally:
+            self._tabs.discard(websocket)
             if game is not None:
                 await game.stop()
             await asyncio.sleep(REAP_GRACE)

@@ -159,6 +159,9 @@ async def play_in_two_tabs(url: str, server: subprocess.Popen[str], marker: str)
         await first.ws.close()  # its game is still quitting when Ctrl+C comes
         server.send_signal(signal.SIGINT)  # Ctrl+C in the terminal that runs `farkle serve`
         await second.wait_closed()
+        # Closed by the stopping server (1001), not left unread until its heartbeat failed
+        # (which kept Ctrl+C waiting about 22 s with a tab open).
+        assert second.ws.close_code == aiohttp.WSCloseCode.GOING_AWAY
 
 
 @pytest.mark.long
@@ -206,17 +209,26 @@ def test_a_multicast_host_is_refused(capsys: pytest.CaptureFixture[str]) -> None
 
 
 # -- a hostile tab (issue 35) -------------------------------------------------------------------
-class Served:
-    """``farkle serve`` in a subprocess with its own data dir, its output kept."""
+#: Graces (seconds to quit, then after SIGTERM) for the tests whose subject is not their length:
+#: a game that does not answer is ended in about a second instead of the shipped graces' seconds.
+SHORT_GRACES = (1.0, 1.0)
 
-    def __init__(self, tmp_path: Path) -> None:
+
+class Served:
+    """``farkle serve`` in a subprocess with its own data dir, its output kept; with
+    ``graces`` (quit, term), the same command run by ``serve_child.py`` with those graces."""
+
+    def __init__(self, tmp_path: Path, graces: tuple[float, float] | None = None) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.marker = str(tmp_path)
         env = dict(os.environ, FARKLE_DATA_DIR=str(tmp_path / "data"))
-        command = ["-m", "optimal_farkle.tui", "serve", "--host", "127.0.0.1"]
+        if graces is None:
+            command = ["-m", "optimal_farkle.tui", "serve"]
+        else:
+            command = [str(Path(__file__).parent / "serve_child.py"), *map(str, graces)]
         self.process = subprocess.Popen(
-            [sys.executable, *command, "--port", str(self.port)],
+            [sys.executable, *command, "--host", "127.0.0.1", "--port", str(self.port)],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -291,6 +303,7 @@ async def hostile_tabs(served: Served) -> None:
         os.kill(served.game(), signal.SIGSTOP)
         served.process.send_signal(signal.SIGINT)
         await tab.wait_closed(timeout=60)
+        assert tab.ws.close_code == aiohttp.WSCloseCode.GOING_AWAY
 
 
 @pytest.mark.parametrize(
@@ -319,7 +332,7 @@ def test_a_newer_pages_message_is_ignored_and_sizes_are_bounded() -> None:
 @pytest.mark.long
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts the game processes in /proc")
 def test_a_hostile_tab_gets_bounded_and_its_game_ends_with_it(tmp_path: Path) -> None:
-    served = Served(tmp_path)
+    served = Served(tmp_path, SHORT_GRACES)
     try:
         asyncio.run(asyncio.wait_for(hostile_tabs(served), 600))
         out = served.output()
@@ -330,6 +343,35 @@ def test_a_hostile_tab_gets_bounded_and_its_game_ends_with_it(tmp_path: Path) ->
     assert out.rstrip().endswith("farkle serve: stopped"), out
     assert "Traceback" not in out, out
     assert "a tab was closed: it sent a message that is not JSON" in out
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="counts the game processes in /proc")
+def test_farkle_serve_ends_a_stopped_game_with_its_tab_by_sigterm(tmp_path: Path) -> None:
+    """The shipped graces, waited out: a game that does not answer (stopped) gets its grace to
+    quit, then SIGTERM, which ends it (SIGCONT with it: a stopped game took SIGKILL, after
+    both graces), and the server stops cleanly after."""
+
+    async def stop_and_close(served: Served) -> None:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            tab = await Tab.open(session, served.url)
+            await tab.wait_for("Statistics")
+            os.kill(served.game(), signal.SIGSTOP)
+            await tab.ws.close()
+            assert served.games_end(), "a game that does not answer outlives its tab"
+            served.process.send_signal(signal.SIGINT)
+
+    served = Served(tmp_path)
+    try:
+        asyncio.run(asyncio.wait_for(stop_and_close(served), 300))
+        out = served.output()
+    finally:
+        served.close()
+    assert served.process.returncode == 0, out
+    assert "a game did not quit with its tab: sending it SIGTERM" in out, out
+    assert "SIGKILL" not in out, out
+    assert out.rstrip().endswith("farkle serve: stopped"), out
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")

@@ -13,9 +13,12 @@ import argparse
 import errno
 import ipaddress
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .common import fail
+
+if TYPE_CHECKING:
+    from ..web import Graces
 
 DEFAULT_HOST = "localhost"
 DEFAULT_PORT = 8000
@@ -126,15 +129,16 @@ def check_public_url(url: str) -> None:
         )
 
 
-def run(args: argparse.Namespace) -> int:
-    """Check the address, then serve until Ctrl+C."""
+def run(args: argparse.Namespace, graces: Graces | None = None) -> int:
+    """Check the address, then serve until Ctrl+C (a closed tab's game gets ``graces``, by
+    default :class:`~optimal_farkle.tui.web.Graces`' own)."""
     if args.public_url is not None:
         check_public_url(args.public_url)
     check_address(args.host, args.port)
     url = args.public_url or local_url(args.host, args.port)
-    from ..web import FarkleServer  # aiohttp and textual-serve load only when serving
+    from ..web import FarkleServer, Graces  # aiohttp and textual-serve load only when serving
 
-    server = FarkleServer(host=args.host, port=args.port, public_url=url)
+    server = FarkleServer(host=args.host, port=args.port, public_url=url, graces=graces or Graces())
     try:
         server.serve()
     except OSError as exc:  # the port was taken between the check and the bind

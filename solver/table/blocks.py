@@ -12,7 +12,7 @@ from .certificates import BatchCertificates
 from .exits import exact_setup
 from .kernel import core_for
 from .planned import planned_for
-from .tables import KeepPlans, Reads, TableScratch, TableTables, record_only
+from .tables import KeepPlans, Reads, TableScratch, TableTables, read_only, record_only
 
 
 class BlockSolver:
@@ -66,6 +66,7 @@ class BlockSolver:
         nl = self.nl
         top = 0
         multi = int((np.diff(tt.option_start) > 1).sum())  # groups checked per row
+        w = read_only(w)  # one specialisation whoever made w (tables.read_only)
         for kb in range(first, stop, stride):
             top = exact_setup(tt, Reads(w, s.offsets, shift[kb]), block_lanes[kb], s, min_top)
             if self.plans is None or self.keeping is None:

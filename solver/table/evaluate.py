@@ -62,6 +62,7 @@ from .tables import (
     Reads,
     TableScratch,
     TableTables,
+    read_only,
     table_scratch,
     table_tables,
 )
@@ -232,8 +233,8 @@ class _Evaluator:
 
         self.model = model
         self.tables = table_tables(model)
-        self.w = w
-        self.w2 = w2
+        self.w = read_only(w)  # one specialisation whoever made them (tables.read_only)
+        self.w2 = read_only(w2)
         self.threads = max(1, threads)
         self.core = core_for(LANES, model.comps, True, True, False)
         self.scratch = [

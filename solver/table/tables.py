@@ -107,6 +107,11 @@ def table_tables(model: TableModel) -> TableTables:
         fr = np.zeros((1, 1, 1, 1, 2))
         frisk = np.zeros((1, 1, 1, 1))
         params[P_KMAX] = 0
+        # Read-only like the final round's (cached, so frozen): numba types an array by its
+        # writability too, and rules with and without a final round would otherwise each
+        # compile every table kernel for a type of their own.
+        for placeholder in (fill2, fr):
+            placeholder.setflags(write=False)
     params[P_ROWS] = scratch_rows(model)
     return TableTables(
         **shared._asdict(),
@@ -117,6 +122,18 @@ def table_tables(model: TableModel) -> TableTables:
         fill2=np.ascontiguousarray(fill2),
         steps_next=_steps_next(shared.option_off),
     )
+
+
+def read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (no copy), for a kernel argument the kernel only reads.
+
+    numba types an array by its writability too, so one kernel called with a solve's own
+    (writable) values and with a loaded strategy's (read-only) ones compiled twice; passed
+    through here, it compiles once.
+    """
+    view = array.view()
+    view.setflags(write=False)
+    return view
 
 
 def scratch_rows(model: TableModel) -> int:
