@@ -122,8 +122,9 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         # element, which keeps LLVM from seeing the lane loops as contiguous.
         nlu = np.uint64(nl)
         bankv, acc, best, pick = scratch.bankv, scratch.acc, scratch.best, scratch.pick
-        sum_off, sum_weight = scratch.sum_off, scratch.sum_weight
-        compared, sums, made_from = scratch.compared, scratch.sums, scratch.made_from
+        planned = scratch.sums
+        sum_off, sum_weight, compared = planned.sum_off, planned.sum_weight, planned.compared
+        sums, made_from = planned.counts, planned.made_from
         for n in range(6):
             sums[SUM_MADE, n] = 0  # a new call may bring new tables
         offs, run_lo, run_hi = scratch.offs, scratch.run_lo, scratch.run_hi
@@ -198,7 +199,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 diff |= row_plan[row_at + g] ^ made_from[slot, g]
                             same = diff == 0
                         if not same:
-                            build_sums(kt, scratch, row_plan, row_at, slot, record)
+                            build_sums(kt, planned, row_plan, row_at, slot, record)
                         ntouch = sums[SUM_TARGETS, slot]
                         npend = sums[SUM_COMPARED, slot]
                         # Four target cells per lane loop: a quarter of the accumulator traffic.
