@@ -97,8 +97,13 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
         gap, least = buf[7], buf[8]
         option_off, option_start = tt.option_off, tt.option_start
         group_start, group_prob = tt.group_start, tt.group_prob
-        row_plan, made_from, sums = s.row_plan, s.made_from, s.sums
-        sum_off, sum_weight, compared = s.sum_off, s.sum_weight, s.compared
+        row_plan, planned_sums = s.row_plan, s.sums
+        sum_off, sum_weight, compared = (
+            planned_sums.sum_off,
+            planned_sums.sum_weight,
+            planned_sums.compared,
+        )
+        sums, made_from = planned_sums.counts, planned_sums.made_from
         for slot in range(6):
             sums[SUM_MADE, slot] = 0  # a new call may bring new tables
         # Each cell's highest and lowest W_0 over the lanes (the check's bounds): the cells
@@ -226,7 +231,7 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                         diff |= row_plan[g] ^ made_from[slot, g]
                     same = diff == 0
                 if not same:
-                    build_sums(tt, s, row_plan, 0, slot, False)
+                    build_sums(tt, planned_sums, row_plan, 0, slot, False)
                 ntouch = sums[SUM_TARGETS, slot]
                 npend = sums[SUM_COMPARED, slot]
                 pf = tt.farkle_prob[n]
