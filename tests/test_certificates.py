@@ -422,11 +422,11 @@ def test_a_block_solves_alike_whatever_block_its_thread_solved_before(name: str)
         for k in order:
             fresh = turn_scratch(runner.tables, model.scratch_rows(), LANES)
             # Nor may a call take the planned sums the last one left: poison them.
-            shared.sums[:] = 1
-            shared.sum_off[:] = 0
-            shared.compared[:] = 0
-            shared.sum_weight[:] = 3.0
-            shared.made_from[:] = runner.tables.single_plan
+            shared.sums.counts[:] = 1
+            shared.sums.sum_off[:] = 0
+            shared.sums.compared[:] = 0
+            shared.sums.sum_weight[:] = 3.0
+            shared.sums.made_from[:] = runner.tables.single_plan
             got = solve(k, shared)
             assert np.array_equal(got, solve(k, fresh)), k
             # Every row a roll reads was written: the recording solver fills them all.

@@ -15,10 +15,11 @@ import re
 
 import numpy as np
 import pytest
+from house_rules_file import house, house_file
 from reference_solver import ReferenceSolver
 from rich.console import Group
 
-from optimal_farkle.engine import Endgame, Rules, RulesError, preset
+from optimal_farkle.engine import Endgame, Rules, RulesError
 from optimal_farkle.engine.events import GameOver, event_from_dict
 from optimal_farkle.engine.game import Bank, Player, Roll, SetAside, apply, new_game
 from optimal_farkle.engine.rules import Ties, load_rules_text, rules_from_dict
@@ -36,28 +37,16 @@ AGREE = 1e-12
 TWO = (Player("Ann"), Player("Bob"))
 
 
-def house(base: str = "neller-busche", goal: int = 10_000, **changes: object) -> Rules:
-    return dataclasses.replace(preset(base), goal=goal, name="house", **changes)  # type: ignore[arg-type]
-
-
 def shared(endgame: Endgame = Endgame.FINAL_TURN, **changes: object) -> Rules:
     return house(endgame=endgame, ties=Ties.SHARED, **changes)
 
 
 SIX_WINS = {"six_of_a_kind_wins": True}
 
-FILE = (
-    'name = "house"\n'
-    "[scoring]\n"
-    "singles = { 1 = 100, 5 = 50 }\n"
-    "three_of_a_kind = { 1 = 1000, 2 = 200, 3 = 300, 4 = 400, 5 = 500, 6 = 600 }\n"
-    'extra_dice = "add"\n'
-    "three_pairs = 750\nfour_and_pair_is_three_pairs = false\nstraight = 1500\n"
-    "two_triplets = 0\nfour_and_pair = 0\nsix_dice_nothing = 0\n"
-    "six_of_a_kind_wins = true\n"
-    "[turn]\nmin_bank = 300\n"
-    "[penalty]\nfarkles = 3\npoints = 500\n"
-    '[game]\ngoal = 10000\nentry_minimum = 0\nendgame = "final-turn"\nties = "shared"\n'
+FILE = house_file(
+    "six_of_a_kind_wins = true\n",
+    "farkles = 3\npoints = 500\n",
+    'endgame = "final-turn"\nties = "shared"\n',
 )
 
 

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from house_rules_file import house, house_file
 from reference_solver import ReferenceSolver, cached_reference
 from rich.console import Console
 from test_expected import brute_force, solver_values
 
-from optimal_farkle.engine import Endgame, Rules, RulesError, preset, scorer
+from optimal_farkle.engine import Endgame, Rules, RulesError, scorer
 from optimal_farkle.engine.errors import IllegalActionError
 from optimal_farkle.engine.game import (
     Bank,
@@ -59,28 +60,15 @@ AGREE = 1e-12
 TWO = (Player("Ann"), Player("Bob"))
 
 
-def house(base: str = "neller-busche", goal: int = 10_000, **changes: object) -> Rules:
-    """A preset with house rules changed (and a name that says so)."""
-    return dataclasses.replace(preset(base), goal=goal, name="house", **changes)  # type: ignore[arg-type]
-
-
 COMBOS = {"full_house": 1500, "straight_1_5": 500, "straight_2_6": 750}
 LOSE_ALL = {"penalty_farkles": 3, "penalty_points": 0, "penalty_cost": PenaltyCost.EVERYTHING}
 
 
 # -- the rules file -------------------------------------------------------------------------------
-FILE = (
-    'name = "house"\n'
-    "[scoring]\n"
-    "singles = { 1 = 100, 5 = 50 }\n"
-    "three_of_a_kind = { 1 = 1000, 2 = 200, 3 = 300, 4 = 400, 5 = 500, 6 = 600 }\n"
-    'extra_dice = "add"\n'
-    "three_pairs = 750\nfour_and_pair_is_three_pairs = false\nstraight = 1500\n"
-    "two_triplets = 0\nfour_and_pair = 0\nsix_dice_nothing = 0\n"
-    "full_house = 1500\nstraight_1_5 = 500\nstraight_2_6 = 750\n"
-    "[turn]\nmin_bank = 300\n"
-    '[penalty]\nfarkles = 3\npoints = 0\ncosts = "everything"\n'
-    '[game]\ngoal = 10000\nentry_minimum = 0\nendgame = "first-to-goal"\n'
+FILE = house_file(
+    "full_house = 1500\nstraight_1_5 = 500\nstraight_2_6 = 750\n",
+    'farkles = 3\npoints = 0\ncosts = "everything"\n',
+    'endgame = "first-to-goal"\n',
 )
 
 

@@ -21,38 +21,69 @@ changes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .jit import FAST_MATH, njit
 from .layout import NO_PLAN
 
-__all__ = ["SUM_COMPARED", "SUM_MADE", "SUM_TARGETS", "build_sums", "planned_sum"]
+__all__ = [
+    "SUM_COMPARED",
+    "SUM_MADE",
+    "SUM_TARGETS",
+    "PlannedSums",
+    "build_sums",
+    "planned_sum",
+    "planned_sums",
+]
 
-#: The rows of a kernel scratch's ``sums`` ``(3, 6)`` int64: per dice count, how many target
-#: cells and compared groups its planned sums hold, and whether it holds any (1) or not (0).
+#: The rows of :attr:`PlannedSums.counts`: per dice count, how many target cells and compared
+#: groups its planned sums hold, and whether it holds any (1) or not (0).
 SUM_TARGETS, SUM_COMPARED, SUM_MADE = range(3)
+
+
+class PlannedSums(NamedTuple):
+    """A turn kernel's planned sums per dice count (row ``n - 1``), carried from cell to cell
+    within a call; part of either kernel's scratch, owned by the caller (one per thread)."""
+
+    weight: np.ndarray  # (max_off,) float64: all zeros between cells
+    sum_off: np.ndarray  # (6, max_off) int64: the target cells' row offsets...
+    sum_weight: np.ndarray  # (6, max_off) float64: ... their summed probabilities...
+    compared: np.ndarray  # (6, groups) int64: ... and the groups compared lane by lane
+    counts: np.ndarray  # (3, 6) int64: rows SUM_TARGETS, SUM_COMPARED, SUM_MADE
+    made_from: np.ndarray  # (6, groups) uint8: the plan they were made from
+
+
+def planned_sums(max_off: int, groups: int) -> PlannedSums:
+    """Buffers for the planned sums of ``groups`` roll groups and target offsets below ``max_off``."""
+    return PlannedSums(
+        weight=np.zeros(max_off, dtype=np.float64),
+        sum_off=np.empty((6, max_off), dtype=np.int64),
+        sum_weight=np.empty((6, max_off), dtype=np.float64),
+        compared=np.empty((6, groups), dtype=np.int64),
+        counts=np.zeros((3, 6), dtype=np.int64),
+        made_from=np.empty((6, groups), dtype=np.uint8),
+    )
 
 
 @njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH, inline="always")
 def build_sums(
-    tables: Any, scratch: Any, row_plan: np.ndarray, row_at: int, slot: int, compare_all: bool
+    tables: Any, sums: PlannedSums, row_plan: np.ndarray, row_at: int, slot: int, compare_all: bool
 ) -> None:
     """The planned sums of dice count ``slot + 1`` from the plan ``row_plan[row_at + g]``.
 
     ``tables`` is either kernel's tables record (its ``group_start``, ``group_prob``,
-    ``option_start``, ``option_off``), ``scratch`` either kernel's scratch record, written:
-    ``made_from[slot]`` (the plan copied: a certifying kernel rewrites the row it read),
-    ``sum_off[slot, i]``/``sum_weight[slot, i]`` (target ``i``: its row offset and ``w_i``),
-    ``compared[slot, i]`` (the groups without a plan, or every group with ``compare_all``),
-    and ``sums[:, slot]`` (:data:`SUM_TARGETS`, :data:`SUM_COMPARED`, :data:`SUM_MADE`; made
-    is 0 with ``compare_all``, so that the next cell builds again). ``weight`` is all zeros
-    before and after.
+    ``option_start``, ``option_off``). Written into ``sums``: ``made_from[slot]`` (the plan
+    copied: a certifying kernel rewrites the row it read), ``sum_off[slot, i]`` and
+    ``sum_weight[slot, i]`` (target ``i``: its row offset and ``w_i``), ``compared[slot, i]``
+    (the groups without a plan, or every group with ``compare_all``), and
+    ``counts[:, slot]`` (made is 0 with ``compare_all``, so that the next cell builds again).
+    ``weight`` is all zeros before and after.
     """
     option_off, option_start, group_prob = tables.option_off, tables.option_start, tables.group_prob
-    made_from, compared, weight = scratch.made_from, scratch.compared, scratch.weight
-    sum_off, sum_weight, sums = scratch.sum_off, scratch.sum_weight, scratch.sums
+    made_from, compared, weight = sums.made_from, sums.compared, sums.weight
+    sum_off, sum_weight, counts = sums.sum_off, sums.sum_weight, sums.counts
     ntouch = 0
     npend = 0
     for g in range(tables.group_start[slot + 1], tables.group_start[slot + 2]):
@@ -71,9 +102,9 @@ def build_sums(
         off = sum_off[slot, i]
         sum_weight[slot, i] = weight[off]
         weight[off] = 0.0
-    sums[SUM_TARGETS, slot] = ntouch
-    sums[SUM_COMPARED, slot] = npend
-    sums[SUM_MADE, slot] = 0 if compare_all else 1
+    counts[SUM_TARGETS, slot] = ntouch
+    counts[SUM_COMPARED, slot] = npend
+    counts[SUM_MADE, slot] = 0 if compare_all else 1
 
 
 @njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH, inline="always")

@@ -13,6 +13,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.layout import P_MAX_GROUP, P_MAX_OFF
+from ..core.sums import PlannedSums, planned_sums
 from .model import KernelTables
 
 #: Lane data derived per call (rows of :attr:`TurnScratch.info`, :func:`solver.duel.lanes.lane_setup`).
@@ -147,9 +148,8 @@ class TurnScratch(NamedTuple):
     The rest is the solver's working space for one cell at a time (see the solver's body).
     Allocated here rather than in the kernel: each ``np.empty`` or ``np.zeros`` there is a
     function of numpy's that numba compiles for the first run on a machine, lengthening the
-    pass solver's compile. ``weight`` is all zeros between cells. ``sum_off``,
-    ``sum_weight``, ``compared``, ``sums`` and ``made_from`` carry a dice count's planned sums
-    from cell to cell within a call (the solver's body).
+    pass solver's compile. ``sums`` carries a dice count's planned sums from cell to cell
+    within a call (:class:`solver.core.sums.PlannedSums`).
     """
 
     values: np.ndarray  # (rows * lanes,) float64
@@ -163,12 +163,7 @@ class TurnScratch(NamedTuple):
     acc: np.ndarray  # (lanes,) float64: the cell's value of rolling, as it is summed
     best: np.ndarray  # (lanes,) float64: a group's best option
     pick: np.ndarray  # (lanes,) float64: its index, as a float (like the values)
-    weight: np.ndarray  # (max_off,) float64: planned probability per target cell
-    sum_off: np.ndarray  # (6, max_off) int64: per dice count, the cells' target cells...
-    sum_weight: np.ndarray  # (6, max_off) float64: ... their summed probabilities...
-    compared: np.ndarray  # (6, groups) int64: ... and the groups whose options are compared
-    sums: np.ndarray  # (3, 6) int64: how many of each, and whether there are any
-    made_from: np.ndarray  # (6, groups) uint8: the plan they were made from
+    sums: PlannedSums  # the planned sums per dice count (solver.core.sums)
     offs: np.ndarray  # (max_group,) uint64: a group's target rows
     run_lo: np.ndarray  # (6,) int64: certifying, the run of certified rows so far...
     run_hi: np.ndarray  # (6,) int64
@@ -195,12 +190,7 @@ def turn_scratch(
         acc=np.empty(lanes, dtype=np.float64),
         best=np.empty(lanes, dtype=np.float64),
         pick=np.empty(lanes, dtype=np.float64),
-        weight=np.zeros(max_off, dtype=np.float64),
-        sum_off=np.empty((6, max_off), dtype=np.int64),
-        sum_weight=np.empty((6, max_off), dtype=np.float64),
-        compared=np.empty((6, groups), dtype=np.int64),
-        sums=np.zeros((3, 6), dtype=np.int64),
-        made_from=np.empty((6, groups), dtype=np.uint8),
+        sums=planned_sums(max_off, groups),
         offs=np.empty(int(kt.params[P_MAX_GROUP]), dtype=np.uint64),
         run_lo=np.empty(6, dtype=np.int64),
         run_hi=np.empty(6, dtype=np.int64),

@@ -110,7 +110,6 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         dealt, batch_start = blocks.dealt, blocks.batch_start
         certs, margins, keeps = certificates.certs, certificates.margins, certificates.keeps
         plan, plan_start = certificates.plan, certificates.plan_start
-        tops, bank_first, farkle = certificates.tops, certificates.bank_first, certificates.farkle
         p = kt.params
         groups = kt.option_start.shape[0] - 1
         # The tables the loops read, by name.
@@ -123,8 +122,9 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
         # element, which keeps LLVM from seeing the lane loops as contiguous.
         nlu = np.uint64(nl)
         bankv, acc, best, pick = scratch.bankv, scratch.acc, scratch.best, scratch.pick
-        sum_off, sum_weight = scratch.sum_off, scratch.sum_weight
-        compared, sums, made_from = scratch.compared, scratch.sums, scratch.made_from
+        planned = scratch.sums
+        sum_off, sum_weight, compared = planned.sum_off, planned.sum_weight, planned.compared
+        sums, made_from = planned.counts, planned.made_from
         for n in range(6):
             sums[SUM_MADE, n] = 0  # a new call may bring new tables
         offs, run_lo, run_hi = scratch.offs, scratch.run_lo, scratch.run_hi
@@ -155,7 +155,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
             certify = margin > 0.0
             top = lane_setup(kt, w0, lanes, nl, info, farkv)
             if not record:
-                note_reads(kt, lanes, info, kb, top, tops, bank_first, farkle)
+                note_reads(kt, lanes, info, kb, top, certificates)
             # The room the plan was sized for: certificates apply below it only. The top can
             # rise above it (the final-turn cut depends on W0): those rows are computed.
             room = 0 if record else certs[kb, CERT_ROOM]
@@ -199,7 +199,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                                 diff |= row_plan[row_at + g] ^ made_from[slot, g]
                             same = diff == 0
                         if not same:
-                            build_sums(kt, scratch, row_plan, row_at, slot, record)
+                            build_sums(kt, planned, row_plan, row_at, slot, record)
                         ntouch = sums[SUM_TARGETS, slot]
                         npend = sums[SUM_COMPARED, slot]
                         # Four target cells per lane loop: a quarter of the accumulator traffic.

@@ -39,6 +39,7 @@ from .buffers import (
     INFO_GOAL,
     INFO_KIND,
     INFO_LEAD,
+    PassCertificates,
     TurnScratch,
 )
 from .model import KernelTables
@@ -217,12 +218,11 @@ def note_reads(
     info: np.ndarray,
     kb: int,
     top: int,
-    tops: np.ndarray,
-    bank_first: np.ndarray,
-    farkle: np.ndarray,
+    certificates: PassCertificates,
 ) -> None:
-    """Record what block ``kb``'s turns read (:class:`solver.duel.buffers.PassCertificates`):
-    its top row, each lane's first bank target below the goal (or -1) and its farkle target."""
+    """Record in ``certificates`` what block ``kb``'s turns read: its top row, each lane's
+    first bank target below the goal (or -1) and its farkle target."""
+    tops, bank_first, farkle = certificates.tops, certificates.bank_first, certificates.farkle
     p = kt.params
     nb = p[P_NB]
     stride_d = p[P_NF] * p[P_NF] * p[P_NE] * p[P_NE] * p[P_NS]

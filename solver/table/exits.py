@@ -158,13 +158,23 @@ def lane_exits(
         info[I_END, lane] = min(end, rows - 1)
 
 
+#: Lanes whose bank exits :func:`bank_rows` writes together, row by row: one cache line of
+#: float64 per component and row (lane by lane, each store was a line of its own).
+BANK_GROUP = 8
+
+
 @njit(cache=True, nogil=True)
 def bank_rows(
     tt: TableTables, reads: Reads, lanes: np.ndarray, s: TableScratch, bank: np.ndarray, stop: int
 ) -> None:
     """``bank[:, t, lane]`` for ``t < stop``: the bank exits (-1 in component 0 where banking
     is not allowed), from ``reads`` below the goal (its shift unused) and the final round
-    from it on; ``s.info`` as :func:`lane_exits` left it."""
+    from it on; ``s.info`` as :func:`lane_exits` left it.
+
+    From the lane's end row (``info[I_END]``) on the exits are constant: rows past it take
+    the end row's. The lanes go :data:`BANK_GROUP` at a time, rows outside, lanes inside:
+    each lane's reads of ``w`` still walk its own column, and the stores fill whole lines.
+    """
     w, woff, info, after = reads.w, reads.woff, s.info, s.after
     nl = lanes.shape[1]
     p = tt.params
@@ -173,50 +183,58 @@ def bank_rows(
     nb, ne = p[P_NB], p[P_NE]
     stride = p[P_NF] ** n * ne**n * p[P_NS]  # of the mover's new score (the last seat)
     length = p[P_REACH]
-    for lane in range(nl):
-        base = woff[lane] + next_index(p, lanes, lane, (lanes[0, lane], 0, ne - 1), after)
-        known = min(stop, info[I_END, lane] + 1)
-        goal = info[I_GOAL, lane]
-        bmin = info[I_BMIN, lane]
-        # The final round's parameters (past_goal), once per lane rather than per row.
-        kind = owed(p, lanes[3 * n, lane])
-        lead = lanes[0, lane] - lanes[1, lane] + 1  # k1 at turn total t is t + lead
-        e1 = lanes[2 * n + 1, lane] if ne > 1 else 1
-        e2 = (lanes[2 * n + 2, lane] if ne > 1 else 1) if n > 2 else 1
-        delta = lanes[1, lane] - lanes[2, lane] if n > 2 else 0
-        col = delta + nb - 1
-        for t in range(known):
-            if t < bmin:
-                bank[0, t, lane] = -1.0
-                for c in range(1, comps):
-                    bank[c, t, lane] = 0.0
-            elif t < goal:
-                idx = (base + t * stride) * comps
-                total = 0.0
-                for c in range(comps):
-                    total += w[idx + c]
-                bank[0, t, lane] = 1.0 - total
-                for c in range(1, comps):
-                    bank[c, t, lane] = w[idx + c - 1]
-            else:
-                for c in range(1, comps):
-                    bank[c, t, lane] = 0.0
-                k1 = t + lead
-                if kind == 0:
-                    bank[0, t, lane] = 1.0
-                elif kind == 1:
-                    r1 = tt.reach[1 + e1, clamp(k1, length)]
-                    bank[0, t, lane] = 1.0 - r1
-                    if comps > 1:
-                        bank[1, t, lane] = r1
-                elif k1 > p[P_KMAX]:
-                    bank[0, t, lane] = 1.0 - tt.reach[1 + e2, clamp(k1 + delta, length)]
+    # Per lane of a group, the final round's parameters (past_goal), once per lane.
+    base = np.empty(BANK_GROUP, dtype=np.int64)
+    last = np.empty(BANK_GROUP, dtype=np.int64)
+    kind = np.empty(BANK_GROUP, dtype=np.int64)
+    lead = np.empty(BANK_GROUP, dtype=np.int64)
+    e1 = np.empty(BANK_GROUP, dtype=np.int64)
+    e2 = np.empty(BANK_GROUP, dtype=np.int64)
+    delta = np.empty(BANK_GROUP, dtype=np.int64)
+    for l0 in range(0, nl, BANK_GROUP):
+        l1 = min(l0 + BANK_GROUP, nl)
+        for lane in range(l0, l1):
+            i = lane - l0
+            base[i] = woff[lane] + next_index(p, lanes, lane, (lanes[0, lane], 0, ne - 1), after)
+            last[i] = min(stop, info[I_END, lane] + 1) - 1
+            kind[i] = owed(p, lanes[3 * n, lane])
+            lead[i] = lanes[0, lane] - lanes[1, lane] + 1  # k1 at turn total t is t + lead
+            e1[i] = lanes[2 * n + 1, lane] if ne > 1 else 1
+            e2[i] = (lanes[2 * n + 2, lane] if ne > 1 else 1) if n > 2 else 1
+            delta[i] = lanes[1, lane] - lanes[2, lane] if n > 2 else 0
+        for row in range(stop):
+            for lane in range(l0, l1):
+                i = lane - l0
+                t = min(row, last[i])  # constant from the end row on
+                if t < info[I_BMIN, lane]:
+                    bank[0, row, lane] = -1.0
+                    for c in range(1, comps):
+                        bank[c, row, lane] = 0.0
+                elif t < info[I_GOAL, lane]:
+                    idx = (base[i] + t * stride) * comps
+                    total = 0.0
+                    for c in range(comps):
+                        total += w[idx + c]
+                    bank[0, row, lane] = 1.0 - total
+                    for c in range(1, comps):
+                        bank[c, row, lane] = w[idx + c - 1]
                 else:
-                    bank[0, t, lane] = tt.fr[e1, e2, k1, col, 0]
-                    bank[1, t, lane] = tt.fr[e1, e2, k1, col, 1]
-        for t in range(known, stop):  # constant from the end row on
-            for c in range(comps):
-                bank[c, t, lane] = bank[c, known - 1, lane]
+                    for c in range(1, comps):
+                        bank[c, row, lane] = 0.0
+                    k1 = t + lead[i]
+                    if kind[i] == 0:
+                        bank[0, row, lane] = 1.0
+                    elif kind[i] == 1:
+                        r1 = tt.reach[1 + e1[i], clamp(k1, length)]
+                        bank[0, row, lane] = 1.0 - r1
+                        if comps > 1:
+                            bank[1, row, lane] = r1
+                    elif k1 > p[P_KMAX]:
+                        bank[0, row, lane] = 1.0 - tt.reach[1 + e2[i], clamp(k1 + delta[i], length)]
+                    else:
+                        col = delta[i] + nb - 1
+                        bank[0, row, lane] = tt.fr[e1[i], e2[i], k1, col, 0]
+                        bank[1, row, lane] = tt.fr[e1[i], e2[i], k1, col, 1]
 
 
 @njit(cache=True, nogil=True)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..core.jit import njit
+from ..core.layout import P_EXTRA, P_ROWS
 from ..core.sums import SUM_COMPARED, SUM_MADE, SUM_TARGETS, build_sums, planned_sum
 from .tables import FAST_MATH, NO_PLAN, KeepPlans, TableScratch, TableTables
 
@@ -40,6 +41,19 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
     and component; those sums depend only on the plan, which repeats from row to row, so a
     cell whose plan is the last one's of its dice count reuses them. The groups the lanes do
     not agree on are compared lane by lane as in :mod:`solver.table.kernel`.
+
+    **Bounds.** The check reads an option's lanes only where it could matter. Every cell
+    keeps its highest and lowest ``W_0`` over the block's lanes, ``hi(r)`` and ``lo(r)``
+    (the cells above the top once per call, the others as they are solved). For a candidate
+    ``c`` at cell ``r_c`` and another option ``j`` at ``r_j``: if ``hi(r_j) < lo(r_c)``, then
+    ``W_0(r_j) <= hi(r_j) < lo(r_c) <= W_0(r_c)`` in every lane, so ``j`` neither reaches
+    nor exceeds the candidate anywhere; a later option (``j > c``) may also tie,
+    ``hi(r_j) == lo(r_c)``. Such options are settled by two scalar compares, and the verdict
+    is the same as reading every lane (exactly: the bounds are stored values, compared, not
+    computed), so the plans, sums and values are unchanged bit for bit. With the keep
+    certificates, a settled option's margin is taken as ``lo(r_c) - hi(r_j)``, at most its
+    smallest margin over the lanes. The other options are read lane by lane, one loop each,
+    stopping at the first that the candidate does not beat in some lane.
 
     **Certificates.** Each call records every group's plan (``plan[t, g]``, ``NO_PLAN`` where
     the lanes did not agree) and per cell the smallest *margin* of its planned groups: over
@@ -77,16 +91,34 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
         v1 = s.vals[1] if two else s.vals[0]
         prob, bank, x = s.prob, s.bank, s.x
         buf = s.lane_buf
-        a0, lo = buf[0], buf[6]
+        a0 = buf[0]
         # A checked group's margin per lane, and their smallest over the cell's planned groups
         # (lane by lane: a reduction over lanes in every group's check kept it from vectorising).
         gap, least = buf[7], buf[8]
         option_off, option_start = tt.option_off, tt.option_start
         group_start, group_prob = tt.group_start, tt.group_prob
-        row_plan, made_from, sums = s.row_plan, s.made_from, s.sums
-        sum_off, sum_weight, compared = s.sum_off, s.sum_weight, s.compared
+        row_plan, planned_sums = s.row_plan, s.sums
+        sum_off, sum_weight, compared = (
+            planned_sums.sum_off,
+            planned_sums.sum_weight,
+            planned_sums.compared,
+        )
+        sums, made_from = planned_sums.counts, planned_sums.made_from
         for slot in range(6):
             sums[SUM_MADE, slot] = 0  # a new call may bring new tables
+        # Each cell's highest and lowest W_0 over the lanes (the check's bounds): the cells
+        # above the top, filled before the call, here; the others as they are solved.
+        high, low = s.bound[0], s.bound[1]
+        above = min(top + tt.params[P_EXTRA], tt.params[P_ROWS])
+        for cell in range(top * 6, above * 6):
+            at = np.uint64(cell) * nlu
+            hi_v = v0[at]
+            lo_v = v0[at]
+            for lane in range(nlu):
+                hi_v = max(hi_v, v0[at + lane])
+                lo_v = min(lo_v, v0[at + lane])
+            high[cell] = hi_v
+            low[cell] = lo_v
         certified = 0
         need = delta + CERT_SLACK
         for ti in range(top - 1, -1, -1):
@@ -131,49 +163,47 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                                     best = v
                                     c = j
                         unsure = 0
-                        sc = np.uint64(base + option_off[o + c]) * nlu
-                        if c == 0 and k <= 4:
-                            s1 = np.uint64(base + option_off[o + 1]) * nlu
-                            s2 = np.uint64(base + option_off[o + min(2, k - 1)]) * nlu
-                            s3 = np.uint64(base + option_off[o + k - 1]) * nlu
-                            for lane in range(nlu):
-                                m = max(v0[s1 + lane], v0[s2 + lane])
-                                m = max(m, v0[s3 + lane])
-                                unsure |= m > v0[sc + lane]
+                        rc = base + option_off[o + c]
+                        sc = np.uint64(rc) * nlu
+                        # Only the options whose highest lane reaches the candidate's lowest
+                        # can beat it in some lane (earlier ones by reaching it, later ones
+                        # by exceeding it): the others are below it in every lane, and
+                        # their lanes are not read.
+                        floor_c = low[rc]
+                        bounded = np.inf
+                        first = True
+                        for j in range(k):
+                            if j == c:
+                                continue
+                            rj = base + option_off[o + j]
+                            if high[rj] < floor_c or (j > c and high[rj] == floor_c):
                                 if keep:
-                                    gap[lane] = v0[sc + lane] - m
-                        else:
-                            if c > 0:
-                                s0 = np.uint64(base + option_off[o]) * nlu
+                                    bounded = min(bounded, floor_c - high[rj])
+                                continue
+                            sj = np.uint64(rj) * nlu
+                            if j < c:
                                 for lane in range(nlu):
-                                    lo[lane] = v0[s0 + lane]
-                                for j in range(1, c):
-                                    sj = np.uint64(base + option_off[o + j]) * nlu
-                                    for lane in range(nlu):
-                                        lo[lane] = max(lo[lane], v0[sj + lane])
+                                    unsure |= v0[sj + lane] >= v0[sc + lane]
+                            else:
                                 for lane in range(nlu):
-                                    unsure |= lo[lane] >= v0[sc + lane]
-                                    if keep:
-                                        gap[lane] = v0[sc + lane] - lo[lane]
-                            if c < k - 1:
-                                s1 = np.uint64(base + option_off[o + c + 1]) * nlu
-                                for lane in range(nlu):
-                                    lo[lane] = v0[s1 + lane]
-                                for j in range(c + 2, k):
-                                    sj = np.uint64(base + option_off[o + j]) * nlu
+                                    unsure |= v0[sj + lane] > v0[sc + lane]
+                            if unsure:
+                                break
+                            if keep:
+                                if first:
                                     for lane in range(nlu):
-                                        lo[lane] = max(lo[lane], v0[sj + lane])
-                                if not keep:
-                                    for lane in range(nlu):
-                                        unsure |= lo[lane] > v0[sc + lane]
-                                elif c > 0:
-                                    for lane in range(nlu):
-                                        unsure |= lo[lane] > v0[sc + lane]
-                                        gap[lane] = min(gap[lane], v0[sc + lane] - lo[lane])
+                                        gap[lane] = v0[sc + lane] - v0[sj + lane]
                                 else:
                                     for lane in range(nlu):
-                                        unsure |= lo[lane] > v0[sc + lane]
-                                        gap[lane] = v0[sc + lane] - lo[lane]
+                                        gap[lane] = min(gap[lane], v0[sc + lane] - v0[sj + lane])
+                            first = False
+                        if keep and not unsure:
+                            if first:
+                                for lane in range(nlu):
+                                    gap[lane] = bounded
+                            elif bounded < np.inf:
+                                for lane in range(nlu):
+                                    gap[lane] = min(gap[lane], bounded)
                         if unsure == 0 or last:
                             break
                         c = NO_PLAN
@@ -201,7 +231,7 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                         diff |= row_plan[g] ^ made_from[slot, g]
                     same = diff == 0
                 if not same:
-                    build_sums(tt, s, row_plan, 0, slot, False)
+                    build_sums(tt, planned_sums, row_plan, 0, slot, False)
                 ntouch = sums[SUM_TARGETS, slot]
                 npend = sums[SUM_COMPARED, slot]
                 pf = tt.farkle_prob[n]
@@ -264,6 +294,13 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                         for lane in range(nlu):
                             take = bank[0, ti, lane] >= a0[lane]
                             dst_arr[dst + lane] = 0.0 if take else acc[lane]
+                hi_v = v0[dst]
+                lo_v = v0[dst]
+                for lane in range(nlu):
+                    hi_v = max(hi_v, v0[dst + lane])
+                    lo_v = min(lo_v, v0[dst + lane])
+                high[base + slot] = hi_v
+                low[base + slot] = lo_v
         return certified
 
     return planned

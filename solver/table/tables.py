@@ -24,6 +24,7 @@ from ..core.layout import (
     P_RISKLESS,
     P_ROWS,
 )
+from ..core.sums import PlannedSums, planned_sums
 from ..core.turn_inputs import turn_inputs
 from .model import TableModel
 
@@ -172,15 +173,10 @@ class TableScratch(NamedTuple):
     lane_buf: np.ndarray  # (9, lanes) a cell's sums per component, a group's best option, margins
     picks: np.ndarray  # (1, lanes) a recorded group's best option per lane (as a float)
     row_plan: np.ndarray  # (G,) uint8 the cell's keep plan (planned core)
-    # The planned sums of solver.core.sums.build_sums, per dice count:
-    made_from: np.ndarray  # (6, G) uint8 the plan each dice count's sums were made from
-    weight: np.ndarray  # (max_off,) zeros between cells: summed probability per target
-    sum_off: np.ndarray  # (6, max_off) int64 a dice count's target cells...
-    sum_weight: np.ndarray  # (6, max_off) ... their summed probabilities...
-    compared: np.ndarray  # (6, G) int64 ... and the groups compared lane by lane
-    sums: np.ndarray  # (3, 6) int64 how many targets and compared groups, whether made
+    sums: PlannedSums  # the planned sums per dice count (solver.core.sums)
     cert_plan: np.ndarray  # (rows, G) uint8 a block's plans, where no certificates are kept
     cert_margin: np.ndarray  # (rows, 6) ... and its margins (solver.table.certificates)
+    bound: np.ndarray  # (2, rows * 6) each cell's highest and lowest W_0 (planned core)
     offsets: np.ndarray  # (lanes,) int64 zeros: the lanes' offsets into an unlabelled W
     no_shift: np.ndarray  # (lanes,) zeros: no lane's farkle exit moved
     after: np.ndarray  # (3 N + 1,) int64 the fields of the state after a turn
@@ -247,14 +243,10 @@ def table_scratch(
         lane_buf=np.empty((9, lanes)),
         picks=np.empty((1, lanes)),
         row_plan=np.empty(groups, dtype=np.uint8),
-        made_from=np.empty((6, groups), dtype=np.uint8),
-        weight=np.zeros(max_off),
-        sum_off=np.empty((6, max_off), dtype=np.int64),
-        sum_weight=np.empty((6, max_off)),
-        compared=np.empty((6, groups), dtype=np.int64),
-        sums=np.zeros((3, 6), dtype=np.int64),
+        sums=planned_sums(max_off, groups),
         cert_plan=np.empty((rows, groups), dtype=np.uint8),
         cert_margin=np.empty((rows, 6)),
+        bound=np.empty((2, rows * 6)),
         offsets=np.zeros(lanes, dtype=np.int64),
         no_shift=np.zeros(lanes),
         after=np.empty(3 * int(p[P_N]) + 1, dtype=np.int64),
