@@ -70,6 +70,9 @@ class Graces:
     term: float = TERM_GRACE
 
 
+#: The graces a server gives unless told otherwise.
+GRACES = Graces()
+
 LOG = logging.getLogger("optimal_farkle.serve")
 
 
@@ -231,7 +234,7 @@ class FarkleServer(Server):
       (close code 1001), so each handler ends its game and returns at once.
     """
 
-    def __init__(self, *, host: str, port: int, public_url: str, graces: Graces = Graces()) -> None:
+    def __init__(self, *, host: str, port: int, public_url: str, graces: Graces = GRACES) -> None:
         super().__init__(APP_ARGV[-1], host=host, port=port, title="Farkle", public_url=public_url)
         self.graces = graces
         self._announce: asyncio.Task[None] | None = None

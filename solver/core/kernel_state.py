@@ -8,6 +8,7 @@ callable from Python as well.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from .jit import njit
 from .layout import duel_fields, duel_index, table_index
@@ -36,7 +37,10 @@ flat_fields: Callable[..., tuple[int, int, int, int, int, int, int]] = njit(
 )(duel_fields)
 #: The flat ``W`` index of a table state, compiled for kernels
 #: (:func:`solver.core.layout.table_index`; ``fields`` an int64 array).
-table_flat_index: Callable[..., int] = njit(cache=True, nogil=True, inline="always")(table_index)
+#: (Cast: the oldest supported numba's stubs cannot bind this generic signature.)
+table_flat_index: Callable[..., int] = njit(cache=True, nogil=True, inline="always")(
+    cast("Callable[..., int]", table_index)
+)
 
 
 @njit(cache=True, nogil=True, inline="always")
