@@ -70,6 +70,23 @@ def text_of(widget: Any) -> str:
 LEAST_WAIT = 120.0
 
 
+def what_it_shows(app: Any) -> str:
+    """Where the app is stuck, for a timed-out wait: the active screen, its status and
+    selection lines and the notifications (a failed worker says why in one)."""
+    screen = app.screen
+    lines = [f"the active screen is {type(screen).__name__}"]
+    for selector in ("#status", "#selection"):
+        found = screen.query(selector)
+        if found:
+            lines.append(f"{selector}: {text_of(found.first()).strip()!r}")
+    logs = screen.query("#log")
+    if logs:
+        lines.append(f"the log ends {getattr(logs.first(), 'lines_written', [])[-4:]}")
+    said = [str(n.message) for n in getattr(app, "_notifications", ())]
+    lines.append(f"notifications: {said}")
+    return "; ".join(lines)
+
+
 async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 20.0) -> None:
     """Let the app run until ``condition()`` holds (AI steps and workers run on timers/threads).
 
@@ -77,7 +94,7 @@ async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: fl
     deadline = time.monotonic() + max(timeout, LEAST_WAIT)
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {condition}")
+            raise AssertionError(f"timed out waiting for {condition}; {what_it_shows(pilot.app)}")
         await pilot.pause(0.01)
     # A screen that has just appeared finishes mounting (Textual's Header sets its title in a
     # deferred callback that fails if the app exits first).
