@@ -136,9 +136,9 @@ def run(args: argparse.Namespace, graces: Graces | None = None) -> int:
         check_public_url(args.public_url)
     check_address(args.host, args.port)
     url = args.public_url or local_url(args.host, args.port)
-    from ..web import FarkleServer, Graces  # aiohttp and textual-serve load only when serving
+    from ..web import GRACES, FarkleServer  # aiohttp and textual-serve load only when serving
 
-    server = FarkleServer(host=args.host, port=args.port, public_url=url, graces=graces or Graces())
+    server = FarkleServer(host=args.host, port=args.port, public_url=url, graces=graces or GRACES)
     try:
         server.serve()
     except OSError as exc:  # the port was taken between the check and the bind
