@@ -302,7 +302,7 @@ def final_round(rules: object, nb: int, bank_min: tuple[int, int]) -> FinalRound
                 lead = h + deltas - leads_lo
                 fr[e1, e2, k1, :, 0] = psi6[e2, h, lead] * (1.0 - reach[p2_needs])
                 fr[e1, e2, k1, :, 1] = v6[e2, h, lead]
-    if (opts.farkle_prob[1:] <= 0.0).any():
+    if not opts.risky[1:].all():  # some dice count never farkles
         fill = np.zeros((2, 2, k_max + 1, 2 * nb - 1, 6, 2))
         for e1 in (0, 1):
             for e2 in (0, 1):

@@ -153,7 +153,7 @@ class TableModel:
     @cached_property
     def riskless(self) -> np.ndarray:
         """``(7,)`` bool: dice counts that can never farkle (six dice under zilch)."""
-        out = self.options.farkle_prob <= 0.0
+        out = ~self.options.risky
         out[0] = False
         return out
 
