@@ -27,6 +27,20 @@ RETRY = 4
 CERT_SLACK = 1e-10
 
 
+@njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH, inline="always")
+def _note_bounds(v0: np.ndarray, cell: int, nlu: np.uint64, bound: np.ndarray) -> None:
+    """``bound[0, cell]``, ``bound[1, cell]``: the cell's highest and lowest ``W_0`` over the
+    block's lanes (the keep-plan check's bounds)."""
+    at = np.uint64(cell) * nlu
+    hi_v = v0[at]
+    lo_v = v0[at]
+    for lane in range(nlu):
+        hi_v = max(hi_v, v0[at + lane])
+        lo_v = min(lo_v, v0[at + lane])
+    bound[0, cell] = hi_v
+    bound[1, cell] = lo_v
+
+
 def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[..., int]:
     """The solve's backward pass (no separate decision plane, nothing recorded), with keep plans.
 
@@ -111,14 +125,7 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
         high, low = s.bound[0], s.bound[1]
         above = min(top + tt.params[P_EXTRA], tt.params[P_ROWS])
         for cell in range(top * 6, above * 6):
-            at = np.uint64(cell) * nlu
-            hi_v = v0[at]
-            lo_v = v0[at]
-            for lane in range(nlu):
-                hi_v = max(hi_v, v0[at + lane])
-                lo_v = min(lo_v, v0[at + lane])
-            high[cell] = hi_v
-            low[cell] = lo_v
+            _note_bounds(v0, cell, nlu, s.bound)
         certified = 0
         need = delta + CERT_SLACK
         for ti in range(top - 1, -1, -1):
@@ -294,13 +301,7 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                         for lane in range(nlu):
                             take = bank[0, ti, lane] >= a0[lane]
                             dst_arr[dst + lane] = 0.0 if take else acc[lane]
-                hi_v = v0[dst]
-                lo_v = v0[dst]
-                for lane in range(nlu):
-                    hi_v = max(hi_v, v0[dst + lane])
-                    lo_v = min(lo_v, v0[dst + lane])
-                high[base + slot] = hi_v
-                low[base + slot] = lo_v
+                _note_bounds(v0, base + slot, nlu, s.bound)
         return certified
 
     return planned
