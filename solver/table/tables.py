@@ -32,6 +32,11 @@ from .model import TableModel
 #: twice the lanes (bench/table3.py kernel; docs/benchmarks.md).
 TABLE_LANES = 128
 
+#: Lanes whose bank exits :func:`solver.table.exits.bank_rows` writes together, row by row:
+#: one cache line of float64 per component and row (lane by lane, each store was a line of
+#: its own).
+BANK_GROUP = 8
+
 #: Rows of :attr:`TableScratch.info`: goal row, bank minimum, the row from which the bank
 #: values are constant, the cut.
 I_GOAL, I_BMIN, I_END, I_CUT = range(4)
@@ -174,6 +179,7 @@ class TableScratch(NamedTuple):
     offsets: np.ndarray  # (lanes,) int64 zeros: the lanes' offsets into an unlabelled W
     no_shift: np.ndarray  # (lanes,) zeros: no lane's farkle exit moved
     after: np.ndarray  # (3 N + 1,) int64 the fields of the state after a turn
+    group_exits: np.ndarray  # (7, BANK_GROUP) int64 bank_rows' per-lane parameters of a group
     aux: np.ndarray  # (C, rows, lanes) an evaluation's exact bank exits (else (C, 1, 1))
     auxx: np.ndarray  # (C, lanes) ... and farkle exits (else (C, 1))
 
@@ -244,6 +250,7 @@ def table_scratch(
         offsets=np.zeros(lanes, dtype=np.int64),
         no_shift=np.zeros(lanes),
         after=np.empty(3 * int(p[P_N]) + 1, dtype=np.int64),
+        group_exits=np.empty((7, BANK_GROUP), dtype=np.int64),
         aux=np.empty((comps, rows, lanes) if evaluation else (comps, 1, 1)),
         auxx=np.empty((comps, lanes) if evaluation else (comps, 1)),
     )
