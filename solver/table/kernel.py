@@ -67,7 +67,7 @@ def _make_compare(
     """
     two = comps == 2
 
-    @register_jitable(inline="always", nogil=True, boundscheck=False, fastmath=FAST_MATH)
+    @register_jitable(nogil=True, boundscheck=False, fastmath=FAST_MATH)
     def compare(tt: TableTables, s: TableScratch, ti: int, slot: int) -> None:
         """Add the compared groups of cell ``(ti, slot + 1)`` to its sums."""
         nlu = np.uint64(nl)
