@@ -6,6 +6,8 @@ loop over blocks is Python, each block two calls that release the GIL.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from .certificates import BatchCertificates
@@ -54,6 +56,7 @@ class BlockSolver:
         shift: np.ndarray,
         min_top: int,
         certs: BatchCertificates | None = None,
+        claim: Iterator[int] | None = None,
     ) -> int:
         """Solve blocks ``first, first + stride, ... < stop`` into ``out[k]``, ``outp[k]``.
 
@@ -61,13 +64,16 @@ class BlockSolver:
         added to each lane's own farkle exit; ``min_top``: the lowest top (see
         :func:`exact_setup`); ``w`` is only read. ``certs``: the batch's certificates, used
         where ``certs.valid`` (see :mod:`solver.table.certificates`) and recorded anew.
+        ``claim``: the blocks to solve instead, taken one at a time from an iterator that
+        threads share (a thread that gets more of the CPU takes more blocks; each block's
+        values are the same whichever thread solves it: a call starts its scratch afresh).
         Returns the last block's top row.
         """
         nl = self.nl
         top = 0
         multi = int((np.diff(tt.option_start) > 1).sum())  # groups checked per row
         w = read_only(w)  # one specialisation whoever made w (tables.read_only)
-        for kb in range(first, stop, stride):
+        for kb in range(first, stop, stride) if claim is None else claim:
             top = exact_setup(tt, Reads(w, s.offsets, shift[kb]), block_lanes[kb], s, min_top)
             if self.plans is None or self.keeping is None:
                 self.core(tt, top, s)
