@@ -80,9 +80,16 @@ class Equilibrium:
 
 
 def add_policy(policies: list[Policy], a: np.ndarray, p: float) -> bool:
-    """Add ``(a, p)`` unless an equal policy is there; whether it was new."""
+    """Add ``(a, p)`` unless an equal policy is there; whether it was new.
+
+    Compared in Python floats (a solve calls this for every state still moving after two
+    sweeps, where numpy's cost per call on vectors of three was most of the time).
+    """
+    row = np.asarray(a, dtype=np.float64).tolist()
     for old in policies:
-        if abs(old.p - p) <= SAME and float(np.abs(old.a - a).max()) <= SAME:
+        if abs(old.p - p) <= SAME and (
+            max(abs(x - y) for x, y in zip(old.a.tolist(), row, strict=True)) <= SAME
+        ):
             return False
     policies.append(Policy(np.array(a, dtype=np.float64), float(p)))
     return True
