@@ -190,6 +190,8 @@ def solve(args: argparse.Namespace) -> None:
         "first_to_move": list(chances),
         "load_average": os.getloadavg()[0],
     }
+    if args.dump:
+        np.save(args.dump, strategy.w)
     if args.json:
         print(json.dumps(row))
         return
@@ -210,8 +212,6 @@ def solve(args: argparse.Namespace) -> None:
         f"  first to move wins {100 * chances[0]:.4f}%, second {100 * chances[1]:.4f}%, "
         f"third {100 * chances[2]:.4f}%  (load average {row['load_average']:.1f})"
     )
-    if args.dump:
-        np.save(args.dump, strategy.w)
 
 
 def main() -> None:

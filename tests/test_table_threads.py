@@ -9,7 +9,7 @@ import numpy as np
 from optimal_farkle.engine import preset
 from optimal_farkle.solver.core.floor import DEFAULT_FLOOR
 from optimal_farkle.solver.table.batches import batch_states
-from optimal_farkle.solver.table.blocks import solver_for
+from optimal_farkle.solver.table.blocks import BlockJob, solver_for
 from optimal_farkle.solver.table.model import build_table_model
 from optimal_farkle.solver.table.runners import LocalBlocks
 from optimal_farkle.solver.table.solve import solve_table
@@ -35,7 +35,7 @@ def test_blocks_claimed_in_any_order_and_split_give_the_same_values() -> None:
         parts = [None] if claims is None else [iter(c) for c in claims]
         for part in parts:
             scratch = table_scratch(tables, TABLE_LANES)  # each part a thread's own
-            solver(tables, w, lanes, 0, blocks, 1, scratch, out, outp, shift, 0, None, part)
+            solver(tables, BlockJob(w, lanes, shift, out, outp), scratch, claim=part)
         return out, outp
 
     out, outp = run(None)

@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from .batches import flat_of
-from .blocks import solver_for
+from .blocks import BlockJob, solver_for
 from .certificates import BatchCertificates, fits
 from .model import TableModel
 from .tables import TABLE_LANES, TableTables, table_scratch
@@ -105,24 +105,12 @@ class LocalBlocks:
         moved = flat_shift.reshape(blocks, TABLE_LANES)
         certs = self._certificates(w_flat, rows, flat_shift, blocks)
 
+        job = BlockJob(w_flat, lanes, moved, out, outp, certs=certs)
+
         claim = iter(range(blocks))  # shared: a thread takes the next block when it is free
 
         def run(worker: int) -> None:
-            self.solver(
-                self.tables,
-                w_flat,
-                lanes,
-                0,
-                blocks,
-                1,
-                self.scratch[worker],
-                out,
-                outp,
-                moved,
-                0,
-                certs,
-                claim,
-            )
+            self.solver(self.tables, job, self.scratch[worker], claim=claim)
 
         if self.pool is None or blocks < 2:
             run(0)
