@@ -169,6 +169,7 @@ def bank_rows(
     From the lane's end row (``info[I_END]``) on the exits are constant: rows past it take
     the end row's. The lanes go :data:`BANK_GROUP` at a time, rows outside, lanes inside:
     each lane's reads of ``w`` still walk its own column, and the stores fill whole lines.
+    A group's per-lane parameters go in ``s.group_exits``; ``s.after`` is scratch too.
     """
     w, woff, info, after = reads.w, reads.woff, s.info, s.after
     nl = lanes.shape[1]
