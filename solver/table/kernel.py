@@ -59,15 +59,16 @@ def _make_compare(
     ``D`` is the ``dec`` plane (its sum in :data:`AD`), else ``W_0``; ``track``: also ``P``;
     ``record``: the picks into ``s.choice[ti, g]``.
 
-    One call per cell (not per group), so that the lane loops stay together as LLVM
-    vectorises them and the call's cost is spread over the cell's groups. It is compiled into
-    each kernel that calls it (``register_jitable``), not a dispatcher of its own: a
-    dispatcher in a kernel's closure is pickled into numba's cache key with an identity new
-    in every process, so the kernel would never load from the cache.
+    Used once per cell (not per group), so that the lane loops stay together as LLVM
+    vectorises them. It is inlined into each kernel that uses it (``register_jitable``), not a
+    dispatcher of its own: a dispatcher in a kernel's closure is pickled into numba's cache
+    key with an identity new in every process, so the kernel would never load from the cache.
+    (numba keys a kernel's cache by its own file: after editing this function, clear
+    ``solver/table/__pycache__``, or :mod:`solver.table.planned` loads its old copy.)
     """
     two = comps == 2
 
-    @register_jitable(nogil=True, boundscheck=False, fastmath=FAST_MATH)
+    @register_jitable(inline="always", nogil=True, boundscheck=False, fastmath=FAST_MATH)
     def compare(tt: TableTables, s: TableScratch, ti: int, slot: int) -> None:
         """Add the compared groups of cell ``(ti, slot + 1)`` to its sums."""
         nlu = np.uint64(nl)
