@@ -41,6 +41,14 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   (``solver.table.exits.exact_setup``), the recursion with keep plans and the one that
   compares every option, in ns per cell and lane (a cell: one turn total and dice count of
   the block's rows below its top).
+* ``busy --rules R [--goal G]`` -- how much of a solve keeps both threads busy: a whole
+  solve (in process, two threads) with every batch timed, wall and CPU (the process's, so
+  both threads), grouped by its number of blocks (one block is one thread's work), and the
+  time between batches (Python and numpy of one thread: the closed forms, the checkpoints,
+  the guesses). From the CPU seconds, which the load moves far less than the wall time, the
+  wall time on two otherwise idle cores: the time between batches and each batch's CPU time
+  times ``ceil(k / 2) / k`` for ``k`` blocks (equal blocks), and the share of CPU time
+  that can run on both threads.
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
   exact policy evaluation (:mod:`solver.table.evaluate`): seat by seat, the approximation in one
   seat and the exact optimum in the others, against all three exact.
@@ -53,6 +61,7 @@ Usage::
     python bench/table3.py solve --rules facebook --goal 2000 --floor -500
     python bench/table3.py loss --rules neller-busche
     python bench/table3.py cluster --rules neller-busche --goal 3000 --workers 1,2
+    python bench/table3.py busy --rules neller-busche --goal 5000
 """
 
 from __future__ import annotations
@@ -181,6 +190,8 @@ def solve(args: argparse.Namespace) -> None:
         "first_to_move": list(chances),
         "load_average": os.getloadavg()[0],
     }
+    if args.dump:
+        np.save(args.dump, strategy.w)
     if args.json:
         print(json.dumps(row))
         return
@@ -201,8 +212,6 @@ def solve(args: argparse.Namespace) -> None:
         f"  first to move wins {100 * chances[0]:.4f}%, second {100 * chances[1]:.4f}%, "
         f"third {100 * chances[2]:.4f}%  (load average {row['load_average']:.1f})"
     )
-    if args.dump:
-        np.save(args.dump, strategy.w)
 
 
 def main() -> None:
@@ -210,7 +219,8 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "report", choices=("sizes", "solve", "pass", "loss", "cluster", "kernel", "profile")
+        "report",
+        choices=("sizes", "solve", "pass", "loss", "cluster", "kernel", "profile", "busy"),
     )
     parser.add_argument("--workers", default="1,2", help="cluster: worker counts to run")
     parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
@@ -241,6 +251,8 @@ def main() -> None:
         kernel(args)
     elif args.report == "profile":
         profile(args)
+    elif args.report == "busy":
+        busy(args)
     else:
         loss(args)
 
@@ -586,6 +598,86 @@ def whole(model: Any, certify: bool) -> tuple[float, float]:
     ns = 1e9 * (time.process_time() - started) / values[0]
     checked = sum(r.checked for r in made)
     return ns, sum(r.skipped for r in made) / checked if checked else 0.0
+
+
+def busy(args: argparse.Namespace) -> None:
+    from optimal_farkle.engine import preset
+    from optimal_farkle.solver.table.model import build_table_model
+    from optimal_farkle.solver.table.runners import LocalBlocks
+    from optimal_farkle.solver.table.solve import compile_table_kernels, solve_table
+    from optimal_farkle.solver.table.tables import TABLE_LANES
+
+    rules = preset(args.rules)
+    if args.goal is not None:
+        rules = rules.with_goal(args.goal)
+    model = build_table_model(rules, 3, args.floor)
+    compile_table_kernels(model)  # untimed
+    groups = ((1, 1), (2, 2), (3, 3), (4, 7), (8, 10**9))
+    figures = {g: [0, 0.0, 0.0, 0.0] for g in groups}  # batches, wall, CPU, CPU on 2 cores
+
+    class Timed(LocalBlocks):
+        def solve(self, w_flat: Any, rows: Any, shift: Any = None) -> Any:
+            wall, cpu = time.perf_counter(), time.process_time()
+            out = super().solve(w_flat, rows, shift)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            k = -(-len(rows) // TABLE_LANES)
+            f = figures[next(g for g in groups if g[0] <= k <= g[1])]
+            f[0] += 1
+            f[1] += wall
+            f[2] += cpu
+            f[3] += cpu * -(-k // 2) / k
+            return out
+
+    started, cpu0 = time.perf_counter(), time.process_time()
+    solve_table(model, threads=2, runners=Timed)
+    wall, cpu = time.perf_counter() - started, time.process_time() - cpu0
+    load = os.getloadavg()[0]
+    between_wall = wall - sum(f[1] for f in figures.values())
+    between_cpu = cpu - sum(f[2] for f in figures.values())
+    idle = between_cpu + sum(f[3] for f in figures.values())
+    shared = sum(f[2] for g, f in figures.items() if g[0] > 1)
+    rows = [
+        {
+            "blocks": f"{lo}" if lo == hi else (f"{lo}-{hi}" if hi < 10**9 else f"{lo}+"),
+            "batches": f[0],
+            "wall_seconds": f[1],
+            "cpu_seconds": f[2],
+        }
+        for (lo, hi), f in figures.items()
+    ]
+    rows.append(
+        {
+            "blocks": "between",
+            "batches": 0,
+            "wall_seconds": between_wall,
+            "cpu_seconds": between_cpu,
+        }
+    )
+    summary = {
+        "rules": rules.name,
+        "goal": rules.goal,
+        "wall_seconds": wall,
+        "cpu_seconds": cpu,
+        "idle_two_core_seconds": idle,
+        "parallel_cpu_share": shared / cpu,
+        "load_average": load,
+    }
+    if args.json:
+        print(json.dumps({**summary, "groups": rows}))
+        return
+    print(
+        f"{rules.name}, goal {rules.goal:,}: {wall:,.1f} s wall, {cpu:,.1f} s CPU (load {load:.1f})"
+    )
+    for r in rows:
+        print(
+            f"  {r['blocks']:>8} {r['batches']:6d} batches  {r['wall_seconds']:8.1f} s wall "
+            f"({r['wall_seconds'] / wall:4.0%})  {r['cpu_seconds']:8.1f} s CPU "
+            f"({r['cpu_seconds'] / cpu:4.0%})"
+        )
+    print(
+        f"  CPU that can run on both threads {summary['parallel_cpu_share']:.0%}; on two idle "
+        f"cores about {idle:,.1f} s wall ({cpu / idle:.2f} cores busy)"
+    )
 
 
 def loss(args: argparse.Namespace) -> None:

@@ -219,6 +219,7 @@ def test_the_cache_round_trips_and_refuses_damage(tmp_path: Path) -> None:
     assert table_cached(rules, 3, 0, tmp_path)  # the header alone says so
     assert not table_cached(rules, 3, 0, tmp_path / "elsewhere")
     assert not table_cached(tiny(350), 3, 0, tmp_path)
+    assert not table_cached(rules, 3, -55, tmp_path)  # a floor the model refuses: not cached
     data = bytearray(path.read_bytes())
     data[-9] ^= 0xFF
     path.write_bytes(bytes(data))

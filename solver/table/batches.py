@@ -22,14 +22,17 @@ def scores_with_sum(players: int, nb: int, total: int) -> np.ndarray:
     if players == 2:
         b0 = np.arange(max(0, total - nb + 1), min(nb - 1, total) + 1)
         return np.stack([b0, total - b0], axis=1).astype(np.int64)
-    rows = []
-    for mover in range(max(0, total - 2 * (nb - 1)), min(nb - 1, total) + 1):
-        rest = total - mover
-        b1 = np.arange(max(0, rest - nb + 1), min(nb - 1, rest) + 1)
-        rows.append(np.stack([np.full_like(b1, mover), b1, rest - b1], axis=1))
-    if not rows:
+    # By the mover's score, then the next seat's: each mover's run of b_1 in one arange.
+    movers = np.arange(max(0, total - 2 * (nb - 1)), min(nb - 1, total) + 1, dtype=np.int64)
+    rest = total - movers
+    first = np.maximum(0, rest - nb + 1)
+    count = np.minimum(nb - 1, rest) + 1 - first
+    if not len(movers):
         return np.zeros((0, 3), dtype=np.int64)
-    return np.concatenate(rows).astype(np.int64)
+    starts = np.cumsum(count) - count
+    b1 = np.arange(int(count.sum()), dtype=np.int64) - np.repeat(starts - first, count)
+    b0 = np.repeat(movers, count)
+    return np.stack([b0, b1, total - b0 - b1], axis=1)
 
 
 def flag_rows(model: TableModel, farkle_sum: int | None) -> np.ndarray:

@@ -6,6 +6,9 @@ loop over blocks is Python, each block two calls that release the GIL.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import NamedTuple
+
 import numpy as np
 
 from .certificates import BatchCertificates
@@ -13,6 +16,27 @@ from .exits import exact_setup
 from .kernel import core_for
 from .planned import planned_for
 from .tables import KeepPlans, Reads, TableScratch, TableTables, read_only, record_only
+
+
+class BlockJob(NamedTuple):
+    """A batch of blocks for :class:`BlockSolver` and the caller's buffers for their results.
+
+    ``w``: the start-of-turn values the exits read (only read); ``lanes`` ``(blocks, fields,
+    nl)``: each block's start states; ``shift`` ``(blocks, nl)``: added to each lane's own
+    farkle exit (:mod:`solver.table.mixing`); ``out`` ``(blocks, C, nl)`` and ``outp``
+    ``(blocks, nl)``: each lane's ``W(0, 6)`` and ``P(0, 6)`` (``outp`` only when tracking);
+    ``min_top``: the lowest top (see :func:`solver.table.exits.exact_setup`); ``certs``: the
+    batch's keep certificates, used where ``certs.valid`` (:mod:`solver.table.certificates`)
+    and recorded anew.
+    """
+
+    w: np.ndarray
+    lanes: np.ndarray
+    shift: np.ndarray
+    out: np.ndarray
+    outp: np.ndarray
+    min_top: int = 0
+    certs: BatchCertificates | None = None
 
 
 class BlockSolver:
@@ -43,32 +67,27 @@ class BlockSolver:
     def __call__(
         self,
         tt: TableTables,
-        w: np.ndarray,
-        block_lanes: np.ndarray,
-        first: int,
-        stop: int,
-        stride: int,
+        job: BlockJob,
         s: TableScratch,
-        out: np.ndarray,
-        outp: np.ndarray,
-        shift: np.ndarray,
-        min_top: int,
-        certs: BatchCertificates | None = None,
+        first: int = 0,
+        stride: int = 1,
+        claim: Iterator[int] | None = None,
     ) -> int:
-        """Solve blocks ``first, first + stride, ... < stop`` into ``out[k]``, ``outp[k]``.
+        """Solve ``job``'s blocks ``first, first + stride, ...`` into its ``out`` and ``outp``
+        (a thread takes every ``stride``-th); returns the last block's top row.
 
-        ``out`` is ``(blocks, C, nl)``, ``outp`` ``(blocks, nl)``; ``shift`` ``(blocks, nl)`` is
-        added to each lane's own farkle exit; ``min_top``: the lowest top (see
-        :func:`exact_setup`); ``w`` is only read. ``certs``: the batch's certificates, used
-        where ``certs.valid`` (see :mod:`solver.table.certificates`) and recorded anew.
-        Returns the last block's top row.
+        ``claim``: the blocks to solve instead, taken one at a time from an iterator that
+        threads share (a thread that gets more of the CPU takes more blocks; each block's
+        values are the same whichever thread solves it: a call starts its scratch afresh).
         """
         nl = self.nl
         top = 0
         multi = int((np.diff(tt.option_start) > 1).sum())  # groups checked per row
-        w = read_only(w)  # one specialisation whoever made w (tables.read_only)
-        for kb in range(first, stop, stride):
-            top = exact_setup(tt, Reads(w, s.offsets, shift[kb]), block_lanes[kb], s, min_top)
+        w = read_only(job.w)  # one specialisation whoever made w (tables.read_only)
+        certs = job.certs
+        for kb in range(first, len(job.lanes), stride) if claim is None else claim:
+            reads = Reads(w, s.offsets, job.shift[kb])
+            top = exact_setup(tt, reads, job.lanes[kb], s, job.min_top)
             if self.plans is None or self.keeping is None:
                 self.core(tt, top, s)
             elif certs is None:
@@ -79,9 +98,9 @@ class BlockSolver:
                 plans = KeepPlans(certs.plan[kb], certs.margin[kb], delta)
                 skipped = self.keeping(tt, top, s, plans)
                 certs.made(kb, top, x0, top * multi, skipped)
-            out[kb] = s.vals[:, 5 * nl : 6 * nl]
+            job.out[kb] = s.vals[:, 5 * nl : 6 * nl]
             if self.track:
-                outp[kb] = s.prob[5 * nl : 6 * nl]
+                job.outp[kb] = s.prob[5 * nl : 6 * nl]
         return top
 
 

@@ -1,9 +1,9 @@
 """The table solve's blocks on a Ray cluster (the optional extra ``optimal-farkle[cluster]``).
 
 The solve (:mod:`solver.table.solve`) hands batches of start states to a *runner*; this
-module's runner, :class:`RayBlocks`, cuts a batch into chunks of whole 64-lane blocks and
-runs each chunk as a Ray task on the same numba kernel as the in-process runner, on one
-core per task. The values come back in block order and are put together in that order, so
+module's runner, :class:`RayBlocks`, cuts a batch into chunks of whole blocks (of
+:data:`solver.table.tables.TABLE_LANES` lanes) and runs each chunk as a Ray task on the same
+numba kernel as the in-process runner, on one core per task. The values come back in block order and are put together in that order, so
 every value is the one the in-process solve computes, bit for bit: a block's values depend
 only on its own lanes and on ``W``, never on which process ran it or when.
 
@@ -29,6 +29,7 @@ from __future__ import annotations
 import os
 import uuid
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -134,18 +135,25 @@ class Cluster:
         self.close()
 
 
-def parse_cluster(text: str) -> tuple[str, int | None]:
-    """``("local", N or None)`` or ``("address", None)``; ClusterError for a bad ``local:N``."""
+class ClusterKind(StrEnum):
+    """Where a named cluster runs: a Ray instance started here, or one at an address."""
+
+    LOCAL = "local"
+    ADDRESS = "address"
+
+
+def parse_cluster(text: str) -> tuple[ClusterKind, int | None]:
+    """``(LOCAL, N or None)`` or ``(ADDRESS, None)``; ClusterError for a bad ``local:N``."""
     if text == "local":
-        return "local", None
+        return ClusterKind.LOCAL, None
     if text.startswith("local:"):
         count = text.removeprefix("local:")
         if not count.isdigit() or not 1 <= int(count) <= 4096:
             raise ClusterError(f"local:N takes a number of workers from 1 to 4096, got {count!r}")
-        return "local", int(count)
+        return ClusterKind.LOCAL, int(count)
     if not text.strip():
         raise ClusterError("a cluster is local, local:N or the address of a Ray cluster")
-    return "address", None
+    return ClusterKind.ADDRESS, None
 
 
 def check_ray() -> None:
@@ -165,7 +173,7 @@ def connect(text: str) -> Cluster:
     started = False
     if not ray.is_initialized():
         try:
-            if kind == "local":
+            if kind is ClusterKind.LOCAL:
                 ray.init(
                     num_cpus=count or os.cpu_count() or 1,
                     include_dashboard=False,

@@ -32,7 +32,7 @@ from ..core.layout import (
     P_RISKLESS,
     P_ROWS,
 )
-from .tables import I_BMIN, I_CUT, I_END, I_GOAL, Reads, TableScratch, TableTables
+from .tables import BANK_GROUP, I_BMIN, I_CUT, I_END, I_GOAL, Reads, TableScratch, TableTables
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -158,11 +158,6 @@ def lane_exits(
         info[I_END, lane] = min(end, rows - 1)
 
 
-#: Lanes whose bank exits :func:`bank_rows` writes together, row by row: one cache line of
-#: float64 per component and row (lane by lane, each store was a line of its own).
-BANK_GROUP = 8
-
-
 @njit(cache=True, nogil=True)
 def bank_rows(
     tt: TableTables, reads: Reads, lanes: np.ndarray, s: TableScratch, bank: np.ndarray, stop: int
@@ -183,14 +178,10 @@ def bank_rows(
     nb, ne = p[P_NB], p[P_NE]
     stride = p[P_NF] ** n * ne**n * p[P_NS]  # of the mover's new score (the last seat)
     length = p[P_REACH]
-    # Per lane of a group, the final round's parameters (past_goal), once per lane.
-    base = np.empty(BANK_GROUP, dtype=np.int64)
-    last = np.empty(BANK_GROUP, dtype=np.int64)
-    kind = np.empty(BANK_GROUP, dtype=np.int64)
-    lead = np.empty(BANK_GROUP, dtype=np.int64)
-    e1 = np.empty(BANK_GROUP, dtype=np.int64)
-    e2 = np.empty(BANK_GROUP, dtype=np.int64)
-    delta = np.empty(BANK_GROUP, dtype=np.int64)
+    # Per lane of a group, where its reads start, its end row and the final round's
+    # parameters (past the goal), once per lane.
+    base, last, kind, lead = s.group_exits[0], s.group_exits[1], s.group_exits[2], s.group_exits[3]
+    e1, e2, delta = s.group_exits[4], s.group_exits[5], s.group_exits[6]
     for l0 in range(0, nl, BANK_GROUP):
         l1 = min(l0 + BANK_GROUP, nl)
         for lane in range(l0, l1):

@@ -39,9 +39,107 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from numba.extending import register_jitable
 
-from ..core.jit import njit
-from .tables import FAST_MATH, TableScratch, TableTables
+from ..core.jit import FAST_MATH, njit
+from ..core.sums import SUM_COMPARED, build_sums
+from .tables import A0, A1, AD, AP, B0, B1, BD, BP, TableScratch, TableTables
+
+
+def _make_compare(
+    nl: int, comps: int, separate: bool, track: bool, record: bool
+) -> Callable[..., None]:
+    """The groups compared lane by lane, for both recursions (compile-time specialised).
+
+    For each group ``g`` listed in ``s.sums.compared[slot]`` (every group of the dice count
+    in :func:`_make_core`, the ones without a keep plan in :mod:`solver.table.planned`), in
+    order: each lane's first option with the largest ``D`` (no earlier option reaches it, no
+    later one exceeds it), whose components are added times ``p_g`` to the cell's sums
+    (rows :data:`A0`, :data:`A1`, :data:`AD`, :data:`AP` of ``s.lane_buf``). ``separate``:
+    ``D`` is the ``dec`` plane (its sum in :data:`AD`), else ``W_0``; ``track``: also ``P``;
+    ``record``: the picks into ``s.choice[ti, g]``.
+
+    One call per cell (not per group), so that the lane loops stay together as LLVM
+    vectorises them and the call's cost is spread over the cell's groups. It is compiled into
+    each kernel that calls it (``register_jitable``), not a dispatcher of its own: a
+    dispatcher in a kernel's closure is pickled into numba's cache key with an identity new
+    in every process, so the kernel would never load from the cache.
+    """
+    two = comps == 2
+
+    @register_jitable(inline="always", nogil=True, boundscheck=False, fastmath=FAST_MATH)
+    def compare(tt: TableTables, s: TableScratch, ti: int, slot: int) -> None:
+        """Add the compared groups of cell ``(ti, slot + 1)`` to its sums."""
+        nlu = np.uint64(nl)
+        v0 = s.vals[0]
+        v1 = s.vals[1] if two else s.vals[0]
+        prob, choice = s.prob, s.choice
+        d = s.dec if separate else v0
+        buf = s.lane_buf
+        a0, a1, ad, ap = buf[A0], buf[A1], buf[AD], buf[AP]
+        b0, b1, bd, bp = buf[B0], buf[B1], buf[BD], buf[BP]
+        pick = s.picks[0]
+        option_off, option_start, group_prob = tt.option_off, tt.option_start, tt.group_prob
+        compared = s.sums.compared
+        base = ti * 6
+        for i in range(s.sums.counts[SUM_COMPARED, slot]):
+            g = compared[slot, i]
+            o = option_start[g]
+            k = option_start[g + 1] - o
+            pg = group_prob[g]
+            s0 = np.uint64(base + option_off[o]) * nlu
+            for lane in range(nlu):
+                bd[lane] = d[s0 + lane]
+                if separate:
+                    b0[lane] = v0[s0 + lane]
+                if two:
+                    b1[lane] = v1[s0 + lane]
+                if track:
+                    bp[lane] = prob[s0 + lane]
+                if record:
+                    pick[lane] = 0.0
+            for j in range(1, k):
+                sj = np.uint64(base + option_off[o + j]) * nlu
+                for lane in range(nlu):
+                    v = d[sj + lane]
+                    take = v > bd[lane]
+                    if separate:
+                        b0[lane] = v0[sj + lane] if take else b0[lane]
+                    if two:
+                        b1[lane] = v1[sj + lane] if take else b1[lane]
+                    if track:
+                        bp[lane] = prob[sj + lane] if take else bp[lane]
+                    if record:
+                        pick[lane] = float(j) if take else pick[lane]
+                    bd[lane] = v if take else bd[lane]
+            for lane in range(nlu):
+                if separate:
+                    a0[lane] += pg * b0[lane]
+                    ad[lane] += pg * bd[lane]
+                else:
+                    a0[lane] += pg * bd[lane]
+                if two:
+                    a1[lane] += pg * b1[lane]
+                if track:
+                    ap[lane] += pg * bp[lane]
+            if record:
+                for lane in range(nlu):
+                    choice[ti, g, lane] = np.uint8(pick[lane])
+
+    return compare
+
+
+_COMPARES: dict[tuple[int, int, bool, bool, bool], Callable[..., None]] = {}
+
+
+def compare_for(
+    nl: int, comps: int, separate: bool = False, track: bool = False, record: bool = False
+) -> Callable[..., None]:
+    """The group comparison of :func:`_make_compare` for these choices (one per process)."""
+    key = (nl, comps, separate, track, record)
+    if key not in _COMPARES:
+        _COMPARES[key] = _make_compare(nl, comps, separate, track, record)
+    return _COMPARES[key]
 
 
 def _make_core(
@@ -50,23 +148,25 @@ def _make_core(
     """The backward pass over the turn total for one block (compile-time specialised).
 
     ``separate``: decide by the ``dec`` plane (policy evaluation) instead of ``vals[0]``;
-    ``track``: carry ``P``; ``record``: write ``choice`` and ``banks``.
+    ``track``: carry ``P``; ``record``: write ``choice`` and ``banks``. Every group is
+    compared lane by lane (:func:`_make_compare`).
     """
     two = comps == 2
+    compare = compare_for(nl, comps, separate, track, record)
 
     @njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH)
     def core(tt: TableTables, top: int, s: TableScratch) -> None:
         """Rows ``top - 1 .. 0`` of ``s`` (its exits and the rows above the top set)."""
         vals, dec, prob, bank, bankd = s.vals, s.dec, s.prob, s.bank, s.bankd
-        x, xd, choice, banks = s.x, s.xd, s.choice, s.banks
+        x, xd, banks = s.x, s.xd, s.banks
         nlu = np.uint64(nl)
         v0 = vals[0]
         v1 = vals[1] if two else vals[0]
         d = dec if separate else v0
         buf = s.lane_buf
-        a0, a1, ad, ap = buf[0], buf[1], buf[2], buf[3]
-        b0, b1, bd, bp = buf[4], buf[5], buf[6], buf[7]
-        pick = s.picks[0]
+        a0, a1, ad, ap = buf[A0], buf[A1], buf[AD], buf[AP]
+        for slot in range(6):  # every group compared (the plan it is given is not read)
+            build_sums(tt, s.sums, s.row_plan, 0, slot, True)
         for ti in range(top - 1, -1, -1):
             base = ti * 6
             for n in range(1, 7):
@@ -79,48 +179,7 @@ def _make_core(
                         ad[lane] = pf * xd[lane]
                     if track:
                         ap[lane] = pf
-                for g in range(tt.group_start[n], tt.group_start[n + 1]):
-                    o = tt.option_start[g]
-                    k = tt.option_start[g + 1] - o
-                    pg = tt.group_prob[g]
-                    s0 = np.uint64(base + tt.option_off[o]) * nlu
-                    for lane in range(nlu):
-                        bd[lane] = d[s0 + lane]
-                        if separate:
-                            b0[lane] = v0[s0 + lane]
-                        if two:
-                            b1[lane] = v1[s0 + lane]
-                        if track:
-                            bp[lane] = prob[s0 + lane]
-                        if record:
-                            pick[lane] = 0.0
-                    for j in range(1, k):
-                        sj = np.uint64(base + tt.option_off[o + j]) * nlu
-                        for lane in range(nlu):
-                            v = d[sj + lane]
-                            take = v > bd[lane]
-                            if separate:
-                                b0[lane] = v0[sj + lane] if take else b0[lane]
-                            if two:
-                                b1[lane] = v1[sj + lane] if take else b1[lane]
-                            if track:
-                                bp[lane] = prob[sj + lane] if take else bp[lane]
-                            if record:
-                                pick[lane] = float(j) if take else pick[lane]
-                            bd[lane] = v if take else bd[lane]
-                    for lane in range(nlu):
-                        if separate:
-                            a0[lane] += pg * b0[lane]
-                            ad[lane] += pg * bd[lane]
-                        else:
-                            a0[lane] += pg * bd[lane]
-                        if two:
-                            a1[lane] += pg * b1[lane]
-                        if track:
-                            ap[lane] += pg * bp[lane]
-                    if record:
-                        for lane in range(nlu):
-                            choice[ti, g, lane] = np.uint8(pick[lane])
+                compare(tt, s, ti, n - 1)
                 dst = np.uint64(base + n - 1) * nlu
                 for lane in range(nlu):
                     if separate:

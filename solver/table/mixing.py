@@ -80,9 +80,16 @@ class Equilibrium:
 
 
 def add_policy(policies: list[Policy], a: np.ndarray, p: float) -> bool:
-    """Add ``(a, p)`` unless an equal policy is there; whether it was new."""
+    """Add ``(a, p)`` unless an equal policy is there; whether it was new.
+
+    Compared in Python floats (a solve calls this for every state still moving after two
+    sweeps, where numpy's cost per call on vectors of three was most of the time).
+    """
+    row = np.asarray(a, dtype=np.float64).tolist()
     for old in policies:
-        if abs(old.p - p) <= SAME and float(np.abs(old.a - a).max()) <= SAME:
+        if abs(old.p - p) <= SAME and (
+            max(abs(x - y) for x, y in zip(old.a.tolist(), row, strict=True)) <= SAME
+        ):
             return False
     policies.append(Policy(np.array(a, dtype=np.float64), float(p)))
     return True
@@ -127,50 +134,78 @@ def cycle_values(cycle: list[int], a: np.ndarray, p: np.ndarray) -> np.ndarray:
     ``cycle[i]`` is the distinct state at ``rot^i(s_0)`` (``N`` entries); ``a[j]``, ``p[j]``
     per distinct state. ``F(s) = sum_i (prod_{k<i} P_k) Rot^i A_i / (1 - prod P)``.
     """
+    out = np.empty(a.shape)
+    for j, row in enumerate(_cycle_rows(cycle, a.tolist(), p.tolist())):
+        if row is not None:
+            out[j] = row
+    return out
+
+
+def _cycle_rows(
+    cycle: list[int], rows: list[list[float]], probs: list[float]
+) -> list[list[float] | None]:
+    """:func:`cycle_values` in Python floats (None: a state not on the cycle).
+
+    ``(Rot^i A)_k = A_{(k - i) mod N}``; one operation at a time, as numpy does them element
+    by element (the same roundings). The search for an equilibrium calls this hundreds of
+    thousands of times on vectors of three, where numpy's cost per call was most of a
+    solve's time between its batches.
+    """
     n = len(cycle)
-    m = len(a)
-    out = np.empty((m, a.shape[1]))
-    done = set()
+    size = len(rows[0])
+    out: list[list[float] | None] = [None] * len(rows)
     for start in range(n):
         j0 = cycle[start]
-        if j0 in done:
+        if out[j0] is not None:
             continue
-        done.add(j0)
-        acc = a[j0].copy()
-        weight = p[j0]
+        acc = list(rows[j0])
+        weight = probs[j0]
         for i in range(1, n):
             j = cycle[(start + i) % n]
-            acc += weight * np.roll(a[j], i)
-            weight *= p[j]
-        out[j0] = acc / (1.0 - weight)
+            row = rows[j]
+            for k in range(size):
+                acc[k] += weight * row[(k - i) % size]
+            weight *= probs[j]
+        out[j0] = [x / (1.0 - weight) for x in acc]
     return out
 
 
 def _values_for(
-    cycle: list[int], choices: tuple[Choice, ...], lam: dict[int, float]
-) -> tuple[np.ndarray, np.ndarray]:
-    m = len(choices)
-    size = len(choices[0].low.a)
-    a = np.empty((m, size))
-    p = np.empty(m)
+    cycle: list[int],
+    lines: list[tuple[list[float], float, list[float], float] | None],
+    choices: tuple[Choice, ...],
+    lam: dict[int, float],
+) -> tuple[list[list[float]], list[float]]:
+    """Every distinct state's full vector and ``y`` when state ``j`` mixes with ``lam[j]``.
+
+    ``lines[j]``: the kink's two policies as Python floats, ``(a_L, p_L, a_H, p_H)`` (None: a
+    pure choice). The mixture ``(1 - lambda) F_L + lambda F_H``, element by element.
+    """
+    rows: list[list[float]] = []
+    probs: list[float] = []
     for j, ch in enumerate(choices):
-        if ch.high is None:
-            a[j], p[j] = ch.low.a, ch.low.p
+        line = lines[j]
+        if line is None:
+            rows.append(ch.low.a.tolist())
+            probs.append(float(ch.low.p))
         else:
             w = lam[j]
-            a[j] = (1.0 - w) * ch.low.a + w * ch.high.a
-            p[j] = (1.0 - w) * ch.low.p + w * ch.high.p
-    values = cycle_values(cycle, a, p)
-    return values, _ys(cycle, values)
+            v = 1.0 - w
+            low_a, low_p, high_a, high_p = line
+            rows.append([v * x + w * y for x, y in zip(low_a, high_a, strict=True)])
+            probs.append(v * low_p + w * high_p)
+    values = _cycle_rows(cycle, rows, probs)
+    full = [row for row in values if row is not None]
+    assert len(full) == len(values)  # every distinct state is on its cycle
+    return full, _ys(cycle, full)
 
 
-def _ys(cycle: list[int], values: np.ndarray) -> np.ndarray:
+def _ys(cycle: list[int], values: list[list[float]]) -> list[float]:
     """Each distinct state's ``y``: its mover's chance in the next state (that state's last seat)."""
     n = len(cycle)
-    m = len(values)
-    ys = np.empty(m)
+    ys = [0.0] * len(values)
     for start in range(n):
-        ys[cycle[start]] = values[cycle[(start + 1) % n], -1]
+        ys[cycle[start]] = values[cycle[(start + 1) % n]][-1]
     return ys
 
 
@@ -188,10 +223,16 @@ def mixed_equilibrium(cycle: list[int], candidates: list[list[Policy]]) -> Equil
 
 def _solve(cycle: list[int], combo: tuple[Choice, ...]) -> Equilibrium | None:
     kinks = [j for j, ch in enumerate(combo) if ch.mixed]
+    lines = [
+        None
+        if ch.high is None
+        else (ch.low.a.tolist(), float(ch.low.p), ch.high.a.tolist(), float(ch.high.p))
+        for ch in combo
+    ]
 
-    def residual(lams: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        lam = dict(zip(kinks, lams.tolist()))
-        values, ys = _values_for(cycle, combo, lam)
+    def residual(lams: np.ndarray) -> tuple[np.ndarray, list[list[float]], list[float]]:
+        lam = dict(zip(kinks, lams.tolist(), strict=True))
+        values, ys = _values_for(cycle, lines, combo, lam)
         res = np.array([ys[j] - combo[j].kink for j in kinks])
         return res, values, ys
 
@@ -205,7 +246,7 @@ def _solve(cycle: list[int], combo: tuple[Choice, ...]) -> Equilibrium | None:
         weights = tuple(
             float(lams[kinks.index(j)]) if j in kinks else None for j in range(len(combo))
         )
-        return Equilibrium(values, ys, combo, weights)
+        return Equilibrium(np.array(values), np.array(ys), combo, weights)
 
     if not kinks:
         return accept(np.zeros(0))

@@ -11,10 +11,19 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..core.jit import njit
-from ..core.layout import P_EXTRA, P_ROWS
+from ..core.jit import FAST_MATH, njit
+from ..core.layout import NO_PLAN, P_EXTRA, P_ROWS
 from ..core.sums import SUM_COMPARED, SUM_MADE, SUM_TARGETS, build_sums, planned_sum
-from .tables import FAST_MATH, NO_PLAN, KeepPlans, TableScratch, TableTables
+from .kernel import compare_for
+from .tables import (
+    A0,
+    AP,
+    GAP,
+    LEAST,
+    KeepPlans,
+    TableScratch,
+    TableTables,
+)
 
 #: A group the lanes did not agree on is compared lane by lane in the next rows, and
 #: checked again for a plan only every this many rows (where the lanes' choices differ, as
@@ -90,6 +99,7 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
     """
     two = comps == 2
     planes = comps + (1 if track else 0)
+    compare = compare_for(nl, comps, False, track, False)
 
     @njit(cache=True, nogil=True, boundscheck=False, fastmath=FAST_MATH)
     def planned(
@@ -105,18 +115,13 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
         v1 = s.vals[1] if two else s.vals[0]
         prob, bank, x = s.prob, s.bank, s.x
         buf = s.lane_buf
-        a0 = buf[0]
+        a0 = buf[A0]
         # A checked group's margin per lane, and their smallest over the cell's planned groups
         # (lane by lane: a reduction over lanes in every group's check kept it from vectorising).
-        gap, least = buf[7], buf[8]
-        option_off, option_start = tt.option_off, tt.option_start
-        group_start, group_prob = tt.group_start, tt.group_prob
+        gap, least = buf[GAP], buf[LEAST]
+        option_off, option_start, group_start = tt.option_off, tt.option_start, tt.group_start
         row_plan, planned_sums = s.row_plan, s.sums
-        sum_off, sum_weight, compared = (
-            planned_sums.sum_off,
-            planned_sums.sum_weight,
-            planned_sums.compared,
-        )
+        sum_off, sum_weight = planned_sums.sum_off, planned_sums.sum_weight
         sums, made_from = planned_sums.counts, planned_sums.made_from
         for slot in range(6):
             sums[SUM_MADE, slot] = 0  # a new call may bring new tables
@@ -243,12 +248,13 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                 npend = sums[SUM_COMPARED, slot]
                 pf = tt.farkle_prob[n]
                 dst = np.uint64(base + n - 1) * nlu
-                # Component by component (W_0, then W_1, then P): a lane loop that stores
-                # into one array only is one LLVM vectorises without giving up on the
-                # run-time checks that the arrays it reads do not overlap it.
+                # Component by component (W_0, then W_1, then P: lane_buf rows A0 = 0, A1 = 1
+                # and AP): a lane loop that stores into one array only is one LLVM vectorises
+                # without giving up on the run-time checks that the arrays it reads do not
+                # overlap it.
                 for pl in range(planes):
                     src = v0 if pl == 0 else (v1 if pl == 1 and two else prob)
-                    acc = buf[pl]
+                    acc = buf[pl if pl < comps else AP]
                     if pl == 0 or (pl == 1 and two):
                         for lane in range(nlu):
                             acc[lane] = pf * x[pl, lane]
@@ -258,41 +264,13 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                     # Planned groups: one multiply-add per target cell, four per lane loop.
                     planned_sum(acc, src, sum_off, sum_weight, slot, ntouch, base, nlu)
                 # The other groups: each lane's first best option by W_0, its other
-                # components with it (as in solver.table.kernel).
-                a1, ap = buf[1], buf[planes - 1]  # P is the last component
-                b0, b1, bp = buf[3], buf[4], buf[5]
-                for i in range(npend):
-                    g = compared[slot, i]
-                    o = option_start[g]
-                    k = option_start[g + 1] - o
-                    pg = group_prob[g]
-                    s0 = np.uint64(base + option_off[o]) * nlu
-                    for lane in range(nlu):
-                        b0[lane] = v0[s0 + lane]
-                        if two:
-                            b1[lane] = v1[s0 + lane]
-                        if track:
-                            bp[lane] = prob[s0 + lane]
-                    for j in range(1, k):
-                        sj = np.uint64(base + option_off[o + j]) * nlu
-                        for lane in range(nlu):
-                            v = v0[sj + lane]
-                            take = v > b0[lane]
-                            if two:
-                                b1[lane] = v1[sj + lane] if take else b1[lane]
-                            if track:
-                                bp[lane] = prob[sj + lane] if take else bp[lane]
-                            b0[lane] = v if take else b0[lane]
-                    for lane in range(nlu):
-                        a0[lane] += pg * b0[lane]
-                        if two:
-                            a1[lane] += pg * b1[lane]
-                        if track:
-                            ap[lane] += pg * bp[lane]
+                # components with it (solver.table.kernel's comparison).
+                if npend > 0:
+                    compare(tt, s, ti, slot)
                 # Bank or roll, by W_0 (ties bank): the other components follow.
                 for pl in range(planes - 1, -1, -1):
                     dst_arr = v0 if pl == 0 else (v1 if pl == 1 and two else prob)
-                    acc = buf[pl]
+                    acc = buf[pl if pl < comps else AP]
                     if pl == 0 or (pl == 1 and two):
                         for lane in range(nlu):
                             take = bank[0, ti, lane] >= a0[lane]

@@ -13,7 +13,7 @@ from typing import Protocol
 import numpy as np
 
 from .batches import flat_of
-from .blocks import solver_for
+from .blocks import BlockJob, solver_for
 from .certificates import BatchCertificates, fits
 from .model import TableModel
 from .tables import TABLE_LANES, TableTables, table_scratch
@@ -42,6 +42,10 @@ RunnerFactory = Callable[[TableModel, TableTables, int, bool], BlockRunner]
 
 class LocalBlocks:
     """Thread pool, scratch and the compiled solver for sweeping batches of one model.
+
+    The threads of a batch claim its blocks one at a time, in block order: a thread that
+    gets less of the CPU (a shared machine) solves fewer blocks instead of holding up the
+    batch; which thread solved a block changes none of its values.
 
     ``certify``: keep the keep certificates of the last batch (:mod:`solver.table.certificates`)
     and certify from them when the next batch is the same one (rows and shift), read from the
@@ -101,27 +105,18 @@ class LocalBlocks:
         moved = flat_shift.reshape(blocks, TABLE_LANES)
         certs = self._certificates(w_flat, rows, flat_shift, blocks)
 
-        def run(worker: int, stride: int) -> None:
-            self.solver(
-                self.tables,
-                w_flat,
-                lanes,
-                worker,
-                blocks,
-                stride,
-                self.scratch[worker],
-                out,
-                outp,
-                moved,
-                0,
-                certs,
-            )
+        job = BlockJob(w_flat, lanes, moved, out, outp, certs=certs)
+
+        claim = iter(range(blocks))  # shared: a thread takes the next block when it is free
+
+        def run(worker: int) -> None:
+            self.solver(self.tables, job, self.scratch[worker], claim=claim)
 
         if self.pool is None or blocks < 2:
-            run(0, 1)
+            run(0)
         else:
-            futures = [self.pool.submit(run, i, self.threads) for i in range(1, self.threads)]
-            run(0, self.threads)
+            futures = [self.pool.submit(run, i) for i in range(1, self.threads)]
+            run(0)
             for fut in futures:
                 fut.result()
         if certs is not None:

@@ -61,7 +61,7 @@ import numpy as np
 
 from ..duel.valueiter import default_threads
 from .batches import reachable_states
-from .blocks import solver_for
+from .blocks import BlockJob, solver_for
 from .certificates import BatchCertificates
 from .layers import solve_layers
 from .model import TableModel
@@ -130,20 +130,15 @@ def compile_table_kernels(model: TableModel, certify: bool = False) -> None:
     if certify:
         variants.append((True, BatchCertificates(1, rows, groups, TABLE_LANES)))
     for track, certs in variants:
-        solver_for(TABLE_LANES, model.comps, track=track)(
-            tables,
+        job = BlockJob(
             w,
             lanes,
-            0,
-            1,
-            1,
-            scratch,
-            np.empty((1, model.comps, TABLE_LANES)),
-            np.empty((1, TABLE_LANES)),
-            np.zeros((1, TABLE_LANES)),
-            0,
-            certs,
+            shift=np.zeros((1, TABLE_LANES)),
+            out=np.empty((1, model.comps, TABLE_LANES)),
+            outp=np.empty((1, TABLE_LANES)),
+            certs=certs,
         )
+        solver_for(TABLE_LANES, model.comps, track=track)(tables, job, scratch)
 
 
 def solve_table(

@@ -22,7 +22,7 @@ from ..core.errors import SolverInputError
 from ..core.floor import check_in_model
 from ..core.layout import P_EXTRA, P_ROWS
 from ..duel.decisions import check_game
-from .blocks import solver_for
+from .blocks import BlockJob, solver_for
 from .finalround import FinalRound, final_round
 from .model import TableModel
 from .solve import MixedStates, TableSolveResult
@@ -145,21 +145,15 @@ class ExactTableStrategy:
         scratch = table_scratch(tables, 1, record=True)
         lanes = np.array(fields, dtype=np.int64).reshape(1, -1, 1)
         extra = int(tables.params[P_EXTRA])
-        top = int(
-            solver(
-                tables,
-                self.w,
-                lanes,
-                0,
-                1,
-                1,
-                scratch,
-                np.empty((1, comps, 1)),
-                np.empty((1, 1)),
-                np.array([[shift]]),
-                max(0, row - extra + 1),
-            )
+        job = BlockJob(
+            self.w,
+            lanes,
+            shift=np.array([[shift]]),
+            out=np.empty((1, comps, 1)),
+            outp=np.empty((1, 1)),
+            min_top=max(0, row - extra + 1),
         )
+        top = solver(tables, job, scratch)
         rows = min(top + extra, int(tables.params[P_ROWS]))
         vals = scratch.vals[:, : rows * 6].reshape(comps, rows, 6).transpose(1, 2, 0)
         vals = np.concatenate([vals, 1.0 - vals.sum(axis=2, keepdims=True)], axis=2)

@@ -22,7 +22,7 @@ from optimal_farkle.engine.files import (
 from optimal_farkle.engine.text import quote
 
 from ..core.cachefiles import MAX_HEADER, check_payload, header_figure, read_framed, write_framed
-from ..core.errors import CacheError, SolverError
+from ..core.errors import CacheError, SolverError, SolverInputError
 from ..core.floor import DEFAULT_FLOOR, used_floor
 from ..duel.cache import cache_dir, existing_cache
 from .model import TableModel, build_table_model
@@ -130,7 +130,7 @@ def table_cached(
             len(MAGIC) + 4 + MAX_HEADER,
         )
         _header(data, rules, players, model)
-    except (TableCacheError, FileProblem, ValueError):
+    except (TableCacheError, FileProblem, SolverInputError):
         return False
     return True
 

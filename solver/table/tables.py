@@ -14,7 +14,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..core import layout
 from ..core.layout import (
     P_COMPS,
     P_EXTRA,
@@ -28,23 +27,23 @@ from ..core.sums import PlannedSums, planned_sums
 from ..core.turn_inputs import turn_inputs
 from .model import TableModel
 
-#: No NaNs or infinities ever occur (every value is a probability), which lets LLVM use
-#: vector max instructions; sums stay in their written order (no reassociation).
-FAST_MATH = {"nnan", "ninf", "nsz", "contract"}
-
 #: Start states a block of the solve holds (the duel's 64 lanes, twice over): a lane loop's
 #: fixed cost (its set-up and the checks that its arrays do not overlap) is spread over
 #: twice the lanes (bench/table3.py kernel; docs/benchmarks.md).
 TABLE_LANES = 128
 
-
-#: The keep plan entry that certifies nothing (one definition: :data:`solver.core.layout.NO_PLAN`),
-#: read here by the table kernel's modules.
-NO_PLAN = layout.NO_PLAN
+#: Lanes whose bank exits :func:`solver.table.exits.bank_rows` writes together, row by row:
+#: one cache line of float64 per component and row (lane by lane, each store was a line of
+#: its own).
+BANK_GROUP = 8
 
 #: Rows of :attr:`TableScratch.info`: goal row, bank minimum, the row from which the bank
 #: values are constant, the cut.
 I_GOAL, I_BMIN, I_END, I_CUT = range(4)
+
+#: Rows of :attr:`TableScratch.lane_buf`: a cell's sums of ``W_0``, ``W_1``, ``D`` and ``P``;
+#: a compared group's best option's; a checked group's margins and their least over the cell.
+A0, A1, AD, AP, B0, B1, BD, BP, GAP, LEAST = range(10)
 
 
 class TableTables(NamedTuple):
@@ -170,7 +169,7 @@ class TableScratch(NamedTuple):
     choice: np.ndarray  # (rows, groups, lanes) uint8
     banks: np.ndarray  # (rows * 6, lanes) bool
     tail: np.ndarray  # (rows * 6, C + 2) scalar scratch of the riskless tail
-    lane_buf: np.ndarray  # (9, lanes) a cell's sums per component, a group's best option, margins
+    lane_buf: np.ndarray  # (10, lanes) rows A0 .. LEAST: a cell's sums, a group's best, margins
     picks: np.ndarray  # (1, lanes) a recorded group's best option per lane (as a float)
     row_plan: np.ndarray  # (G,) uint8 the cell's keep plan (planned core)
     sums: PlannedSums  # the planned sums per dice count (solver.core.sums)
@@ -180,6 +179,7 @@ class TableScratch(NamedTuple):
     offsets: np.ndarray  # (lanes,) int64 zeros: the lanes' offsets into an unlabelled W
     no_shift: np.ndarray  # (lanes,) zeros: no lane's farkle exit moved
     after: np.ndarray  # (3 N + 1,) int64 the fields of the state after a turn
+    group_exits: np.ndarray  # (7, BANK_GROUP) int64 bank_rows' per-lane parameters of a group
     aux: np.ndarray  # (C, rows, lanes) an evaluation's exact bank exits (else (C, 1, 1))
     auxx: np.ndarray  # (C, lanes) ... and farkle exits (else (C, 1))
 
@@ -199,9 +199,9 @@ class KeepPlans(NamedTuple):
     """A block's keep plans and margins, which :mod:`solver.table.planned` reads and writes.
 
     ``plan[t, g]``: the option every lane keeps in group ``g`` at row ``t``, or
-    :data:`NO_PLAN`; ``margin[t, n - 1]``: the least margin of the cell's planned groups;
-    ``delta``: how far the lanes' ``x_0`` moved since they were recorded (negative: they
-    certify nothing). See :func:`solver.table.planned._make_planned`.
+    :data:`solver.core.layout.NO_PLAN`; ``margin[t, n - 1]``: the least margin of the cell's
+    planned groups; ``delta``: how far the lanes' ``x_0`` moved since they were recorded
+    (negative: they certify nothing). See :func:`solver.table.planned._make_planned`.
     """
 
     plan: np.ndarray  # (rows, G) uint8
@@ -240,7 +240,7 @@ def table_scratch(
         choice=np.empty((rows, groups, lanes) if record else (1, 1, 1), dtype=np.uint8),
         banks=np.empty((rows * 6, lanes) if record else (1, 1), dtype=np.bool_),
         tail=np.empty((rows * 6, comps + 2)),
-        lane_buf=np.empty((9, lanes)),
+        lane_buf=np.empty((LEAST + 1, lanes)),
         picks=np.empty((1, lanes)),
         row_plan=np.empty(groups, dtype=np.uint8),
         sums=planned_sums(max_off, groups),
@@ -250,6 +250,7 @@ def table_scratch(
         offsets=np.zeros(lanes, dtype=np.int64),
         no_shift=np.zeros(lanes),
         after=np.empty(3 * int(p[P_N]) + 1, dtype=np.int64),
+        group_exits=np.empty((7, BANK_GROUP), dtype=np.int64),
         aux=np.empty((comps, rows, lanes) if evaluation else (comps, 1, 1)),
         auxx=np.empty((comps, lanes) if evaluation else (comps, 1)),
     )
