@@ -52,6 +52,7 @@ from .services import (
     SupportsFn,
 )
 from .storage import Storage
+from .timers import Pause
 from .workers import ReportsWorkerErrors
 
 if TYPE_CHECKING:
@@ -186,7 +187,7 @@ class FarkleApp(ReportsWorkerErrors, App[int]):
         """
         screen = self.screen_stack[-1] if self.screen_stack else None
         if screen is not None and not screen.is_mounted:
-            self.set_timer(0.01, lambda: self.exit(result, return_code, message))
+            Pause(self, 0.01, lambda: self.exit(result, return_code, message))
             return
         super().exit(result, return_code, message)
 

@@ -3,8 +3,19 @@ hot-seat game and a computer-against-computer game watched to the end."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import DataTable, Select, Static
-from tui_support import RULES, SIZE, app_for_tests, human_step, rows_of, run, text_of, wait_for
+from tui_support import (
+    RULES,
+    SIZE,
+    app_for_tests,
+    human_step,
+    rows_of,
+    run,
+    stall_timers,
+    text_of,
+    wait_for,
+)
 
 from optimal_farkle.engine.dice import SeededDice
 from optimal_farkle.engine.game import Phase, Player
@@ -165,7 +176,13 @@ def test_a_hot_seat_game_from_the_setup_screen() -> None:
     run(body())
 
 
-def test_a_computer_against_computer_game_is_watched_to_the_end() -> None:
+def test_a_computer_against_computer_game_is_watched_to_the_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """On a machine that stalls as each timer starts (the computer's steps and the pause
+    before the game-over dialog were Textual timers of 1 and 10 ms, which such a stall lost)."""
+    stall_timers(monkeypatch)
+
     async def body() -> None:
         app = app_for_tests(seed=5)
         solve_strategy(RULES)

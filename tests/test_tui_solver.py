@@ -6,7 +6,17 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tui_support import RULES, SIZE, app_for_tests, human_step, run, start_game, text_of, wait_for
+from tui_support import (
+    RULES,
+    SIZE,
+    app_for_tests,
+    human_step,
+    run,
+    stall_timers,
+    start_game,
+    text_of,
+    wait_for,
+)
 
 from optimal_farkle.engine.game import (
     Bank,
@@ -173,6 +183,25 @@ def test_the_ai_is_paced_by_timers_and_space_skips_ahead(strategy: Any) -> None:
             await pilot.press("plus")
             assert app.services.pace < 3.0
             assert app.services.storage.load_settings().ai_pace == app.services.settings.ai_pace
+
+    run(body())
+
+
+def test_the_computers_turn_survives_a_stall_as_each_pause_begins(
+    strategy: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer's next step waited on a Textual timer of a millisecond (at pace 0, and
+    while skipping ahead), which a machine that stalled as it started lost (Textual skips
+    missed ticks): the computer's turn stalled for good (the test above once hung after
+    space on a loaded machine). Its pauses are now never lost (``tui.timers.Pause``)."""
+    stall_timers(monkeypatch)
+
+    async def body() -> None:
+        app = app_for_tests(seed=8)  # pace 0: a millisecond between the computer's steps
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await start_game(pilot, opponent="optimal", first=1, other="Perfect")
+            await wait_for(pilot, lambda: screen.state is not None and screen.state.current == 0)
+            assert screen.ai_moves
 
     run(body())
 

@@ -7,8 +7,11 @@ import html
 import re
 import time
 from collections.abc import Callable, Coroutine
+from types import SimpleNamespace
 from typing import Any, TypeVar
 
+import pytest
+import textual.timer
 from textual.css.query import NoMatches
 from textual.pilot import Pilot
 
@@ -30,6 +33,21 @@ T = TypeVar("T")
 def run(coro: Coroutine[Any, Any, T]) -> T:
     """Run one async test body (the suite needs no pytest-asyncio)."""
     return asyncio.run(coro)
+
+
+def stall_timers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine that stalls 20 ms whenever a timer of Textual reads its clock twice in a row
+    (a loaded one is descheduled there now and then, or collects garbage). Textual skips the
+    ticks a timer missed, so a one-shot timer of less than 20 ms then ends without calling
+    back: it reads the clock as it starts and again before it sleeps."""
+    last: list[object] = [None]
+
+    def get_time() -> float:
+        task = asyncio.current_task()
+        again, last[0] = task is last[0], task
+        return time.monotonic() + (0.02 if again else 0.0)
+
+    monkeypatch.setattr(textual.timer, "_time", SimpleNamespace(get_time=get_time))
 
 
 def no_solver(rules: object) -> str:

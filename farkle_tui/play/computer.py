@@ -1,7 +1,8 @@
 """The computer's turns on the game screen, paced so that a person can follow them.
 
 :class:`~optimal_farkle.tui.pacing.ComputerPacer` decides what comes next and when; this
-unit does it with Textual: a timer for each pause, a thread worker for each decision (a hard
+unit does it with Textual: a :class:`~optimal_farkle.tui.timers.Pause` for each pause (never lost,
+unlike a Textual timer of a millisecond), a thread worker for each decision (a hard
 one may take a moment), and the decision in words for the selection line. It never changes
 the game itself: the screen's ``play`` applies, saves and draws an action, and its ``shown``
 redraws the status and the selection line after a decision (raising the dice the computer
@@ -16,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.screen import Screen
-from textual.timer import Timer
 
 from optimal_farkle.engine import scorer
 from optimal_farkle.engine.game import Action, Bank, Farkled, GameState, Phase, SetAside
 
 from ..pacing import ComputerPacer, Stage
 from ..services import ServicesAccessor
+from ..timers import Pause
 from ..widgets.dice import indices_of
 from ..widgets.log import MoveLog
 from ..widgets.words import Line, pct, pts
@@ -60,7 +61,7 @@ class ComputerTurns:
         self._shown = shown
         self.advice: TableAdvice | None = None  # its win chances; set by start()
         self.pacer = ComputerPacer()  # its farkle hold is set by start()
-        self.timer: Timer | None = None  # the pause before the next step, while one runs
+        self.timer: Pause | None = None  # the pause before the next step, while one runs
         self.moves: list[tuple[GameState, Action]] = []  # every decision, in order
         self.win: float | None = None  # its win chance in the position it last decided in
         self.said = ""  # its latest decision, in words
@@ -110,7 +111,7 @@ class ComputerTurns:
 
     # -- the steps ---------------------------------------------------------------------------
     def _schedule(self, delay: float) -> None:
-        self.timer = self.screen.set_timer(max(delay, 0.001), self._step)
+        self.timer = Pause(self.screen, delay, self._step)
 
     def cancel(self) -> None:
         """Stop the pending pause, if one runs."""

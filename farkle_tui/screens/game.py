@@ -28,7 +28,6 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.reactive import reactive
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Static
 
 from optimal_farkle.engine import FarkleError, ScoringOption, scorer
@@ -53,6 +52,7 @@ from ..play.hints import GameHints
 from ..play.narration import Narrator
 from ..play.saving import GameSaver
 from ..services import ServicesAccessor
+from ..timers import Pause
 from ..widgets.banner import Banner
 from ..widgets.coach_line import CoachLine
 from ..widgets.dice import SELECT_BINDINGS, DiceRow, DiceView, DieSlot
@@ -489,7 +489,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
         return self.computer.moves
 
     @property
-    def _ai_timer(self) -> Timer | None:
+    def _ai_timer(self) -> Pause | None:
         """The computer's pending pause (the screen-truth tests wait for it to run)."""
         return self.computer.timer
 
@@ -613,7 +613,7 @@ class GameScreen(ReportsWorkerErrors, Screen[GameExit]):
             return
         self._finished = True
         delay = min(1.5, 2 * self.services.pace)
-        self.set_timer(max(delay, 0.01), lambda: self._show_game_over(state))
+        Pause(self, delay, lambda: self._show_game_over(state))
 
     def _show_game_over(self, state: GameState) -> None:
         if self.app.screen is not self:
