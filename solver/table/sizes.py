@@ -1,9 +1,10 @@
 """How large and long the exact table solve of a rule set is, and whether it runs here.
 
 :func:`table_estimate` (what the solver quotes before a solve, and what
-:func:`exact_table_supported` refuses by) is deliberately conservative: it counts time per
-lane-check of a heavily loaded machine (``bench/table3.py`` measures it; the measured sizes and
-times of every preset are in docs/benchmarks.md).
+:func:`exact_table_supported` refuses by) counts about twice the time per lane-check that a
+whole solve takes on two idle cores, so that it still holds with other work beside it
+(``bench/table3.py`` measures it; the measured sizes and times of every preset are in
+docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 EXACT_TABLE_PLAYERS = 3
 
 #: Seconds per lane-check of one thread (a lane-check: one option of one cell of one turn).
-SECONDS_PER_CHECK = 5e-9
+SECONDS_PER_CHECK = 7e-10
 #: Turn solves per start state: rules without a penalty (the exact layers)...
 SWEEPS_NO_PENALTY = 3.3
 #: ... and with one (the passes after the warm start).
