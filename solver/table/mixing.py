@@ -128,28 +128,19 @@ def _meet(low: Policy, high: Policy) -> float:
     return float((low.a[0] - high.a[0]) / (high.p - low.p))
 
 
-def cycle_values(cycle: list[int], a: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Full vectors of every distinct state, from each state's mixed ``a`` and ``p``.
-
-    ``cycle[i]`` is the distinct state at ``rot^i(s_0)`` (``N`` entries); ``a[j]``, ``p[j]``
-    per distinct state. ``F(s) = sum_i (prod_{k<i} P_k) Rot^i A_i / (1 - prod P)``.
-    """
-    out = np.empty(a.shape)
-    for j, row in enumerate(_cycle_rows(cycle, a.tolist(), p.tolist())):
-        if row is not None:
-            out[j] = row
-    return out
-
-
-def _cycle_rows(
+def cycle_values(
     cycle: list[int], rows: list[list[float]], probs: list[float]
 ) -> list[list[float] | None]:
-    """:func:`cycle_values` in Python floats (None: a state not on the cycle).
+    """Full vectors of every distinct state, from each state's mixed ``a`` and ``p``.
 
-    ``(Rot^i A)_k = A_{(k - i) mod N}``; one operation at a time, as numpy does them element
-    by element (the same roundings). The search for an equilibrium calls this hundreds of
-    thousands of times on vectors of three, where numpy's cost per call was most of a
-    solve's time between its batches.
+    ``cycle[i]`` is the distinct state at ``rot^i(s_0)`` (``N`` entries); ``rows[j]``,
+    ``probs[j]`` per distinct state (None: a state not on the cycle).
+    ``F(s) = sum_i (prod_{k<i} P_k) Rot^i A_i / (1 - prod P)``, ``(Rot^i A)_k = A_{(k - i) mod N}``.
+
+    In Python floats, one operation at a time as numpy does them element by element (the same
+    roundings): the search for an equilibrium calls this hundreds of thousands of times on
+    vectors of three, where numpy's cost per call was most of a solve's time between its
+    batches.
     """
     n = len(cycle)
     size = len(rows[0])
@@ -194,7 +185,7 @@ def _values_for(
             low_a, low_p, high_a, high_p = line
             rows.append([v * x + w * y for x, y in zip(low_a, high_a, strict=True)])
             probs.append(v * low_p + w * high_p)
-    values = _cycle_rows(cycle, rows, probs)
+    values = cycle_values(cycle, rows, probs)
     full = [row for row in values if row is not None]
     assert len(full) == len(values)  # every distinct state is on its cycle
     return full, _ys(cycle, full)
