@@ -69,23 +69,21 @@ class BlockSolver:
         tt: TableTables,
         job: BlockJob,
         s: TableScratch,
-        first: int = 0,
-        stride: int = 1,
         claim: Iterator[int] | None = None,
     ) -> int:
-        """Solve ``job``'s blocks ``first, first + stride, ...`` into its ``out`` and ``outp``
-        (a thread takes every ``stride``-th); returns the last block's top row.
+        """Solve ``job``'s blocks into its ``out`` and ``outp``; returns the last block's top row.
 
-        ``claim``: the blocks to solve instead, taken one at a time from an iterator that
-        threads share (a thread that gets more of the CPU takes more blocks; each block's
-        values are the same whichever thread solves it: a call starts its scratch afresh).
+        ``claim``: the blocks to solve, taken one at a time from an iterator that threads
+        share (a thread that gets more of the CPU takes more blocks; each block's values are
+        the same whichever thread solves it: a call starts its scratch afresh); every block
+        when None.
         """
         nl = self.nl
         top = 0
         multi = int((np.diff(tt.option_start) > 1).sum())  # groups checked per row
         w = read_only(job.w)  # one specialisation whoever made w (tables.read_only)
         certs = job.certs
-        for kb in range(first, len(job.lanes), stride) if claim is None else claim:
+        for kb in range(len(job.lanes)) if claim is None else claim:
             reads = Reads(w, s.offsets, job.shift[kb])
             top = exact_setup(tt, reads, job.lanes[kb], s, job.min_top)
             if self.plans is None or self.keeping is None:
