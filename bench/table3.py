@@ -135,7 +135,6 @@ def sizes(goal: int | None, as_json: bool) -> None:
 def solve(args: argparse.Namespace) -> None:
     import numpy as np
 
-    from optimal_farkle.engine import preset
     from optimal_farkle.engine.game import Player, new_game
     from optimal_farkle.solver.table.exact import (
         ExactTableAdvice,
@@ -144,9 +143,7 @@ def solve(args: argparse.Namespace) -> None:
         table_estimate,
     )
 
-    rules = preset(args.rules)
-    if args.goal is not None:
-        rules = rules.with_goal(args.goal)
+    rules = _rules(args)
     cache = args.cache_dir or tempfile.mkdtemp(prefix="farkle-table3-")
     marks: list[tuple[float, float, str]] = []
     started = time.perf_counter()
@@ -257,19 +254,31 @@ def main() -> None:
         loss(args)
 
 
+def _rules(args: argparse.Namespace) -> Any:
+    """The preset ``--rules`` at ``--goal`` (its own goal without one)."""
+    from optimal_farkle.engine import preset
+
+    rules = preset(args.rules)
+    return rules if args.goal is None else rules.with_goal(args.goal)
+
+
+def _compiled(args: argparse.Namespace) -> tuple[Any, Any]:
+    """``(rules, model)`` of ``--rules``/``--goal``/``--floor`` at three seats, its kernels
+    compiled (untimed)."""
+    from optimal_farkle.solver.table.model import build_table_model
+    from optimal_farkle.solver.table.solve import compile_table_kernels
+
+    rules = _rules(args)
+    model = build_table_model(rules, 3, args.floor)
+    compile_table_kernels(model)
+    return rules, model
+
+
 def _sampling(args: argparse.Namespace) -> tuple[Any, Any, Any]:
     """``(rules, model, W)`` of ``--rules``/``--goal``/``--floor``: kernels compiled, ``W`` random."""
     import numpy as np
 
-    from optimal_farkle.engine import preset
-    from optimal_farkle.solver.table.model import build_table_model
-    from optimal_farkle.solver.table.solve import compile_table_kernels
-
-    rules = preset(args.rules)
-    if args.goal is not None:
-        rules = rules.with_goal(args.goal)
-    model = build_table_model(rules, 3, args.floor)
-    compile_table_kernels(model)
+    rules, model = _compiled(args)
     w = np.random.default_rng(1).uniform(0.2, 0.4, size=model.start_states * model.comps)
     return rules, model, w
 
@@ -354,16 +363,10 @@ def one_pass(args: argparse.Namespace) -> None:
 def on_cluster(args: argparse.Namespace) -> None:
     import numpy as np
 
-    from optimal_farkle.engine import preset
     from optimal_farkle.solver.table.cluster import connect
-    from optimal_farkle.solver.table.model import build_table_model
-    from optimal_farkle.solver.table.solve import compile_table_kernels, solve_table
+    from optimal_farkle.solver.table.solve import solve_table
 
-    rules = preset(args.rules)
-    if args.goal is not None:
-        rules = rules.with_goal(args.goal)
-    model = build_table_model(rules, 3, args.floor)
-    compile_table_kernels(model)
+    rules, model = _compiled(args)
     started = time.perf_counter()
     local = solve_table(model, threads=2)
     rows = [{"where": "in process, 2 threads", "seconds": time.perf_counter() - started}]
@@ -601,17 +604,11 @@ def whole(model: Any, certify: bool) -> tuple[float, float]:
 
 
 def busy(args: argparse.Namespace) -> None:
-    from optimal_farkle.engine import preset
-    from optimal_farkle.solver.table.model import build_table_model
     from optimal_farkle.solver.table.runners import LocalBlocks
-    from optimal_farkle.solver.table.solve import compile_table_kernels, solve_table
+    from optimal_farkle.solver.table.solve import solve_table
     from optimal_farkle.solver.table.tables import TABLE_LANES
 
-    rules = preset(args.rules)
-    if args.goal is not None:
-        rules = rules.with_goal(args.goal)
-    model = build_table_model(rules, 3, args.floor)
-    compile_table_kernels(model)  # untimed
+    rules, model = _compiled(args)  # the compile untimed
     groups = ((1, 1), (2, 2), (3, 3), (4, 7), (8, 10**9))
     figures = {g: [0, 0.0, 0.0, 0.0] for g in groups}  # batches, wall, CPU, CPU on 2 cores
 
