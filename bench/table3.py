@@ -221,7 +221,18 @@ def main() -> None:
     )
     parser.add_argument("--workers", default="1,2", help="cluster: worker counts to run")
     parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
-    parser.add_argument("--sample", type=int, default=4096, help="pass: states per sampled layer")
+    parser.add_argument(
+        "--sample", type=int, default=4096, help="pass, kernel: states per sampled layer"
+    )
+    parser.add_argument(
+        "--run", type=int, default=1024, help="pass: contiguous states per sampled run"
+    )
+    parser.add_argument(
+        "--start",
+        default="warm",
+        help="pass: the W it starts from, warm (as a solve's passes) or random; "
+        "both, one after the other: warm,random",
+    )
     parser.add_argument("--rules", default="neller-busche")
     parser.add_argument("--goal", type=int)
     parser.add_argument("--floor", type=int, default=-2500)
@@ -303,6 +314,79 @@ def _sampled_layers(model: Any, every: int, sample: int) -> Iterator[tuple[int, 
         yield layer, rows
 
 
+def _batch_runs(model: Any, every: int, sample: int, run: int) -> Iterator[tuple[int, list[Any]]]:
+    """Every ``every``-th layer from the top (and layer 0): about ``sample`` of its reachable
+    states as contiguous runs of ``run`` states in block order, each inside one batch (a
+    layer and farkle count), as a real pass's blocks hold them (a whole layer when it is no
+    larger). The runs start at a random place in each of ``sample / run`` equal parts of the
+    layer's batches one after the other, so they spread over its scores."""
+    import numpy as np
+
+    from optimal_farkle.solver.table.batches import batch_states
+
+    rng = np.random.default_rng(2)
+    top_layer = 3 * (model.nb - 1)
+    counts = range(3 * model.nf - 2, -1, -1) if model.penalty_count else (None,)
+    for layer in [*range(top_layer, -1, -every), 0]:
+        found = [b for b in (batch_states(model, layer, c) for c in counts) if len(b)]
+        total = sum(len(b) for b in found)
+        if not total:
+            continue
+        if total <= sample:
+            yield layer, found
+            continue
+        ends = np.cumsum([len(b) for b in found])
+        parts = max(1, sample // run)
+        runs = []
+        for part in range(parts):
+            lo, hi = part * total // parts, (part + 1) * total // parts
+            at = int(rng.integers(lo, max(lo + 1, hi - run + 1)))
+            k = int(np.searchsorted(ends, at, side="right"))
+            first = int(ends[k] - len(found[k]))
+            start = max(first, min(at, int(ends[k]) - run))
+            runs.append(found[k][start - first : start - first + run])
+        yield layer, runs
+
+
+def _plain_w(args: argparse.Namespace, rules: Any, model: Any) -> Any:
+    """``W`` of ``model``'s rules without the penalty, as :func:`solve_table` solves it
+    (:func:`solver.table.solve.solve_plain`, two threads), kept in ``--cache-dir`` when
+    given (keyed by rules, goal and floor) and read from there the next time."""
+    import numpy as np
+
+    from optimal_farkle.solver.table.solve import solve_plain
+
+    path = None
+    if args.cache_dir:
+        name = f"plain-{args.rules}-{rules.goal}-floor{model.floor}.npy"
+        path = os.path.join(args.cache_dir, name)
+        if os.path.exists(path):
+            print(f"  the solve without the penalty read from {path}", file=sys.stderr)
+            return np.load(path)
+    started, cpu = time.perf_counter(), time.process_time()
+    last = [0.0]
+
+    def progress(fraction: float, message: str) -> None:
+        now = time.perf_counter() - started
+        if now - last[0] > 60:
+            last[0] = now
+            print(f"  {now:8.0f} s  {500 * fraction:5.1f}%  {message}", file=sys.stderr, flush=True)
+
+    plain, _ = solve_plain(model, 2, progress)
+    print(
+        f"  the solve without the penalty: {time.perf_counter() - started:,.0f} s wall, "
+        f"{time.process_time() - cpu:,.0f} s CPU (load average {os.getloadavg()[0]:.1f})",
+        file=sys.stderr,
+        flush=True,
+    )
+    if path is not None:
+        os.makedirs(args.cache_dir, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=args.cache_dir, suffix=".npy", delete=False) as f:
+            np.save(f, plain)
+        os.replace(f.name, path)
+    return plain
+
+
 def one_pass(args: argparse.Namespace) -> None:
     import numpy as np
 
@@ -311,13 +395,12 @@ def one_pass(args: argparse.Namespace) -> None:
         reachable_states,
         scores_with_sum,
     )
+    from optimal_farkle.solver.table.passes import broadcast_counts
     from optimal_farkle.solver.table.runners import LocalBlocks
     from optimal_farkle.solver.table.tables import table_tables
 
-    rules, model, w = _sampling(args)
-    runner = LocalBlocks(model, table_tables(model), 2, track=model.penalty_count == 0)
+    rules, model = _compiled(args)
     top_layer = 3 * (model.nb - 1)
-    sampled: list[tuple[int, int, float]] = []
     counts = {}
     limit = entry_limit(model)
     for layer in range(top_layer, -1, -1):
@@ -327,37 +410,53 @@ def one_pass(args: argparse.Namespace) -> None:
         else:
             flags = np.ones(len(scores))
         counts[layer] = int(flags.sum()) * model.nf**3 * model.ns
-    for layer, rows in _sampled_layers(model, args.every, args.sample):
-        started = time.perf_counter()
-        runner.solve(w, rows)
-        sampled.append((layer, len(rows), time.perf_counter() - started))
-    runner.close()
-    layers = np.array([s[0] for s in sampled], dtype=float)
-    per_state = np.array([s[2] / s[1] for s in sampled])
-    order = np.argsort(layers)
-    total = 0.0
-    for layer, count in counts.items():
-        total += count * float(np.interp(layer, layers[order], per_state[order]))
-    row = {
-        "rules": rules.name,
-        "goal": rules.goal,
-        "reachable_states": reachable_states(model),
-        "sampled_layers": len(sampled),
-        "sampled_seconds": sum(s[2] for s in sampled),
-        "seconds_per_pass": total,
-        "load_average": os.getloadavg()[0],
-    }
-    if args.json:
-        print(json.dumps(row))
-        return
-    from optimal_farkle.solver.duel.estimate import duration
+    for start in args.start.split(","):
+        if start == "warm":
+            w = broadcast_counts(model, _plain_w(args, rules, model))
+        elif start == "random":
+            w = np.random.default_rng(1).uniform(0.2, 0.4, size=model.start_states * model.comps)
+        else:
+            raise SystemExit(f"--start: warm or random, not {start!r}")
+        runner = LocalBlocks(model, table_tables(model), 2, track=model.penalty_count == 0)
+        sampled: list[tuple[int, int, float]] = []
+        for layer, runs in _batch_runs(model, args.every, args.sample, args.run):
+            started = time.perf_counter()
+            for rows in runs:
+                runner.solve(w, rows)
+            sampled.append((layer, sum(len(r) for r in runs), time.perf_counter() - started))
+        runner.close()
+        del w
+        layers = np.array([s[0] for s in sampled], dtype=float)
+        per_state = np.array([s[2] / s[1] for s in sampled])
+        order = np.argsort(layers)
+        total = 0.0
+        for layer, count in counts.items():
+            total += count * float(np.interp(layer, layers[order], per_state[order]))
+        row = {
+            "rules": rules.name,
+            "goal": rules.goal,
+            "floor": model.floor,
+            "start": start,
+            "reachable_states": reachable_states(model),
+            "sampled_layers": len(sampled),
+            "sampled_states": sum(s[1] for s in sampled),
+            "sampled_seconds": sum(s[2] for s in sampled),
+            "seconds_per_pass": total,
+            "load_average": os.getloadavg()[0],
+        }
+        if args.json:
+            print(json.dumps(row), flush=True)
+            continue
+        from optimal_farkle.solver.duel.estimate import duration
 
-    print(
-        f"{rules.name}, goal {rules.goal:,}: {row['reachable_states']:,} reachable start states; "
-        f"one pass (two threads) takes {duration(total)} ({total:,.0f} s), from "
-        f"{len(sampled)} sampled layers ({row['sampled_seconds']:.0f} s measured; load average "
-        f"{row['load_average']:.1f})"
-    )
+        print(
+            f"{rules.name}, goal {rules.goal:,}, floor {model.floor:,}, from a {start} W: "
+            f"{row['reachable_states']:,} reachable start states; one pass (two threads) takes "
+            f"{duration(total)} ({total:,.0f} s), from {len(sampled)} sampled layers "
+            f"({row['sampled_states']:,} states, {row['sampled_seconds']:.0f} s measured; load "
+            f"average {row['load_average']:.1f})",
+            flush=True,
+        )
 
 
 def on_cluster(args: argparse.Namespace) -> None:

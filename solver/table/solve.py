@@ -67,11 +67,14 @@ from .layers import solve_layers
 from .model import TableModel
 from .passes import broadcast_counts, penalty_passes
 from .progress import Progress, save_snapshot
-from .resume import MixEntry, Snapshot, SolveJournal
+from .resume import LayerProgress, MixEntry, Snapshot, SolveJournal
 from .runners import LocalBlocks, RunnerFactory
 from .tables import TABLE_LANES, table_scratch, table_tables
 
 TOLERANCE = 1e-12
+#: The tolerance of the solve without the penalty that the penalty passes start from: the
+#: passes make it exact, so it needs to be close, not exact.
+WARM_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -174,12 +177,9 @@ def solve_table(
             history=(done.residual,),
             mixed=_mixed_states(done.mixed),
         )
-    plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
     snapshot = journal.snapshot() if journal is not None else None
     if snapshot is None:
-        warm, done = solve_layers(
-            plain, 1e-9, threads, progress, cancel, (0.0, 0.2), make, journal, "warm"
-        )
+        warm, done = solve_plain(model, threads, progress, cancel, make, journal)
         snapshot = Snapshot(
             w=broadcast_counts(model, warm),
             passes=0,
@@ -199,6 +199,23 @@ def solve_table(
         seconds=seconds,
         history=tuple(history),
         mixed=MixedStates.empty(),
+    )
+
+
+def solve_plain(
+    model: TableModel,
+    threads: int,
+    progress: Progress | None = None,
+    cancel: threading.Event | None = None,
+    make: RunnerFactory = LocalBlocks,
+    journal: SolveJournal | None = None,
+) -> tuple[np.ndarray, LayerProgress]:
+    """``W`` of ``model``'s rules without the penalty (one farkle count), solved layer by
+    layer to ``WARM_TOLERANCE``: where the penalty passes start (:func:`broadcast_counts`
+    spreads it over the farkle counts), with its figures. The first fifth of the progress."""
+    plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
+    return solve_layers(
+        plain, WARM_TOLERANCE, threads, progress, cancel, (0.0, 0.2), make, journal, "warm"
     )
 
 
