@@ -13,11 +13,19 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   seats 1, 2 and 3. ``--repeat K`` times one sweep of a sample of layers K times for a
   median and spread of the time per sweep without a whole solve.
 * ``pass --rules R`` -- the time of one pass at full size, measured: every 25th layer (and
-  every farkle-count batch of it; at most ``--sample`` random states of each, 4,096 by
-  default, kept in block order) solved once from a random ``W`` with the solve's own block
-  solver on two threads, the time per state of each sampled layer interpolated over all the
-  layers between (random states fill blocks less evenly than a whole layer: a little high). What the sizes report estimates, measured (a pass of the penalty rules is
-  this, once per pass; the exact layers do about 2.5 such sweeps in all).
+  layer 0) sampled, about ``--sample`` of its states (4,096 by default) as contiguous runs of
+  ``--run`` states (1,024) in block order, each run inside one batch (a layer and farkle
+  count) from a random place in its share of the layer, so that a block's lanes are
+  neighbouring states as in a real pass; each run solved once with the solve's own block
+  solver on two threads, and the time per state of each sampled layer interpolated over all
+  the layers between. ``--start warm`` (the default) solves from the ``W`` a solve's passes
+  start from: under a penalty the rules without it solved layer by layer and spread over the
+  farkle counts (``solver.table.solve.solve_plain``, ``passes.broadcast_counts``; kept in
+  ``--cache-dir`` as ``plain-R-G-floorL.npy`` and read from there the next time), without
+  one the solved ``W`` itself; ``--start random`` from a random ``W`` (uniform 0.2-0.4),
+  whose lanes rarely agree on a keep (slower); ``warm,random`` both, one after the other.
+  What the sizes report estimates, measured (a pass of the penalty rules is this, once per
+  pass; the exact layers do about 2.5 such sweeps in all).
 * ``cluster --rules R [--goal G] [--workers 1,2]`` -- the same solve in process (two
   threads) and on local Ray clusters of each number of workers (``solver.table.cluster``),
   one after the other in this run: wall time, the ratio of each to one worker, the peak
@@ -28,7 +36,8 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   component (the one before the keep plans, which recording still runs) and the duel kernel
   one after the other; medians and spreads. An in-turn value is one decision state
   ``(t, n, s)`` below the goal (``solver.model.Model.in_turn_states``'s count, the same for
-  both): the table kernel's over sampled layers (as ``pass``, from a random ``W``, or with
+  both): the table kernel's over sampled layers (every ``--every``-th, at most ``--sample``
+  of its states drawn at random, from a random ``W``, or with
   ``--solved`` from the solved one, whose choices agree across a block's lanes as a real
   solve's do), the duel's averaged over its whole solve (every pass, its certificates
   included).
@@ -59,6 +68,7 @@ Usage::
     python bench/table3.py solve --rules neller-busche            # the full game, minutes
     python bench/table3.py solve --rules patch                    # the full game, hours
     python bench/table3.py solve --rules facebook --goal 2000 --floor -500
+    python bench/table3.py pass --rules facebook --cache-dir DIR --start warm,random
     python bench/table3.py loss --rules neller-busche
     python bench/table3.py cluster --rules neller-busche --goal 3000 --workers 1,2
     python bench/table3.py busy --rules neller-busche --goal 5000
@@ -222,7 +232,7 @@ def main() -> None:
     parser.add_argument("--workers", default="1,2", help="cluster: worker counts to run")
     parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
     parser.add_argument(
-        "--sample", type=int, default=4096, help="pass, kernel: states per sampled layer"
+        "--sample", type=int, default=4096, help="pass, kernel, profile: states per sampled layer"
     )
     parser.add_argument(
         "--run", type=int, default=1024, help="pass: contiguous states per sampled run"

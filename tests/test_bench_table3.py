@@ -1,0 +1,77 @@
+"""bench/table3.py's pass: the states it samples and the ``W`` it starts from, at small goals."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from optimal_farkle.engine import preset
+from optimal_farkle.solver.table import solve
+from optimal_farkle.solver.table.batches import batch_states
+from optimal_farkle.solver.table.model import build_table_model
+from optimal_farkle.solver.table.solve import solve_plain
+
+
+def table3() -> Any:
+    """bench/table3.py as a module (bench is no package)."""
+    if "table3" not in sys.modules:
+        path = Path(__file__).resolve().parent.parent / "bench" / "table3.py"
+        spec = importlib.util.spec_from_file_location("table3", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["table3"] = module
+    return sys.modules["table3"]
+
+
+def test_the_pass_samples_contiguous_runs_of_one_batch_each_spread_over_the_layer() -> None:
+    model = build_table_model(preset("facebook").with_goal(1500), 3, -500)
+    counts = range(3 * model.nf - 2, -1, -1)
+    sampled = list(table3()._batch_runs(model, 10, 1000, 100))
+    assert sampled[-1][0] == 0
+    for layer, runs in sampled:
+        batches = [b for b in (batch_states(model, layer, c) for c in counts) if len(b)]
+        total = sum(len(b) for b in batches)
+        if total <= 1000:  # a small layer whole, batch by batch
+            assert [len(r) for r in runs] == [len(b) for b in batches]
+            continue
+        assert len(runs) == 10
+        starts = []
+        for rows in runs:
+            # Each run is a slice of one batch, in its block order.
+            where = [
+                (k, i)
+                for k, b in enumerate(batches)
+                for i in range(len(b) - len(rows) + 1)
+                if np.array_equal(b[i : i + len(rows)], rows)
+            ]
+            assert where, f"layer {layer}: a run that is no slice of a batch"
+            assert len(rows) == min(100, len(batches[where[0][0]]))
+            k, i = where[0]
+            starts.append(sum(len(b) for b in batches[:k]) + i)
+        assert starts == sorted(starts)  # one per share of the layer, in order
+        assert starts[-1] >= total // 2
+
+
+def test_the_warm_pass_starts_from_the_solve_without_the_penalty_kept_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rules = preset("facebook").with_goal(600)
+    model = build_table_model(rules, 3, -500)
+    args = argparse.Namespace(rules="facebook", cache_dir=str(tmp_path))
+    plain = table3()._plain_w(args, rules, model)
+    assert np.array_equal(plain, solve_plain(model, 1)[0])  # the solve's own start
+    (cached,) = tmp_path.glob("plain-facebook-600-floor-500.npy")
+    assert np.array_equal(np.load(cached), plain)
+
+    def unexpected(*_: object) -> None:
+        raise AssertionError("solved again, not read from the cache")
+
+    monkeypatch.setattr(solve, "solve_plain", unexpected)
+    assert np.array_equal(table3()._plain_w(args, rules, model), plain)
