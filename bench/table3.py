@@ -18,7 +18,8 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   count) from a random place in its share of the layer, so that a block's lanes are
   neighbouring states as in a real pass; each run solved once with the solve's own block
   solver on two threads, and the time per state of each sampled layer interpolated over all
-  the layers between. ``--start warm`` (the default) solves from the ``W`` a solve's passes
+  the layers between; CPU time (both threads) alike, and half of it, the wall time on two
+  otherwise idle cores (the load moves the wall time far more). ``--start warm`` (the default) solves from the ``W`` a solve's passes
   start from: under a penalty the rules without it solved layer by layer and spread over the
   farkle counts (``solver.table.solve.solve_plain``, ``passes.broadcast_counts``; kept in
   ``--cache-dir`` as ``plain-R-G-floorL.npy`` and read from there the next time), without
@@ -428,20 +429,25 @@ def one_pass(args: argparse.Namespace) -> None:
         else:
             raise SystemExit(f"--start: warm or random, not {start!r}")
         runner = LocalBlocks(model, table_tables(model), 2, track=model.penalty_count == 0)
-        sampled: list[tuple[int, int, float]] = []
+        sampled: list[tuple[int, int, float, float]] = []
         for layer, runs in _batch_runs(model, args.every, args.sample, args.run):
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.process_time()
             for rows in runs:
                 runner.solve(w, rows)
-            sampled.append((layer, sum(len(r) for r in runs), time.perf_counter() - started))
+            wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+            sampled.append((layer, sum(len(r) for r in runs), wall, cpu))
         runner.close()
         del w
         layers = np.array([s[0] for s in sampled], dtype=float)
-        per_state = np.array([s[2] / s[1] for s in sampled])
         order = np.argsort(layers)
-        total = 0.0
-        for layer, count in counts.items():
-            total += count * float(np.interp(layer, layers[order], per_state[order]))
+        # Wall and CPU (both threads) seconds per state, each interpolated over the layers.
+        total, total_cpu = (
+            sum(
+                count * float(np.interp(layer, layers[order], np.array(per)[order]))
+                for layer, count in counts.items()
+            )
+            for per in ([s[2] / s[1] for s in sampled], [s[3] / s[1] for s in sampled])
+        )
         row = {
             "rules": rules.name,
             "goal": rules.goal,
@@ -451,7 +457,9 @@ def one_pass(args: argparse.Namespace) -> None:
             "sampled_layers": len(sampled),
             "sampled_states": sum(s[1] for s in sampled),
             "sampled_seconds": sum(s[2] for s in sampled),
+            "sampled_cpu_seconds": sum(s[3] for s in sampled),
             "seconds_per_pass": total,
+            "cpu_seconds_per_pass": total_cpu,
             "load_average": os.getloadavg()[0],
         }
         if args.json:
@@ -462,9 +470,10 @@ def one_pass(args: argparse.Namespace) -> None:
         print(
             f"{rules.name}, goal {rules.goal:,}, floor {model.floor:,}, from a {start} W: "
             f"{row['reachable_states']:,} reachable start states; one pass (two threads) takes "
-            f"{duration(total)} ({total:,.0f} s), from {len(sampled)} sampled layers "
-            f"({row['sampled_states']:,} states, {row['sampled_seconds']:.0f} s measured; load "
-            f"average {row['load_average']:.1f})",
+            f"{duration(total)} ({total:,.0f} s; {total_cpu:,.0f} s CPU, {duration(total_cpu / 2)} "
+            f"on two idle cores), from {len(sampled)} sampled layers ({row['sampled_states']:,} "
+            f"states, {row['sampled_seconds']:.0f} s measured; load average "
+            f"{row['load_average']:.1f})",
             flush=True,
         )
 
