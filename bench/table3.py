@@ -338,7 +338,7 @@ def _batch_runs(model: Any, every: int, sample: int, run: int) -> Iterator[tuple
     rng = np.random.default_rng(2)
     top_layer = 3 * (model.nb - 1)
     counts = range(3 * model.nf - 2, -1, -1) if model.penalty_count else (None,)
-    for layer in [*range(top_layer, -1, -every), 0]:
+    for layer in dict.fromkeys([*range(top_layer, -1, -every), 0]):  # layer 0 once
         found = [b for b in (batch_states(model, layer, c) for c in counts) if len(b)]
         total = sum(len(b) for b in found)
         if not total:
