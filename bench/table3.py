@@ -40,8 +40,9 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   both): the table kernel's over sampled layers (every ``--every``-th, at most ``--sample``
   of its states drawn at random, from a random ``W``, or with
   ``--solved`` from the solved one, whose choices agree across a block's lanes as a real
-  solve's do), the duel's averaged over its whole solve (every pass, its certificates
-  included).
+  solve's do; with ``--start warm`` the states and ``W`` of ``pass``: its runs of
+  neighbouring states, from the ``W`` a solve's passes start from), the duel's averaged over
+  its whole solve (every pass, its certificates included).
   ``--whole`` also times, in the same rounds, whole solves of the model on one thread with
   and without the keep certificates of a layer's repeated sweep
   (``solver.table.certificates``): CPU time per in-turn value solved (every turn solve
@@ -240,9 +241,8 @@ def main() -> None:
     )
     parser.add_argument(
         "--start",
-        default="warm",
-        help="pass: the W it starts from, warm (as a solve's passes) or random; "
-        "both, one after the other: warm,random",
+        help="pass: the W it starts from, warm (as a solve's passes; the default) or "
+        "random; both, one after the other: warm,random. kernel: warm, the pass's W and runs",
     )
     parser.add_argument("--rules", default="neller-busche")
     parser.add_argument("--goal", type=int)
@@ -365,8 +365,6 @@ def _plain_w(args: argparse.Namespace, rules: Any, model: Any) -> Any:
     given (keyed by rules, goal and floor) and read from there the next time."""
     import numpy as np
 
-    from optimal_farkle.solver.table.solve import solve_plain
-
     path = None
     if args.cache_dir:
         name = f"plain-{args.rules}-{rules.goal}-floor{model.floor}.npy"
@@ -382,6 +380,8 @@ def _plain_w(args: argparse.Namespace, rules: Any, model: Any) -> Any:
         if now - last[0] > 60:
             last[0] = now
             print(f"  {now:8.0f} s  {500 * fraction:5.1f}%  {message}", file=sys.stderr, flush=True)
+
+    from optimal_farkle.solver.table.solve import solve_plain
 
     plain, _ = solve_plain(model, 2, progress)
     print(
@@ -421,7 +421,7 @@ def one_pass(args: argparse.Namespace) -> None:
         else:
             flags = np.ones(len(scores))
         counts[layer] = int(flags.sum()) * model.nf**3 * model.ns
-    for start in args.start.split(","):
+    for start in (args.start or "warm").split(","):
         if start == "warm":
             w = broadcast_counts(model, _plain_w(args, rules, model))
         elif start == "random":
@@ -541,7 +541,14 @@ def kernel(args: argparse.Namespace) -> None:
     planned = LocalBlocks(model, table_tables(model), 1, track=track)
     compared = LocalBlocks(model, table_tables(model), 1, track=track)
     compared.solver = solver_for(TABLE_LANES, model.comps, track=track, planned=False)
-    samples = list(_sampled_layers(model, args.every, args.sample))
+    if args.start == "warm":  # as a pass runs: its W, runs of neighbouring states
+        from optimal_farkle.solver.table.passes import broadcast_counts
+
+        w = broadcast_counts(model, _plain_w(args, rules, model))
+        found = _batch_runs(model, args.every, args.sample, args.run)
+        samples = [(layer, rows) for layer, runs in found for rows in runs]
+    else:
+        samples = list(_sampled_layers(model, args.every, args.sample))
     table_values = 0
     for _, rows in samples:
         bmin = np.array(model.bank_min)[np.where(model.ne > 1, rows[:, 6], 1)]
