@@ -6,13 +6,10 @@ gains, for each target cell ``j`` with summed probability ``w_j``::
 
     acc[lane] += sum_j w_j * src[(base + off_j) * nl + lane]
 
-in fours, ``acc + (w_0 src_0 + w_1 src_1 + w_2 src_2 + w_3 src_3)``, then the last one to
-three one after the other. The sum is written in that order, so both kernels' values are
-unchanged by sharing it: without reassociation (the kernels' fast-math flags leave it out)
-LLVM adds in the written order. The table kernel adds two fours in one lane loop and the
-last ones in one (``paired``: the accumulator loaded and stored once per loop, not once per
-four or per target; still in that order, so the same values); the duel kernel, whose solves
-it made slower (``docs/benchmarks.md``), a loop per four and per target. Inlined into its callers, where ``nlu`` is a compile-time constant.
+four target cells per lane loop (a quarter of the accumulator's loads and stores), then the
+rest one by one. The sum is written in that order, so both kernels' values are unchanged by
+sharing it: without reassociation (the kernels' fast-math flags leave it out) LLVM adds in
+the written order. Inlined into its callers, where ``nlu`` is a compile-time constant.
 
 The sums are built (:func:`build_sums`) from a dice count's *row plan* (per roll group, the
 keep every lane takes, or :data:`solver.core.layout.NO_PLAN`): ``w_j`` is the sum of ``p_g``
@@ -120,43 +117,12 @@ def planned_sum(
     ntouch: int,
     base: int,
     nlu: np.uint64,
-    paired: bool,
 ) -> None:
     """Add ``sum_weight[slot, i] * src[row (base + sum_off[slot, i])]`` over ``i < ntouch`` to ``acc``.
 
     ``src`` is lane-innermost (row ``r`` at ``r * nlu``), ``acc`` one row of ``nlu`` lanes.
-    ``paired`` (a constant of the caller): two fours per lane loop and the last one to three
-    in one loop, else each four and each of the last ones a loop of its own; the same sums.
     """
     i = 0
-    if paired:
-        while i + 8 <= ntouch:
-            s0 = np.uint64(base + sum_off[slot, i]) * nlu
-            s1 = np.uint64(base + sum_off[slot, i + 1]) * nlu
-            s2 = np.uint64(base + sum_off[slot, i + 2]) * nlu
-            s3 = np.uint64(base + sum_off[slot, i + 3]) * nlu
-            s4 = np.uint64(base + sum_off[slot, i + 4]) * nlu
-            s5 = np.uint64(base + sum_off[slot, i + 5]) * nlu
-            s6 = np.uint64(base + sum_off[slot, i + 6]) * nlu
-            s7 = np.uint64(base + sum_off[slot, i + 7]) * nlu
-            w0, w1 = sum_weight[slot, i], sum_weight[slot, i + 1]
-            w2, w3 = sum_weight[slot, i + 2], sum_weight[slot, i + 3]
-            w4, w5 = sum_weight[slot, i + 4], sum_weight[slot, i + 5]
-            w6, w7 = sum_weight[slot, i + 6], sum_weight[slot, i + 7]
-            for lane in range(nlu):
-                first = acc[lane] + (
-                    w0 * src[s0 + lane]
-                    + w1 * src[s1 + lane]
-                    + w2 * src[s2 + lane]
-                    + w3 * src[s3 + lane]
-                )
-                acc[lane] = first + (
-                    w4 * src[s4 + lane]
-                    + w5 * src[s5 + lane]
-                    + w6 * src[s6 + lane]
-                    + w7 * src[s7 + lane]
-                )
-            i += 8
     while i + 4 <= ntouch:
         s0 = np.uint64(base + sum_off[slot, i]) * nlu
         s1 = np.uint64(base + sum_off[slot, i + 1]) * nlu
@@ -172,31 +138,8 @@ def planned_sum(
                 + w3 * src[s3 + lane]
             )
         i += 4
-    if not paired:
-        for rest in range(i, ntouch):
-            s0 = np.uint64(base + sum_off[slot, rest]) * nlu
-            w0 = sum_weight[slot, rest]
-            for lane in range(nlu):
-                acc[lane] += w0 * src[s0 + lane]
-        return
-    # The last one to three one after the other, in one loop.
-    rest = ntouch - i
-    if rest > 0:
-        s0 = np.uint64(base + sum_off[slot, i]) * nlu
-        w0 = sum_weight[slot, i]
-        if rest == 1:
-            for lane in range(nlu):
-                acc[lane] += w0 * src[s0 + lane]
-        else:
-            s1 = np.uint64(base + sum_off[slot, i + 1]) * nlu
-            w1 = sum_weight[slot, i + 1]
-            if rest == 2:
-                for lane in range(nlu):
-                    acc[lane] = (acc[lane] + w0 * src[s0 + lane]) + w1 * src[s1 + lane]
-            else:
-                s2 = np.uint64(base + sum_off[slot, i + 2]) * nlu
-                w2 = sum_weight[slot, i + 2]
-                for lane in range(nlu):
-                    acc[lane] = (
-                        (acc[lane] + w0 * src[s0 + lane]) + w1 * src[s1 + lane]
-                    ) + w2 * src[s2 + lane]
+    for rest in range(i, ntouch):
+        s0 = np.uint64(base + sum_off[slot, rest]) * nlu
+        w0 = sum_weight[slot, rest]
+        for lane in range(nlu):
+            acc[lane] += w0 * src[s0 + lane]

@@ -203,9 +203,7 @@ def _make_turn_solver(nl: int, record: bool) -> Callable[..., float]:
                         ntouch = sums[SUM_TARGETS, slot]
                         npend = sums[SUM_COMPARED, slot]
                         # Four target cells per lane loop: a quarter of the accumulator traffic.
-                        planned_sum(
-                            acc, values, sum_off, sum_weight, slot, ntouch, base, nlu, False
-                        )
+                        planned_sum(acc, values, sum_off, sum_weight, slot, ntouch, base, nlu)
                         # The other groups: the best option of each, lane by lane.
                         for i in range(npend):
                             g = compared[slot, i]

@@ -261,8 +261,8 @@ def _make_planned(nl: int, comps: int, track: bool, keep: bool) -> Callable[...,
                     else:
                         for lane in range(nlu):
                             acc[lane] = pf
-                    # Planned groups: one multiply-add per target cell, eight per lane loop.
-                    planned_sum(acc, src, sum_off, sum_weight, slot, ntouch, base, nlu, True)
+                    # Planned groups: one multiply-add per target cell, four per lane loop.
+                    planned_sum(acc, src, sum_off, sum_weight, slot, ntouch, base, nlu)
                 # The other groups: each lane's first best option by W_0, its other
                 # components with it (solver.table.kernel's comparison).
                 if npend > 0:
