@@ -561,7 +561,10 @@ BACKED: dict[str, list[tuple[str, Backing]]] = {
         ("`patch`'s took 591 s", Measured("591 s wall")),
         ("in 591 s", Measured("591 s wall")),
         ("300 s here (15 passes)", Measured("300 s wall (189 s CPU), 15 passes")),
-        *[(f, Measured(f)) for f in ("43.1751 %", "32.0851 %", "24.7398 %", "66 to 82 min", "5.4 h")],
+        *[
+            (f, Measured(f))
+            for f in ("43.1751 %", "32.0851 %", "24.7398 %", "66 to 82 min", "5.4 h")
+        ],
         ("15 minutes", InCode("LIMIT_SECONDS = 15 * 60")),
         ("more than 1e-12", InCode("TOLERANCE = 1e-12")),
         ("to 2e-12", InFile("tests/test_table_solver.py", "< 2e-12")),
