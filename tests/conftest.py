@@ -90,6 +90,31 @@ def _isolated_dirs(
 
 _CACHE: list[Path] = []
 
+#: How long Textual's pilot sleeps between two looks at whether the app has gone idle (its own
+#: ``SLEEP_GRANULARITY`` is 20 ms), and the CPU time under which the process counts as idle in
+#: that window (Textual's ``SLEEP_IDLE``: the same 5% of it).
+IDLE_WINDOW = 0.002
+IDLE_CPU = IDLE_WINDOW / 20
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _quick_idle_checks() -> Iterator[None]:
+    """Let a pilot see the app idle 2 ms after it is, not 20-40 ms.
+
+    ``pilot.press`` waits for the process to go idle twice after every key, and
+    ``pilot.pause()`` once, each wait sleeping at least Textual's 20 ms window: in a game
+    played by keys most of the wall time was those sleeps, the CPU idle (``tests/test_tui_game.py``
+    on one core: 26.5 s, 16.1 s with this window). A test waits for the state it needs
+    (``tui_support.wait_for``), never for an idle window, so a shorter window changes no
+    assertion, only how soon the next key is sent.
+    """
+    from textual import _wait
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_wait, "SLEEP_GRANULARITY", IDLE_WINDOW)
+        patch.setattr(_wait, "SLEEP_IDLE", IDLE_CPU)
+        yield
+
 
 def _session_cache(factory: pytest.TempPathFactory) -> Path:
     """The run's strategy cache, shared by the workers: the solver's own file locks make one

@@ -234,11 +234,11 @@ def test_the_editor_explanations_read_whole_at_60_columns() -> None:
             editor = await open_editor(pilot)
             box = editor.query_one("#opt-game-exact-goal")
             box.focus()
-            await pilot.pause()
             explain = next(
                 w
                 for w in box.parent.query(".explain").results(Static)  # type: ignore[union-attr]
             )
-            assert "passing it busts the turn" in rows_of(app, explain)
+            # Focus scrolls the box into view, then the rows show it.
+            await wait_for(pilot, lambda: "passing it busts the turn" in rows_of(app, explain))
 
     run(body())

@@ -192,7 +192,8 @@ def test_solve_screen_cancel_stops_the_solve_and_returns() -> None:
             solve = app.screen
             assert "cached for every later game" in text_of(solve.query_one("#solve-why", Static))
             await wait_for(pilot, lambda: started.is_set() and bool(solve.notes))
-            assert solve.query_one(ProgressBar).progress > 0
+            # The first report is 0 of 1,000: the bar moves with the next ones.
+            await wait_for(pilot, lambda: solve.query_one(ProgressBar).progress > 0)
             await pilot.press("escape")
             await wait_for(pilot, lambda: app.screen is setup)
             assert stopped.is_set() and solve.outcome == "cancelled"
