@@ -19,9 +19,9 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   neighbouring states as in a real pass; each run solved once with the solve's own block
   solver on two threads, and the time per state of each sampled layer interpolated over all
   the layers between; CPU time (both threads) alike, and half of it, the wall time on two
-  otherwise idle cores (the load moves the wall time far more). ``--start warm`` (the default) solves from the ``W`` a solve's passes
-  start from: under a penalty the rules without it solved layer by layer and spread over the
-  farkle counts (``solver.table.solve.solve_plain``, ``passes.broadcast_counts``; kept in
+  otherwise idle cores (the load moves the wall time far more). ``--start warm`` (the
+  default) solves from the ``W`` a solve's passes start from: under a penalty the rules
+  without it solved layer by layer and spread over the farkle counts (``solver.table.solve.solve_plain``, ``passes.broadcast_counts``; kept in
   ``--cache-dir`` as ``plain-R-G-floorL.npy`` and read from there the next time), without
   one the solved ``W`` itself; ``--start random`` from a random ``W`` (uniform 0.2-0.4),
   whose lanes rarely agree on a keep (slower); ``warm,random`` both, one after the other.
