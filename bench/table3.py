@@ -21,9 +21,10 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   the layers between; CPU time (both threads) alike, and half of it, the wall time on two
   otherwise idle cores (the load moves the wall time far more). ``--start warm`` (the
   default) solves from the ``W`` a solve's passes start from: under a penalty the rules
-  without it solved layer by layer and spread over the farkle counts (``solver.table.solve.solve_plain``, ``passes.broadcast_counts``; kept in
-  ``--cache-dir`` as ``plain-R-G-floorL.npy`` and read from there the next time), without
-  one the solved ``W`` itself; ``--start random`` from a random ``W`` (uniform 0.2-0.4),
+  without it solved layer by layer and spread over the farkle counts
+  (``solver.table.solve.solve_plain``, ``passes.broadcast_counts``; kept in ``--cache-dir``
+  as ``plain-R-G-floorL.npy`` and read from there the next time), without one the solved
+  ``W`` itself; ``--start random`` from a random ``W`` (uniform 0.2-0.4),
   whose lanes rarely agree on a keep (slower); ``warm,random`` both, one after the other.
   What the sizes report estimates, measured (a pass of the penalty rules is this, once per
   pass; the exact layers do about 2.5 such sweeps in all).
