@@ -2,10 +2,10 @@
 
 A non-editable build (``pip install .``) runs ``python -m optimal_farkle.solver.aot.install`` on
 the package it has just built, which compiles the two-player kernels for this machine into
-extension modules beside the solver (about 15 s; see ``solver/aot/install.py``), so that a first
-game compiles nothing. Where that fails (no C compiler, a platform numba's ahead-of-time
-compiler does not support), the build says so and goes on: numba then compiles the kernels
-on the first run, as it would without them. An editable install builds none, as its sources
+extension modules beside the solver (each in a process of its own, at once; see
+``solver/aot/install.py``), so that a first game compiles nothing. Where that fails (no C
+compiler, a platform numba's ahead-of-time compiler does not support), the build says so and
+goes on: numba then compiles the kernels on the first run, as it would without them. An editable install builds none, as its sources
 change; neither does a build with ``FARKLE_PREBUILT=0``.
 """
 

@@ -182,14 +182,21 @@ def test_a_prebuilt_kernel_counts_as_cached_and_takes_no_compile_lock(
 def test_a_failed_build_says_so_and_leaves_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def fail(folder: Path) -> list[tuple[str, float]]:
-        (folder / f"{prebuilt.MODULE}_solve_blocks.so").write_bytes(b"half")
+    """A kernel's own process says why it failed; the build then says which kernel did not
+    compile and removes what the others left (a half-written module, the stamp)."""
+
+    def fail(folder: Path, kernel_names: tuple[str, ...]) -> list[tuple[str, float]]:
+        (folder / f"{prebuilt.MODULE}_{kernel_names[0]}.so").write_bytes(b"half")
         raise OSError("no C compiler")
 
     monkeypatch.setattr(install, "build", fail)
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))  # main sets it for the build
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))  # build_one sets it
+    assert install.build_one(tmp_path, "solve_blocks") == 1
+    assert "solve_blocks was not prebuilt (OSError('no C compiler'))" in capsys.readouterr().err
+    monkeypatch.setattr(install, "compile_each", lambda folder: ["solve_blocks"])
     assert install.main([str(tmp_path)]) == 1
-    assert "the kernels were not prebuilt (OSError('no C compiler'))" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "the kernels were not prebuilt (solve_blocks did not compile)" in said, said
     assert list(tmp_path.glob(f"{prebuilt.MODULE}*")) == []
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -56,11 +57,12 @@ def sample_arguments() -> dict[str, tuple[object, ...]]:
     return {"solve_blocks": passes, "solve_one": decisions}
 
 
-def build(folder: Path) -> list[tuple[str, float]]:
-    """Compile :data:`KERNELS` into ``folder`` (the extensions and their stamp); (stage, seconds).
+def build(folder: Path, kernel_names: tuple[str, ...] = KERNELS) -> list[tuple[str, float]]:
+    """Compile ``kernel_names`` into ``folder`` (one extension each); (stage, seconds).
 
-    Run in a process of its own (``python -m optimal_farkle.solver.aot.install FOLDER``, as
-    ``setup.py`` does): it changes numba's ahead-of-time compiler for that process.
+    Run in a process of its own (``python -m optimal_farkle.solver.aot.install FOLDER
+    --kernel NAME``, as :func:`main` does for each kernel): it changes numba's ahead-of-time
+    compiler for that process.
     """
     import warnings
 
@@ -82,8 +84,8 @@ def build(folder: Path) -> list[tuple[str, float]]:
     name, features = target()
     # pycc gives LLVM the CPU's name only; the JIT gives it the features too (jit.py).
     numba_.core.codegen.AOTCPUCodegen._customize_tm_features = lambda self: features
-    dispatchers = {kernel_name: getattr(kernel, kernel_name) for kernel_name in KERNELS}
-    options = dispatchers[KERNELS[0]].targetoptions  # the same for every kernel
+    dispatchers = {kernel_name: getattr(kernel, kernel_name) for kernel_name in kernel_names}
+    options = next(iter(dispatchers.values())).targetoptions  # the same for every kernel
     base: Any = numba_.core.compiler.Flags
     fastmath: Any = numba_.core.cpu_options.FastMathOptions
 
@@ -107,6 +109,15 @@ def build(folder: Path) -> list[tuple[str, float]]:
         signature = numba_.types.float64(*argument_types(arguments[kernel_name]))
         cc.export(kernel_name, signature)(dispatcher.py_func)
         cc.compile()
+    return [("setting up", typed_at - started), ("compiling", time.perf_counter() - typed_at)]
+
+
+def write_stamp(folder: Path) -> None:
+    """The stamp of the kernels in ``folder``: what they were compiled from and for."""
+    from ..core.jit import target
+
+    arguments = sample_arguments()
+    name, features = target()
     stamp = {
         "cpu": name,
         "features": features,
@@ -116,24 +127,55 @@ def build(folder: Path) -> list[tuple[str, float]]:
         },
     }
     (folder / STAMP).write_text(json.dumps(stamp, indent=1, sort_keys=True) + "\n")
-    return [("setting up", typed_at - started), ("compiling", time.perf_counter() - typed_at)]
 
 
-def main(argv: list[str]) -> int:
-    """Build into the folder given (``setup.py``); a failure is reported and leaves nothing."""
-    folder = Path(argv[0]).resolve()
+def build_one(folder: Path, kernel_name: str) -> int:
+    """Compile one kernel into ``folder`` in this process; a failure is reported, exit code 1."""
     with tempfile.TemporaryDirectory() as numba_cache:
         # The callees numba compiles on the way must not be cached into the package.
         os.environ["NUMBA_CACHE_DIR"] = numba_cache
         try:
-            stages = build(folder)
+            stages = build(folder, (kernel_name,))
         except Exception as error:
-            for leftover in folder.glob(f"{MODULE}*"):  # modules built and the stamp
-                leftover.unlink()
-            print(f"farkle: the kernels were not prebuilt ({error!r})", file=sys.stderr)
+            print(f"farkle: {kernel_name} was not prebuilt ({error!r})", file=sys.stderr)
             return 1
     for stage, seconds in stages:
-        print(f"farkle: prebuilt kernels, {stage}: {seconds:.1f} s")
+        print(f"farkle: prebuilt kernel {kernel_name}, {stage}: {seconds:.1f} s")
+    return 0
+
+
+def compile_each(folder: Path) -> list[str]:
+    """Compile every kernel into ``folder``, each in a process of its own, all at once; the
+    names of those that failed (each child says why on its standard error)."""
+    children = {
+        kernel_name: subprocess.Popen(
+            [sys.executable, "-m", "optimal_farkle.solver.aot.install", str(folder), "--kernel"]
+            + [kernel_name]
+        )
+        for kernel_name in KERNELS
+    }
+    return [kernel_name for kernel_name, child in children.items() if child.wait() != 0]
+
+
+def main(argv: list[str]) -> int:
+    """Build into the folder given (``setup.py``); a failure is reported and leaves nothing.
+
+    The kernels compile independently, each on one core (:func:`compile_each`): on two
+    cores the install waits for the longer compile, not for their sum.
+    """
+    folder = Path(argv[0]).resolve()
+    if argv[1:2] == ["--kernel"]:
+        return build_one(folder, argv[2])
+    failed = compile_each(folder)
+    try:
+        if failed:
+            raise RuntimeError(f"{' and '.join(failed)} did not compile")
+        write_stamp(folder)
+    except Exception as error:
+        for leftover in folder.glob(f"{MODULE}*"):  # modules built and the stamp
+            leftover.unlink()
+        print(f"farkle: the kernels were not prebuilt ({error})", file=sys.stderr)
+        return 1
     return 0
 
 
