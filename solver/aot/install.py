@@ -30,6 +30,8 @@ from ..duel.prebuilt import (
     sources,
 )
 
+#: This build step as a command (``setup.py`` runs it, and it runs itself once per kernel).
+COMMAND = (sys.executable, "-m", "optimal_farkle.solver.aot.install")
 #: The smallest goal of a real rule set: the kernels' argument types do not depend on it.
 SMALL_GOAL = 1000
 
@@ -148,10 +150,7 @@ def compile_each(folder: Path) -> list[str]:
     """Compile every kernel into ``folder``, each in a process of its own, all at once; the
     names of those that failed (each child says why on its standard error)."""
     children = {
-        kernel_name: subprocess.Popen(
-            [sys.executable, "-m", "optimal_farkle.solver.aot.install", str(folder), "--kernel"]
-            + [kernel_name]
-        )
+        kernel_name: subprocess.Popen([*COMMAND, str(folder), "--kernel", kernel_name])
         for kernel_name in KERNELS
     }
     return [kernel_name for kernel_name, child in children.items() if child.wait() != 0]
