@@ -386,10 +386,15 @@ def test_setup_seats_four_with_defaults_refuses_a_shared_name_moves_a_seat_and_r
             info = setup.query_one("#seats-info", Static)
             assert "Play order: " in text_of(info) and "Strong → Coach → Max Score" in text_of(info)
             # A person in seat 3 is "Player 3"; a second Coach is numbered.
+            # One change at a time, as keys make them: each Select tells the screen from its
+            # own message queue, so two set in one go may reach it in either order (and a
+            # second Coach in seat 4 was then numbered against the Coach still in seat 3).
             setup.query_one("#seat-3-kind", Select).value = HUMAN
+            await wait_for(
+                pilot, lambda: setup.query_one("#seat-3-name", Input).value == "Player 3"
+            )
             setup.query_one("#seat-4-kind", Select).value = "coach"
-            await pilot.pause()
-            assert setup.query_one("#seat-3-name", Input).value == "Player 3"
+            await wait_for(pilot, lambda: setup.query_one("#seat-4-name", Input).value == "Coach")
             # Two seats with one name are refused inline, and Start does nothing.
             setup.query_one("#seat-3-name", Input).value = "strong"
             await pilot.pause()
