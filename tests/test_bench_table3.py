@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from bench_modules import bench_module
 
 from optimal_farkle.engine import preset
 from optimal_farkle.solver.table import solve
@@ -19,15 +18,8 @@ from optimal_farkle.solver.table.solve import solve_plain
 
 
 def table3() -> Any:
-    """bench/table3.py as a module (bench is no package)."""
-    if "table3" not in sys.modules:
-        path = Path(__file__).resolve().parent.parent / "bench" / "table3.py"
-        spec = importlib.util.spec_from_file_location("table3", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        sys.modules["table3"] = module
-    return sys.modules["table3"]
+    """bench/table3.py as a module."""
+    return bench_module("table3")
 
 
 def test_the_pass_samples_contiguous_runs_of_one_batch_each_spread_over_the_layer() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_modules import bench_module
 from small_rules import DATA
 from tui_support import cli
 
@@ -172,17 +173,8 @@ def _finished_record(tmp_path: Path) -> Path:
 
 
 def hostile_cli() -> Any:
-    """bench/hostile_cli.py as a module (bench is no package)."""
-    import importlib.util
-
-    if "hostile_cli" not in sys.modules:
-        path = Path(__file__).resolve().parent.parent / "bench" / "hostile_cli.py"
-        spec = importlib.util.spec_from_file_location("hostile_cli", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        sys.modules["hostile_cli"] = module
-    return sys.modules["hostile_cli"]
+    """bench/hostile_cli.py as a module."""
+    return bench_module("hostile_cli")
 
 
 def test_an_unexpected_error_is_one_line_and_a_file_error_names_the_file(
