@@ -32,13 +32,20 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   threads) and on local Ray clusters of each number of workers (``solver.table.cluster``),
   one after the other in this run: wall time, the ratio of each to one worker, the peak
   resident memory of the workers, and whether ``W`` is bit-identical to the in-process one.
+* ``cluster --unit pass --rules R [--goal G] [--workers 1,2] [--repeat K]`` -- one pass of
+  a penalty solve, from the ``W`` its passes start from (as ``pass --start warm``), in
+  process and on local Ray clusters of each number of workers, ``K`` rounds (the worker
+  counts one after the other in each): the wall time of the whole pass (medians and
+  spreads), each count's ratio to one worker round by round, the workers' peak memory, and
+  whether ``W`` after the pass is bit-identical to the in-process one.
 * ``kernel --rules R [--goal G] [--repeat K]`` -- CPU time per in-turn value of the table
   kernel beside the duel kernel's, one thread each, in one run: ``K`` rounds (3 by default),
   each timing the table kernel, the table kernel that compares every option in every
   component (the one before the keep plans, which recording still runs) and the duel kernel
   one after the other; medians and spreads. An in-turn value is one decision state
   ``(t, n, s)`` below the goal (``solver.model.Model.in_turn_states``'s count, the same for
-  both): the table kernel's over sampled layers (every ``--every``-th, at most ``--sample``
+  both; the ratio is also printed per stored component, of which a table state has ``C =
+  2`` and a duel state one, as issue 37 counts a value): the table kernel's over sampled layers (every ``--every``-th, at most ``--sample``
   of its states drawn at random, from a random ``W``, or with
   ``--solved`` from the solved one, whose choices agree across a block's lanes as a real
   solve's do; with ``--start warm`` the states and ``W`` of ``pass``: its runs of
@@ -74,6 +81,7 @@ Usage::
     python bench/table3.py pass --rules facebook --cache-dir DIR --start warm,random
     python bench/table3.py loss --rules neller-busche
     python bench/table3.py cluster --rules neller-busche --goal 3000 --workers 1,2
+    python bench/table3.py cluster --unit pass --rules facebook --goal 4000 --cache-dir DIR
     python bench/table3.py busy --rules neller-busche --goal 5000
 """
 
@@ -233,6 +241,12 @@ def main() -> None:
         choices=("sizes", "solve", "pass", "loss", "cluster", "kernel", "profile", "busy"),
     )
     parser.add_argument("--workers", default="1,2", help="cluster: worker counts to run")
+    parser.add_argument(
+        "--unit",
+        choices=("solve", "pass"),
+        default="solve",
+        help="cluster: a whole solve, or one pass of a penalty solve (--repeat rounds)",
+    )
     parser.add_argument("--every", type=int, default=25, help="pass: sample every k-th layer")
     parser.add_argument(
         "--sample", type=int, default=4096, help="pass, kernel, profile: states per sampled layer"
@@ -250,7 +264,9 @@ def main() -> None:
     parser.add_argument("--floor", type=int, default=-2500)
     parser.add_argument("--cache-dir")
     parser.add_argument("--dump", help="save W as a .npy file (solve)")
-    parser.add_argument("--repeat", type=int, default=3, help="kernel: interleaved rounds")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="kernel, cluster --unit pass: interleaved rounds"
+    )
     parser.add_argument("--solved", action="store_true", help="kernel: from the solved W")
     parser.add_argument(
         "--whole",
@@ -311,13 +327,11 @@ def _sampled_layers(model: Any, every: int, sample: int) -> Iterator[tuple[int, 
     count's batch together, at most ``sample`` of them drawn at random (kept in block order)."""
     import numpy as np
 
-    from optimal_farkle.solver.table.batches import batch_states
+    from optimal_farkle.solver.table.batches import batch_states, farkle_sums, top_layer
 
     rng = np.random.default_rng(2)
-    top_layer = 3 * (model.nb - 1)
-    counts = range(3 * model.nf - 2) if model.penalty_count else (None,)
-    for layer in [*range(top_layer, -1, -every), 0]:
-        found = [b for b in (batch_states(model, layer, c) for c in counts) if len(b)]
+    for layer in [*range(top_layer(model), -1, -every), 0]:
+        found = [b for b in (batch_states(model, layer, c) for c in farkle_sums(model)) if len(b)]
         if not found:
             continue
         rows = np.concatenate(found)
@@ -334,13 +348,13 @@ def _batch_runs(model: Any, every: int, sample: int, run: int) -> Iterator[tuple
     layer's batches one after the other, so they spread over its scores."""
     import numpy as np
 
-    from optimal_farkle.solver.table.batches import batch_states
+    from optimal_farkle.solver.table.batches import top_layer
+    from optimal_farkle.solver.table.passes import PassBatches
 
     rng = np.random.default_rng(2)
-    top_layer = 3 * (model.nb - 1)
-    counts = range(3 * model.nf - 2, -1, -1) if model.penalty_count else (None,)
-    for layer in dict.fromkeys([*range(top_layer, -1, -every), 0]):  # layer 0 once
-        found = [b for b in (batch_states(model, layer, c) for c in counts) if len(b)]
+    batches = PassBatches(model)
+    for layer in dict.fromkeys([*range(top_layer(model), -1, -every), 0]):  # layer 0 once
+        found = [rows for rows, _ in batches.of(layer)]
         total = sum(len(b) for b in found)
         if not total:
             continue
@@ -406,16 +420,16 @@ def one_pass(args: argparse.Namespace) -> None:
         entry_limit,
         reachable_states,
         scores_with_sum,
+        top_layer,
     )
     from optimal_farkle.solver.table.passes import broadcast_counts
     from optimal_farkle.solver.table.runners import LocalBlocks
     from optimal_farkle.solver.table.tables import table_tables
 
     rules, model = _compiled(args)
-    top_layer = 3 * (model.nb - 1)
     counts = {}
     limit = entry_limit(model)
-    for layer in range(top_layer, -1, -1):
+    for layer in range(top_layer(model), -1, -1):
         scores = scores_with_sum(3, model.nb, layer)
         if model.ne > 1:  # off the board only below the entry minimum (reachable states)
             flags = np.prod(1 + (scores < limit), axis=1)
@@ -479,7 +493,99 @@ def one_pass(args: argparse.Namespace) -> None:
         )
 
 
+def cluster_pass(args: argparse.Namespace) -> None:
+    """``cluster --unit pass``: one pass of a penalty solve, from the ``W`` its passes start
+    from, in process and on local Ray clusters, ``--repeat`` rounds of each worker count in
+    turn; the batches are made before any run is timed, and every cluster's kernels are
+    loaded by a first batch of its own, untimed."""
+    import numpy as np
+
+    from optimal_farkle.solver.table.batches import top_layer
+    from optimal_farkle.solver.table.cluster import connect
+    from optimal_farkle.solver.table.passes import PassBatches, broadcast_counts, sweep_layer
+    from optimal_farkle.solver.table.runners import BlockRunner, LocalBlocks
+    from optimal_farkle.solver.table.tables import table_tables
+
+    rules, model = _compiled(args)
+    if not model.penalty_count:
+        raise SystemExit("cluster --unit pass: a pass is of rules with a farkle penalty")
+    start = broadcast_counts(model, _plain_w(args, rules, model))
+    batches = PassBatches(model)
+    layers = range(top_layer(model), -1, -1)
+    states = sum(len(rows) for layer in layers for rows, _ in batches.of(layer))
+    tables = table_tables(model)
+
+    def timed(runner: BlockRunner) -> tuple[float, Any]:
+        w = start.copy()
+        started = time.perf_counter()
+        try:
+            for layer in layers:
+                sweep_layer(runner, w, batches.of(layer))
+        finally:
+            runner.close()
+        return time.perf_counter() - started, w
+
+    loads = [os.getloadavg()[0]]
+    seconds, local = timed(LocalBlocks(model, tables, 2, False))
+    rows: list[dict[str, Any]] = [{"where": "in process, 2 threads", "seconds": [seconds]}]
+    counts = [int(c) for c in args.workers.split(",")]
+    for count in counts:
+        rows.append({"where": f"Ray, {count} workers", "workers": count, "seconds": []})
+    for _ in range(args.repeat):
+        for count, row in zip(counts, rows[1:], strict=True):
+            with connect(f"local:{count}") as cluster:
+                make = cluster.runners()
+                warm = make(model, tables, 2, False)
+                biggest = max((b for layer in layers for b in batches.of(layer)), key=len)
+                warm.solve(start, biggest[0])  # each worker loads its kernels: untimed
+                warm.close()
+                seconds, w = timed(make(model, tables, 2, False))
+                row["seconds"].append(seconds)
+                row["identical"] = row.get("identical", True) and bool(np.array_equal(w, local))
+                peak = max(cluster.worker_peaks.values(), default=0)
+                row["worker_peak_bytes"] = max(row.get("worker_peak_bytes", 0), peak)
+            loads.append(os.getloadavg()[0])
+    one = next((r for r in rows if r.get("workers") == 1), None)
+    for row in rows:
+        times = row["seconds"]
+        row.update(
+            rules=rules.name,
+            goal=rules.goal,
+            floor=model.floor,
+            states=states,
+            median_seconds=float(np.median(times)),
+            spread=[min(times), max(times)],
+            load_averages=loads,
+        )
+        if one is not None and "workers" in row:
+            # Round by round: the runs of one round follow each other (the machine's load moves).
+            ratios = [a / b for a, b in zip(one["seconds"], times, strict=True)]
+            row["speedup_over_one_worker"] = float(np.median(ratios))
+            row["speedup_spread"] = [min(ratios), max(ratios)]
+        if args.json:
+            print(json.dumps(row))
+            continue
+        text = (
+            f"{rules.name}, goal {rules.goal:,}, floor {model.floor:,}, one pass ({states:,} "
+            f"states): {row['where']}: {row['median_seconds']:.1f} s"
+        )
+        if len(times) > 1:
+            text += f" (median of {len(times)}, {min(times):.1f}-{max(times):.1f})"
+        if "speedup_over_one_worker" in row:
+            lo, hi = row["speedup_spread"]
+            text += f", {row['speedup_over_one_worker']:.2f}x one worker ({lo:.2f}-{hi:.2f})"
+        if "workers" in row:
+            text += (
+                f", workers' peak {row['worker_peak_bytes'] / 1024**2:,.0f} MB, bit-identical: "
+                f"{'yes' if row['identical'] else 'NO'}"
+            )
+        print(f"{text} (load averages {', '.join(f'{x:.1f}' for x in loads)})")
+
+
 def on_cluster(args: argparse.Namespace) -> None:
+    if args.unit == "pass":
+        cluster_pass(args)
+        return
     import numpy as np
 
     from optimal_farkle.solver.table.cluster import connect
@@ -533,7 +639,10 @@ def kernel(args: argparse.Namespace) -> None:
     from optimal_farkle.solver.table.runners import LocalBlocks
     from optimal_farkle.solver.table.tables import TABLE_LANES, table_tables
 
-    rules, model, w = _sampling(args)
+    if args.start == "warm":  # its W is made below
+        rules, model = _compiled(args)
+    else:
+        rules, model, w = _sampling(args)
     if args.solved:  # the solved W: choices as smooth as a real solve's (random W's are not)
         from optimal_farkle.solver.table.solve import solve_table
 
@@ -600,6 +709,8 @@ def kernel(args: argparse.Namespace) -> None:
         "duel_skipped": duel.skipped,
         "ratio": float(np.median(ratios)),
         "ratio_spread": [min(ratios), max(ratios)],
+        # Issue 37 counts a value as one stored component ("two components each"): C per state.
+        "ratio_per_component": float(np.median(ratios)) / model.comps,
         "ratio_before": float(np.median(before)),
         "ratio_before_spread": [min(before), max(before)],
         "load_average": os.getloadavg()[0],
@@ -636,8 +747,9 @@ def kernel(args: argparse.Namespace) -> None:
         f"value ({table_values:,} timed; every option compared in every component, as before: "
         f"{fig('compared_ns_per_value')} ns), duel kernel {fig('duel_ns_per_value')} ns averaged "
         f"over its solve ({duel.passes} passes, {100 * duel.skipped:.0f}% of rolls certified): "
-        f"table/duel {fig('ratio')}x, before {fig('ratio_before')}x (load average "
-        f"{row['load_average']:.1f})"
+        f"table/duel {fig('ratio')}x, before {fig('ratio_before')}x; per stored component "
+        f"({model.comps} per state, one for the duel) {row['ratio_per_component']:.2f}x (load "
+        f"average {row['load_average']:.1f})"
     )
 
 

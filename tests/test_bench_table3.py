@@ -12,7 +12,7 @@ from bench_modules import bench_module
 
 from optimal_farkle.engine import preset
 from optimal_farkle.solver.table import solve
-from optimal_farkle.solver.table.batches import batch_states
+from optimal_farkle.solver.table.batches import batch_states, farkle_sums
 from optimal_farkle.solver.table.model import build_table_model
 from optimal_farkle.solver.table.solve import solve_plain
 
@@ -24,11 +24,10 @@ def table3() -> Any:
 
 def test_the_pass_samples_contiguous_runs_of_one_batch_each_spread_over_the_layer() -> None:
     model = build_table_model(preset("facebook").with_goal(1500), 3, -500)
-    counts = range(3 * model.nf - 2, -1, -1)
     sampled = list(table3()._batch_runs(model, 10, 1000, 100))
     assert sampled[-1][0] == 0
     for layer, runs in sampled:
-        batches = [b for b in (batch_states(model, layer, c) for c in counts) if len(b)]
+        batches = [b for b in (batch_states(model, layer, c) for c in farkle_sums(model)) if len(b)]
         total = sum(len(b) for b in batches)
         if total <= 1000:  # a small layer whole, batch by batch
             assert [len(r) for r in runs] == [len(b) for b in batches]

@@ -75,6 +75,20 @@ def reachable_states(model: TableModel) -> int:
     return int(per_player**model.players * model.nf**model.players * model.ns)
 
 
+def top_layer(model: TableModel) -> int:
+    """The highest layer: every player one step below the goal, ``N (NB - 1)``."""
+    return model.players * (model.nb - 1)
+
+
+def farkle_sums(model: TableModel) -> tuple[int | None, ...]:
+    """A layer's batches in the order a sweep solves them: under a penalty one per combined
+    farkle count ``sum f``, from the highest (``N (F - 1)``) down to 0; without one the
+    whole layer (``None``)."""
+    if model.penalty_count == 0:
+        return (None,)
+    return tuple(range(model.players * (model.nf - 1), -1, -1))
+
+
 def batch_states(model: TableModel, total: int, farkle_sum: int | None = None) -> np.ndarray:
     """The reachable states of a batch as ``(k, fields)`` rows, in block order (similar turns
     together; see :func:`reachable`)."""

@@ -1,23 +1,47 @@
 """The table solve's blocks on a Ray cluster (the optional extra ``optimal-farkle[cluster]``).
 
 The solve (:mod:`solver.table.solve`) hands batches of start states to a *runner*; this
-module's runner, :class:`RayBlocks`, cuts a batch into chunks of whole blocks (of
-:data:`solver.table.tables.TABLE_LANES` lanes) and runs each chunk as a Ray task on the same
-numba kernel as the in-process runner, on one core per task. The values come back in block order and are put together in that order, so
-every value is the one the in-process solve computes, bit for bit: a block's values depend
-only on its own lanes and on ``W``, never on which process ran it or when.
+module's runner, :class:`RayBlocks`, cuts a batch into one run of whole blocks (of
+:data:`solver.table.tables.TABLE_LANES` lanes) per worker and has each worker (a
+:class:`BlockWorker` actor, one core) solve its run on the same numba kernel as the
+in-process runner. The values come back in block order and are put together in that order,
+so every value is the one the in-process solve computes, bit for bit: a block's values
+depend only on its own lanes and on ``W``, never on which process ran it or when.
 
-``W`` lives in Ray's object store. At the start of a phase the driver puts all of it
+**Runs of equal work.** A block's work is its rows plus a fixed part (:func:`run_cuts`);
+the batch is cut where the running sum of the work crosses each worker's share, so that
+no worker holds up the batch while the others wait. A batch of fewer than
+:data:`TASK_BLOCKS` blocks per worker is cut into fewer runs, since every call costs the
+driver and Ray about a millisecond; from batch to batch the first run goes to the next
+worker.
+
+**W.** ``W`` lives in Ray's object store. At the start of a phase the driver puts all of it
 (the *base*); after that, only the states written since the last batch (an *update*: their
-indices and values, a few layers' worth). A task gets the base and the list of updates;
-a worker process keeps its own copy of ``W`` (read zero-copy from the store, copied once
-per phase) and applies the updates it has not applied yet, in order, before it solves.
-When the updates add up to more than ``W`` itself, the driver puts a new base. A worker
-killed mid-task loses nothing the driver needs: Ray retries the task (``max_retries``) on
-another worker, which rebuilds its copy from the base and the updates.
+indices and values). A call is sent the base and the *log* of updates since it; each
+worker keeps its own copy of ``W`` (read zero-copy from the store, copied once per base)
+and applies the updates it has not applied yet, in order, before it solves. When the
+updates add up to more than ``W`` itself, the driver puts a new base.
 
-Memory per worker: one copy of ``W`` (``8 C`` bytes per start state) plus the kernel's
-scratch (a few MB); the object store holds the base and at most as much again in updates.
+**The log stays short.** Whenever :data:`MERGE` updates of the same size class follow one
+another, the driver replaces them by one (their indices, and the values ``W`` has for them
+now). So after ``u`` updates the log holds at most ``(MERGE - 1) log_MERGE(u)`` entries, each
+a range ``(start, end]`` of the updates, the ranges one after the other; every value is
+copied into a merged update about ``log_MERGE(u)`` times. A call is sent the log as
+``(end, ref)`` pairs (Ray registers every object reference a call is sent: with the whole
+list of updates, a pass of thousands of small batches spent most of its time there). An
+entry lists its states update by update, and where each update's begin. A worker whose
+copy is current up to update ``p`` applies, in order, every entry with ``end > p`` from its
+first update past ``p``: the states written in ``(p, end]``, at their values after ``end``,
+so after it the copy equals ``W`` after ``end``, and every worker applies each update's
+states once.
+
+**Lost workers.** A worker killed mid-call loses nothing the driver needs: Ray starts it
+again and repeats the call (``max_restarts``, ``max_task_retries``), and the new process
+rebuilds its copy from the base and the log.
+
+Memory per worker: one copy of ``W`` (``8 C`` bytes per start state) plus the process
+(Python, numba and the kernel's scratch, about :data:`WORKER_BASE_BYTES`); the object store
+holds the base and at most as much again in updates.
 
 A cluster is named ``local`` (a Ray instance on this machine, one worker per core),
 ``local:N`` (``N`` workers) or by the address of a running cluster (``ray://host:10001``,
@@ -26,8 +50,10 @@ A cluster is named ``local`` (a Ray instance on this machine, one worker per cor
 
 from __future__ import annotations
 
+import itertools
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -35,18 +61,24 @@ from typing import Any
 import numpy as np
 
 from ..duel.estimate import duration, size
-from .batches import batch_states
+from .batches import batch_states, farkle_sums, top_layer
 from .model import TableModel
 from .runners import BlockRunner, LocalBlocks, RunnerFactory
+from .sizes import turn_rows
 from .tables import TABLE_LANES, TableTables, table_tables
 
-#: Tasks per worker and batch: enough to even out unequal chunks, few enough to keep the
-#: per-task overhead (milliseconds) small beside a chunk's work.
-CHUNKS_PER_WORKER = 3
 #: A batch of at most this many blocks runs in the driver (the mixing and its single states).
 LOCAL_BLOCKS = 1
-#: How often Ray retries a task lost with its worker.
+#: How often Ray starts a killed worker again and repeats its call.
 RETRIES = 5
+#: Updates of one size class merged into one (the module docstring: the log of updates).
+MERGE = 4
+#: A block's work that does not grow with its rows, in rows (:func:`run_cuts`; fitted to
+#: single blocks timed one by one, docs/benchmarks.md).
+BLOCK_ROWS = 14
+#: The fewest blocks a worker's run is given (unless the batch has fewer): several
+#: milliseconds of a core's work, against about one that a call costs.
+TASK_BLOCKS = 8
 #: Per-worker scratch of the kernel and the worker process itself (numba loaded).
 WORKER_BASE_BYTES = 300 * 1024**2
 
@@ -61,7 +93,7 @@ class ClusterPlan:
 
     workers: int
     blocks_per_sweep: int
-    tasks_per_batch: int
+    calls_per_batch: int
     w_bytes: int
     worker_bytes: int
     seconds: float
@@ -69,7 +101,7 @@ class ClusterPlan:
     def words(self) -> str:
         return (
             f"{self.workers} workers; {self.blocks_per_sweep:,} blocks of {TABLE_LANES} start states "
-            f"per sweep, up to {self.tasks_per_batch} tasks per batch; W is "
+            f"per sweep, up to {self.calls_per_batch} calls per batch; W is "
             f"{size(self.w_bytes)} in the object store, about {size(self.worker_bytes)} per "
             f"worker; estimated {duration(self.seconds)} at this machine's speed per core"
         )
@@ -78,19 +110,15 @@ class ClusterPlan:
 def cluster_plan(model: TableModel, workers: int, seconds_two_threads: float) -> ClusterPlan:
     """The plan of a solve of ``model`` on ``workers`` cores; ``seconds_two_threads`` is the
     in-process estimate (:func:`solver.table.sizes.table_estimate`, two threads)."""
-    n = model.players
-    counts: list[int | None] = (
-        [None] if model.penalty_count == 0 else list(range(n * (model.nf - 1) + 1))
-    )
     blocks = 0
-    for layer in range(n * (model.nb - 1) + 1):
-        for c in counts:
+    for layer in range(top_layer(model) + 1):
+        for c in farkle_sums(model):
             blocks += -(-len(batch_states(model, layer, c)) // TABLE_LANES)
     w_bytes = model.start_states * model.comps * 8
     return ClusterPlan(
         workers=workers,
         blocks_per_sweep=blocks,
-        tasks_per_batch=workers * CHUNKS_PER_WORKER,
+        calls_per_batch=workers,
         w_bytes=w_bytes,
         worker_bytes=w_bytes + WORKER_BASE_BYTES,
         seconds=seconds_two_threads * 2 / max(1, workers),
@@ -102,7 +130,7 @@ class Cluster:
     """A connection to a Ray cluster for table solves (:func:`connect`).
 
     ``runners`` makes the solve's runners; ``worker_peaks`` maps each worker process seen so
-    far to its peak resident memory in bytes (each task reports both); :meth:`close` shuts
+    far to its peak resident memory in bytes (each call reports both); :meth:`close` shuts
     down a Ray this module started.
     """
 
@@ -110,10 +138,17 @@ class Cluster:
     workers: int
     started: bool
     worker_peaks: dict[int, int] = field(default_factory=dict)
+    actors: list[Any] = field(default_factory=list)
 
     @property
     def worker_pids(self) -> set[int]:
         return set(self.worker_peaks)
+
+    def block_workers(self) -> list[Any]:
+        """The cluster's :class:`BlockWorker` actors, one per core (started at first use)."""
+        if not self.actors:
+            self.actors = start_workers(self.workers)
+        return self.actors
 
     def runners(self) -> RunnerFactory:
         def make(model: TableModel, tables: TableTables, threads: int, track: bool) -> BlockRunner:
@@ -122,9 +157,15 @@ class Cluster:
         return make
 
     def close(self) -> None:
-        if self.started:
-            import ray
+        """Stop the workers, and a Ray this module started."""
+        if not self.actors and not self.started:
+            return
+        import ray
 
+        for actor in self.actors:
+            ray.kill(actor)
+        self.actors = []
+        if self.started:
             ray.shutdown()
             self.started = False
 
@@ -190,7 +231,7 @@ def connect(text: str) -> Cluster:
 
 
 class RayBlocks:
-    """A :class:`solver.table.runners.BlockRunner` whose blocks run as Ray tasks (module docstring)."""
+    """A :class:`solver.table.runners.BlockRunner` whose blocks run on the cluster's workers (module docstring)."""
 
     def __init__(
         self, model: TableModel, tables: TableTables, track: bool, cluster: Cluster
@@ -205,36 +246,32 @@ class RayBlocks:
         self.local = LocalBlocks(model, tables, 1, track)
         self.base_id = ""
         self.base_ref: Any = None
-        self.updates: list[Any] = []
-        self.logged = 0
+        self.log = UpdateLog(ray.put)
         self.pending: list[np.ndarray] = []
+        self.batches = 0
 
     def wrote(self, idx: np.ndarray) -> None:
         self.pending.append(np.asarray(idx, dtype=np.int64))
 
     def close(self) -> None:
         self.local.close()
-        self.updates = []
+        self.log = UpdateLog(self.log.put)
         self.base_ref = None
 
     def _sync(self, w_flat: np.ndarray) -> None:
-        """Bring the store up to ``w_flat``: a new base, or an update of the states written."""
+        """Bring the store up to ``w_flat``: a new base, or an update of the states written
+        (and the log's merges it completes)."""
         import ray
 
-        if self.base_ref is None or self.logged > w_flat.size:
+        if self.base_ref is None or self.log.logged > w_flat.size:
             self.base_ref = ray.put(w_flat)
             self.base_id = uuid.uuid4().hex
-            self.updates = []
-            self.logged = 0
+            self.log = UpdateLog(ray.put)
             self.pending = []
             return
-        if not self.pending:
-            return
-        idx = np.unique(np.concatenate(self.pending))
-        values = w_flat.reshape(-1, self.model.comps)[idx]
-        self.updates.append(ray.put((idx, values)))
-        self.logged += values.size
-        self.pending = []
+        if self.pending:
+            self.log.append(w_flat.reshape(-1, self.model.comps), np.concatenate(self.pending))
+            self.pending = []
 
     def solve(
         self, w_flat: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None
@@ -245,35 +282,156 @@ class RayBlocks:
         import ray
 
         self._sync(w_flat)
-        chunk = -(-blocks // (self.cluster.workers * CHUNKS_PER_WORKER))
+        workers = self.cluster.block_workers()
+        count = min(len(workers), max(1, blocks // TASK_BLOCKS))
+        cuts = run_cuts(self.model, rows, count)
+        small = rows.astype(np.int16)  # a fourth of the bytes to send (every field < 2^15)
+        sent = self.log.sent()
         tasks = []
-        for first in range(0, blocks, chunk):
-            part = slice(first * TABLE_LANES, (first + chunk) * TABLE_LANES)
+        for k, (first, last) in enumerate(itertools.pairwise(cuts)):
+            part = slice(first * TABLE_LANES, last * TABLE_LANES)
+            # Batch after batch the first part goes to the next worker: every worker gets
+            # some of the batches too small to cut.
+            worker = workers[(self.batches + k) % len(workers)]
             tasks.append(
-                _remote().remote(
+                worker.solve.remote(
                     self.key,
-                    self.model_ref,
+                    [self.model_ref],
                     self.track,
                     self.base_id,
                     [self.base_ref],
-                    self.updates,
-                    rows[part],
+                    sent,
+                    small[part],
                     None if shift is None else shift[part],
                 )
             )
+        self.batches += 1
         results = ray.get(tasks)
         peaks = self.cluster.worker_peaks
         for _, _, pid, peak in results:
             peaks[pid] = max(peaks.get(pid, 0), peak)
         values = np.concatenate([r[0] for r in results])
+        if not self.track:
+            return values, np.zeros(len(values))
         farkle = np.concatenate([r[1] for r in results])
         return values, farkle
+
+
+def run_cuts(model: TableModel, rows: np.ndarray, runs: int) -> list[int]:
+    """Where a batch's blocks are cut into ``runs`` runs of about equal work: block indices
+    ``0 = c_0 < c_1 < ... = blocks`` (fewer runs where blocks are few).
+
+    A block's work is taken as the rows of its longest turn solve
+    (:func:`solver.table.sizes.turn_rows`, the block's top) and :data:`BLOCK_ROWS` more, the
+    work of a block that does not grow with its rows (its exits): the rows of a batch are in
+    block order, the mover's score rising, so equal numbers of blocks would give the first
+    run the most work.
+    """
+    n = model.players
+    blocks = -(-len(rows) // TABLE_LANES)
+    lanes = turn_rows(model, rows[:, 0], rows[:, 1:n].max(axis=1))
+    padded = np.zeros(blocks * TABLE_LANES, dtype=np.int64)
+    padded[: len(rows)] = lanes
+    work = np.cumsum(padded.reshape(blocks, TABLE_LANES).max(axis=1) + BLOCK_ROWS)
+    targets = work[-1] * np.arange(1, runs) / runs
+    inner = np.searchsorted(work, targets, side="left") + 1
+    return sorted({0, blocks, *(int(c) for c in inner if 0 < c < blocks)})
+
+
+@dataclass(frozen=True)
+class _Update:
+    """An entry of the log of updates: the states written in updates ``(start, end]`` since
+    the base (``idx``), with their values after ``end`` in the object store (``ref``, with
+    ``ends`` and ``begins``: each update in it and where its states begin in ``idx``);
+    ``level``: it merges ``MERGE ** level`` updates."""
+
+    level: int
+    end: int
+    idx: np.ndarray
+    ends: np.ndarray
+    begins: np.ndarray
+    ref: Any
+
+
+class UpdateLog:
+    """The log of updates since a base (the module docstring), kept short by merging.
+
+    ``put`` stores an object and returns its reference (``ray.put``; any function in tests).
+    """
+
+    def __init__(self, put: Callable[[Any], Any]) -> None:
+        self.put = put
+        self.entries: list[_Update] = []
+        self.updates = 0  # since the base
+        self.logged = 0  # values sent in updates since the base
+
+    def append(self, wv: np.ndarray, idx: np.ndarray) -> None:
+        """An update: the states ``idx`` were written, ``wv`` (``(states, C)``) is ``W`` now."""
+        self.updates += 1
+        self.logged += idx.size * wv.shape[1]
+        log = self.entries
+        log.append(self._entry(0, wv, [idx], [np.array([self.updates])], [np.zeros(1, np.int64)]))
+        while len(log) >= MERGE and all(u.level == log[-1].level for u in log[-MERGE:]):
+            # A state written in several of them is listed as often, each time with its
+            # value now: never sorted out (a sort of a pass's indices would hold up the
+            # workers), and applied in any order it gives the same copy.
+            parts = log[-MERGE:]
+            at = np.cumsum([0] + [len(u.idx) for u in parts[:-1]])
+            merged = self._entry(
+                parts[-1].level + 1,
+                wv,
+                [u.idx for u in parts],
+                [u.ends for u in parts],
+                [u.begins + a for u, a in zip(parts, at, strict=True)],
+            )
+            del log[-MERGE:]
+            log.append(merged)
+
+    def _entry(
+        self,
+        level: int,
+        wv: np.ndarray,
+        idx: list[np.ndarray],
+        ends: list[np.ndarray],
+        begins: list[np.ndarray],
+    ) -> _Update:
+        """An entry of these updates' states, their values now put in the store."""
+        states = np.concatenate(idx)
+        end, begin = np.concatenate(ends), np.concatenate(begins)
+        return _Update(
+            level, int(end[-1]), states, end, begin, self.put((states, wv[states], end, begin))
+        )
+
+    def sent(self) -> list[tuple[int, Any]]:
+        """What a call is sent: ``(end, ref)`` of every entry, in order."""
+        return [(u.end, u.ref) for u in self.entries]
+
+
+def bring_up(
+    wv: np.ndarray,
+    applied: int,
+    log: list[tuple[int, Any]],
+    get: Callable[[Any], Any],
+    wrote: Callable[[np.ndarray], None],
+) -> int:
+    """Apply the entries of ``log`` (:meth:`UpdateLog.sent`) past update ``applied`` to a
+    copy ``wv`` of ``W``, in order (``get`` reads a reference; ``wrote`` is told each entry's
+    states); returns the update the copy is now current up to."""
+    for end, ref in log:
+        if end <= applied:
+            continue
+        idx, values, ends, begins = get(ref)
+        first = int(begins[np.searchsorted(ends, applied, side="right")])
+        wv[idx[first:]] = values[first:]
+        wrote(idx[first:])
+        applied = end
+    return applied
 
 
 # -- the worker side -------------------------------------------------------------------------------
 @dataclass
 class _WorkerCopy:
-    """A worker process's copy of one phase's ``W`` and how far it is brought up to date."""
+    """A worker's copy of one base's ``W``, current up to update ``applied``."""
 
     key: str
     base_id: str
@@ -282,42 +440,57 @@ class _WorkerCopy:
     runner: LocalBlocks
 
 
-_COPY: list[_WorkerCopy] = []  # at most one: the phase this worker last ran
+class BlockWorker:
+    """A worker of the cluster (a Ray actor): one process on one core, holding its own copy
+    of ``W`` from one call to the next.
 
-
-def solve_chunk(
-    key: str,
-    model: TableModel,
-    track: bool,
-    base_id: str,
-    base: list[Any],
-    updates: list[Any],
-    rows: np.ndarray,
-    shift: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """One task: the turns of ``rows`` (whole blocks) from ``W`` = base + updates, on one core.
-
-    Returns ``(values (k, C), P (k,), this process's id, its peak resident bytes)``.
+    An actor rather than Ray tasks: the driver calls its worker directly, where every task
+    would ask the node for a worker first (a lease, some of the node's CPU per task, in
+    every batch of thousands); and the copy of ``W`` is the actor's state, not a module's.
+    Killed, Ray starts it again and repeats the call (``max_restarts``,
+    ``max_task_retries``), which rebuilds the copy from the base and the log.
     """
-    import ray
 
-    copy = _COPY[0] if _COPY else None
-    if copy is None or copy.key != key or copy.base_id != base_id:
-        runner = copy.runner if copy is not None and copy.key == key else None
-        _COPY.clear()
-        w = np.array(ray.get(base[0]), dtype=np.float64)  # writable: updates are applied to it
-        if runner is None:
-            runner = LocalBlocks(model, table_tables(model), 1, track)
-        copy = _WorkerCopy(key, base_id, w, 0, runner)
-        _COPY.append(copy)
-    wv = copy.w.reshape(-1, model.comps)
-    for ref in updates[copy.applied :]:
-        idx, values = ray.get(ref)
-        wv[idx] = values
-        copy.runner.wrote(idx)  # what it read moved: its certificates may end
-    copy.applied = len(updates)
-    values, farkle = copy.runner.solve(copy.w, rows, shift)
-    return values, farkle, os.getpid(), peak_rss()
+    def __init__(self) -> None:
+        self.copy: _WorkerCopy | None = None
+
+    def solve(
+        self,
+        key: str,
+        model: list[Any],
+        track: bool,
+        base_id: str,
+        base: list[Any],
+        updates: list[tuple[int, Any]],
+        rows: np.ndarray,
+        shift: np.ndarray | None,
+    ) -> tuple[np.ndarray, np.ndarray | None, int, int]:
+        """The turns of ``rows`` (whole blocks, as ``int16``) from ``W`` = base + the log
+        of updates (``(end, ref)`` pairs, the module docstring), of the solve's phase
+        ``key`` (``model``: a reference to its model, read when the phase is new here).
+
+        Returns ``(values (k, C), P (k,) or None unless ``track``, this process's id, its peak
+        resident bytes)``.
+        """
+        import ray
+
+        copy = self.copy
+        if copy is None or copy.key != key or copy.base_id != base_id:
+            if copy is not None and copy.key == key:
+                runner = copy.runner
+            else:
+                found: TableModel = ray.get(model[0])
+                runner = LocalBlocks(found, table_tables(found), 1, track)
+            self.copy = None  # the old copy freed before the new one is made
+            w = np.array(ray.get(base[0]), dtype=np.float64)  # writable: updates go into it
+            copy = self.copy = _WorkerCopy(key, base_id, w, 0, runner)
+        # What the runner read moved: its certificates may end (``wrote``).
+        wv = copy.w.reshape(-1, copy.runner.model.comps)
+        copy.applied = bring_up(wv, copy.applied, updates, ray.get, copy.runner.wrote)
+        values, farkle = copy.runner.solve(copy.w, rows.astype(np.int64), shift)
+        # P only where the solve tracks it (else the kernel leaves it unset): a third of the
+        # bytes back.
+        return values, farkle if track else None, os.getpid(), peak_rss()
 
 
 def peak_rss() -> int:
@@ -333,13 +506,13 @@ def peak_rss() -> int:
     return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
-_REMOTE: list[Any] = []
+def start_workers(count: int) -> list[Any]:
+    """``count`` :class:`BlockWorker` actors, one core each (Ray is initialised)."""
+    import ray
 
-
-def _remote() -> Any:
-    """:func:`solve_chunk` as a Ray remote function (made once, when Ray is there)."""
-    if not _REMOTE:
-        import ray
-
-        _REMOTE.append(ray.remote(max_retries=RETRIES, num_cpus=1)(solve_chunk))
-    return _REMOTE[0]
+    # No task events: nobody looks at them, and reporting them costs Ray's processes CPU
+    # per call.
+    actor = ray.remote(
+        num_cpus=1, max_restarts=RETRIES, max_task_retries=RETRIES, enable_task_events=False
+    )(BlockWorker)
+    return [actor.remote() for _ in range(count)]

@@ -51,7 +51,7 @@ from ..core.layout import (
     P_REACH,
     P_ROWS,
 )
-from .batches import batch_states, flat_of, full, rotated
+from .batches import batch_states, farkle_sums, flat_of, full, rotated, top_layer
 from .exits import bank_rows, clamp, decision_cut, fill_top, lane_exits
 from .kernel import core_for
 from .layers import closed_form
@@ -331,13 +331,12 @@ def evaluate(
     passes = 0
     residual = 0.0
     try:
-        layers = range(n * (model.nb - 1), -1, -1)
-        farkle_sums = range(n * (model.nf - 1), -1, -1)
+        layers = range(top_layer(model), -1, -1)
         while True:
             passes += 1
             largest = 0.0
             for k, layer in enumerate(layers):
-                for fsum in farkle_sums if model.penalty_count else (None,):
+                for fsum in farkle_sums(model):
                     rows = batch_states(model, layer, fsum)
                     if not len(rows):
                         continue

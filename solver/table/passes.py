@@ -11,14 +11,60 @@ from dataclasses import replace
 import numpy as np
 
 from ..core.errors import SolveCancelled, SolveFailedError
-from .batches import batch_states, flat_of
+from .batches import batch_states, farkle_sums, flat_of, top_layer
 from .model import TableModel
 from .progress import RESUMED, Progress, record_layer, report, save_snapshot
 from .resume import LayerProgress, Snapshot, SolveJournal
-from .runners import RunnerFactory
+from .runners import BlockRunner, RunnerFactory
 from .tables import table_tables
 
 MAX_PASSES = 500
+
+
+class PassBatches:
+    """The batches of a pass, layer by layer (made once per layer and kept): each a layer's
+    states of one combined farkle count, highest first (:func:`solver.table.batches.farkle_sums`),
+    as ``(rows, flat indices)``."""
+
+    def __init__(self, model: TableModel) -> None:
+        self.model = model
+        self._layers: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+
+    def of(self, layer: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The layer's non-empty batches in the order a pass solves them."""
+        if layer not in self._layers:
+            rows = [batch_states(self.model, layer, c) for c in farkle_sums(self.model)]
+            self._layers[layer] = [(r, flat_of(self.model, r)) for r in rows if len(r)]
+        return self._layers[layer]
+
+    def rows_of(self, layer: int) -> np.ndarray:
+        """The flat indices of the layer's states, batch after batch (a checkpoint's order)."""
+        found = self.of(layer)
+        return np.concatenate([i for _, i in found]) if found else np.zeros(0, dtype=np.int64)
+
+
+def sweep_layer(
+    runner: BlockRunner,
+    w: np.ndarray,
+    batches: list[tuple[np.ndarray, np.ndarray]],
+    cancel: threading.Event | None = None,
+) -> float:
+    """One layer of a Gauss-Seidel pass, in place in ``w``: each batch solved from ``W`` as
+    the batches before it left it, and written before the next. Returns the largest change.
+
+    Every runner gives the same values for a batch, so the pass is the same bit for bit on
+    threads or on a cluster (the order of the batches is the only order there is).
+    """
+    largest = 0.0
+    for rows, idx in batches:
+        if cancel is not None and cancel.is_set():
+            raise SolveCancelled()
+        values, _ = runner.solve(w, rows)
+        wv = w.reshape(-1, values.shape[1])  # (states, C): a view
+        largest = max(largest, float(np.abs(values - wv[idx]).max()))
+        wv[idx] = values
+        runner.wrote(idx)
+    return largest
 
 
 def broadcast_counts(model: TableModel, plain: np.ndarray) -> np.ndarray:
@@ -47,51 +93,33 @@ def penalty_passes(
     returns the largest change of every pass and the seconds of the whole solve.
     """
     tables = table_tables(model)
-    comps, n = model.comps, model.players
     w = start.w
-    wv = w.reshape(-1, comps)
-    top_layer = n * (model.nb - 1)
-    counts = range(n * (model.nf - 1), -1, -1)
+    wv = w.reshape(-1, model.comps)
+    top = top_layer(model)
     history = list(start.history)
     earlier = start.seconds
     started = time.perf_counter()
-    batches: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
-
-    def batches_of(layer: int) -> list[tuple[np.ndarray, np.ndarray]]:
-        """A layer's batches (one per combined farkle count, highest first): rows, indices."""
-        if layer not in batches:
-            rows = [batch_states(model, layer, c) for c in counts]
-            batches[layer] = [(r, flat_of(model, r)) for r in rows if len(r)]
-        return batches[layer]
-
-    def rows_of(layer: int) -> np.ndarray:
-        found = batches_of(layer)
-        return np.concatenate([i for _, i in found]) if found else np.zeros(0, dtype=np.int64)
+    batches = PassBatches(model)
+    rows_of = batches.rows_of
 
     runner = make(model, tables, threads, False)
     try:
         while True:
             passes = len(history)
             done = (
-                journal.replay("pass", passes, w, rows_of, top_layer)
+                journal.replay("pass", passes, w, rows_of, top)
                 if journal is not None
                 else LayerProgress()
             )
-            first = top_layer if done.next_layer is None else done.next_layer
+            first = top if done.next_layer is None else done.next_layer
             largest = done.residual
             if done.next_layer is not None or (passes == start.passes and passes > 0):
                 report(progress, 0.2, 1.0, _pass_share(history, tolerance), RESUMED)
             if done.next_layer is not None:
                 earlier = done.seconds - (time.perf_counter() - started)
             for layer in range(first, -1, -1):
-                found = batches_of(layer)
-                for rows, idx in found:
-                    if cancel is not None and cancel.is_set():
-                        raise SolveCancelled()
-                    values, _ = runner.solve(w, rows)
-                    largest = max(largest, float(np.abs(values - wv[idx]).max()))
-                    wv[idx] = values
-                    runner.wrote(idx)
+                found = batches.of(layer)
+                largest = max(largest, sweep_layer(runner, w, found, cancel))
                 if found:
                     done.residual = largest
                     done.seconds = earlier + time.perf_counter() - started
@@ -102,7 +130,7 @@ def penalty_passes(
                     progress,
                     0.2,
                     1.0,
-                    _pass_share(history, tolerance) + (top_layer - layer) / (top_layer + 1) / 12,
+                    _pass_share(history, tolerance) + (top - layer) / (top + 1) / 12,
                     f"exact passes: pass {passes + 1}",
                 )
             history.append(largest)

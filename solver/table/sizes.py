@@ -40,26 +40,33 @@ MEMORY_COPIES = 3.3
 LIMIT_SECONDS = 24 * 3600.0
 
 
-def table_work(model: TableModel) -> float:
-    """Lane-checks of one sweep: every start state's rows times the option checks per row.
+def turn_rows(model: TableModel, b0: np.ndarray, best: np.ndarray) -> np.ndarray:
+    """About how many rows (turn totals) the turn solve of a state with the mover's score
+    ``b0`` and the best other score ``best`` takes (score indices; arrays broadcast).
 
     A turn is solved from its cut down (:mod:`solver.table.kernel`): the goal, or under a
     final-turn endgame about ``K*`` steps past the best other score, ``K*`` the lead from
-    which a bank is safe enough (``R(K*) <= P_min / 2``).
+    which a bank is safe enough (``R(K*) <= P_min / 2``); at least the bank minimum.
     """
-    nb = model.nb
     k_star = 0
     if needs_final_turn(model.rules):
         reach = model.final.reach[2]
         settled = np.nonzero(reach <= model.final.p_min * 0.5)[0]
         k_star = int(settled[0]) if len(settled) else len(reach) - 1
+    rows: np.ndarray = np.maximum(np.maximum(model.nb - b0, model.bank_min[1]), best - b0 + k_star)
+    return rows
+
+
+def table_work(model: TableModel) -> float:
+    """Lane-checks of one sweep: every start state's rows (:func:`turn_rows`) times the
+    option checks per row."""
+    nb = model.nb
     b0 = np.arange(nb)[:, None]
     best = np.arange(nb)[None, :]
     others = model.players - 1
     # How many ways the others' scores have this maximum.
     ways = (best + 1) ** others - best**others
-    top = np.maximum(np.maximum(nb - b0, model.bank_min[1]), best - b0 + k_star)
-    rows = float((ways * top).sum())
+    rows = float((ways * turn_rows(model, b0, best)).sum())
     per_state = reachable_states(model) / nb**model.players  # solver.table.batches.reachable
     return float(rows * per_state * model.checks_per_turn_total)
 
