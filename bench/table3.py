@@ -68,6 +68,17 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   wall time on two otherwise idle cores: the time between batches and each batch's CPU time
   times ``ceil(k / 2) / k`` for ``k`` blocks (equal blocks), and the share of CPU time
   that can run on both threads.
+* ``blocks --rules R [--goal G]`` -- what a block's turn solve costs against its rows (the
+  work :func:`solver.table.cluster.run_cuts` cuts a batch by): single blocks of a pass's
+  batches (from the warm ``W``, as ``pass``) timed one by one on one thread (CPU time, each
+  the best of three), and the least-squares line ``time = a rows + b``: ``b / a`` is the
+  block's fixed work in rows (``BLOCK_ROWS``).
+* ``project --rules R [--goal G] --cpu-per-pass S[,S2] --overhead O [--passes P] [--cores
+  16,64,256]`` -- the wall time of a whole penalty solve on ``N`` cores: ``P`` passes (11 by
+  default) of ``S / N`` (a pass's CPU seconds, as ``pass`` measures them, shared by the
+  cores) plus ``O`` seconds per batch (a batch's round trip to the workers, which waits for
+  the slowest: measured by ``cluster --unit pass`` as the two-worker time less half the
+  in-process CPU, over the pass's batches) times the model's batches per pass.
 * ``loss --rules R [--goal G]`` -- the approximation's loss against the exact strategy by
   exact policy evaluation (:mod:`solver.table.evaluate`): seat by seat, the approximation in one
   seat and the exact optimum in the others, against all three exact.
@@ -238,7 +249,18 @@ def main() -> None:
     )
     parser.add_argument(
         "report",
-        choices=("sizes", "solve", "pass", "loss", "cluster", "kernel", "profile", "busy"),
+        choices=(
+            "sizes",
+            "solve",
+            "pass",
+            "loss",
+            "cluster",
+            "kernel",
+            "profile",
+            "busy",
+            "blocks",
+            "project",
+        ),
     )
     parser.add_argument("--workers", default="1,2", help="cluster: worker counts to run")
     parser.add_argument(
@@ -273,6 +295,10 @@ def main() -> None:
         action="store_true",
         help="kernel: also whole solves (one thread) with and without keep certificates",
     )
+    parser.add_argument("--cpu-per-pass", help="project: a pass's CPU seconds (S or S1,S2)")
+    parser.add_argument("--overhead", type=float, help="project: seconds per batch beside its work")
+    parser.add_argument("--passes", type=int, default=11, help="project: passes of the solve")
+    parser.add_argument("--cores", default="16,64,256", help="project: core counts")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.report == "sizes":
@@ -289,6 +315,10 @@ def main() -> None:
         profile(args)
     elif args.report == "busy":
         busy(args)
+    elif args.report == "blocks":
+        block_costs(args)
+    elif args.report == "project":
+        project(args)
     else:
         loss(args)
 
@@ -526,8 +556,13 @@ def cluster_pass(args: argparse.Namespace) -> None:
         return time.perf_counter() - started, w
 
     loads = [os.getloadavg()[0]]
+    cpu = time.process_time()
     seconds, local = timed(LocalBlocks(model, tables, 2, False))
-    rows: list[dict[str, Any]] = [{"where": "in process, 2 threads", "seconds": [seconds]}]
+    cpu = time.process_time() - cpu  # both threads: the pass's work on one core
+    count_batches = sum(len(batches.of(layer)) for layer in layers)
+    rows: list[dict[str, Any]] = [
+        {"where": "in process, 2 threads", "seconds": [seconds], "cpu_seconds": cpu}
+    ]
     counts = [int(c) for c in args.workers.split(",")]
     for count in counts:
         rows.append({"where": f"Ray, {count} workers", "workers": count, "seconds": []})
@@ -562,6 +597,12 @@ def cluster_pass(args: argparse.Namespace) -> None:
             ratios = [a / b for a, b in zip(one["seconds"], times, strict=True)]
             row["speedup_over_one_worker"] = float(np.median(ratios))
             row["speedup_spread"] = [min(ratios), max(ratios)]
+        if "workers" in row:
+            # What each batch costs beside its share of the work (``project --overhead``).
+            row["batches"] = count_batches
+            row["seconds_per_batch_beside_work"] = (
+                row["median_seconds"] - cpu / row["workers"]
+            ) / count_batches
         if args.json:
             print(json.dumps(row))
             continue
@@ -574,12 +615,86 @@ def cluster_pass(args: argparse.Namespace) -> None:
         if "speedup_over_one_worker" in row:
             lo, hi = row["speedup_spread"]
             text += f", {row['speedup_over_one_worker']:.2f}x one worker ({lo:.2f}-{hi:.2f})"
+        if "cpu_seconds" in row:
+            text += f" ({row['cpu_seconds']:.1f} s CPU, {count_batches:,} batches)"
         if "workers" in row:
             text += (
-                f", workers' peak {row['worker_peak_bytes'] / 1024**2:,.0f} MB, bit-identical: "
-                f"{'yes' if row['identical'] else 'NO'}"
+                f", {1e3 * row['seconds_per_batch_beside_work']:.1f} ms a batch beside its share "
+                f"of the CPU seconds, workers' peak {row['worker_peak_bytes'] / 1024**2:,.0f} MB, "
+                f"bit-identical: {'yes' if row['identical'] else 'NO'}"
             )
         print(f"{text} (load averages {', '.join(f'{x:.1f}' for x in loads)})")
+
+
+def block_costs(args: argparse.Namespace) -> None:
+    import numpy as np
+
+    from optimal_farkle.solver.table.batches import top_layer
+    from optimal_farkle.solver.table.passes import PassBatches, broadcast_counts
+    from optimal_farkle.solver.table.runners import LocalBlocks
+    from optimal_farkle.solver.table.sizes import turn_rows
+    from optimal_farkle.solver.table.tables import TABLE_LANES, table_tables
+
+    rules, model = _compiled(args)
+    w = broadcast_counts(model, _plain_w(args, rules, model))
+    runner = LocalBlocks(model, table_tables(model), 1, False)
+    batches = PassBatches(model)
+    top = top_layer(model)
+    rows_of_block, seconds = [], []
+    for layer in (top * 3 // 4, top // 2, top // 3, top // 4):  # large layers of a pass
+        for rows, _ in batches.of(layer)[1::2]:
+            blocks = len(rows) // TABLE_LANES
+            for b in range(0, blocks, max(1, blocks // 20)):
+                block = rows[b * TABLE_LANES : (b + 1) * TABLE_LANES]
+                runner.solve(w, block)  # untimed: its tables in the cache
+                best = np.inf
+                for _ in range(3):
+                    started = time.process_time()
+                    runner.solve(w, block)
+                    best = min(best, time.process_time() - started)
+                lanes = turn_rows(model, block[:, 0], block[:, 1 : model.players].max(axis=1))
+                rows_of_block.append(float(lanes.max()))
+                seconds.append(best)
+    runner.close()
+    x, y = np.array(rows_of_block), np.array(seconds)
+    (a, b), *_ = np.linalg.lstsq(np.stack([x, np.ones_like(x)], axis=1), y, rcond=None)
+    error = float(np.median(np.abs(a * x + b - y) / y))
+    print(
+        f"{rules.name}, goal {rules.goal:,}, floor {model.floor:,}: {len(x)} blocks timed "
+        f"(rows {x.min():.0f} to {x.max():.0f}), one thread, CPU time: a block takes "
+        f"{1e3 * a:.4f} ms per row + {1e3 * b:.3f} ms, its fixed work {b / a:.1f} rows "
+        f"(median error of the line {100 * error:.1f}%; load average {os.getloadavg()[0]:.1f})"
+    )
+
+
+def project(args: argparse.Namespace) -> None:
+    from optimal_farkle.solver.duel.estimate import duration
+    from optimal_farkle.solver.table.batches import batch_states, farkle_sums, top_layer
+    from optimal_farkle.solver.table.model import build_table_model
+
+    if not args.cpu_per_pass or args.overhead is None:
+        raise SystemExit("project: --cpu-per-pass and --overhead are measured figures; give both")
+    rules = _rules(args)
+    model = build_table_model(rules, 3, args.floor)
+    batches = sum(
+        1
+        for layer in range(top_layer(model) + 1)
+        for c in farkle_sums(model)
+        if len(batch_states(model, layer, c))
+    )
+    cpu = [float(c) for c in args.cpu_per_pass.split(",")]
+    print(
+        f"{rules.name}, goal {rules.goal:,}, floor {model.floor:,}: {args.passes} passes of "
+        f"{batches:,} batches, {' to '.join(f'{c:,.0f}' for c in cpu)} CPU seconds a pass, "
+        f"{1e3 * args.overhead:.0f} ms a batch beside its work:"
+    )
+    for cores in (int(n) for n in args.cores.split(",")):
+        walls = [args.passes * (c / cores + batches * args.overhead) for c in cpu]
+        perfect = [args.passes * c / cores for c in cpu]
+        print(
+            f"  {cores} cores: {' to '.join(duration(t) for t in walls)} "
+            f"({' to '.join(duration(t) for t in perfect)} if the batches cost nothing more)"
+        )
 
 
 def on_cluster(args: argparse.Namespace) -> None:

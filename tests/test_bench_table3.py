@@ -1,4 +1,5 @@
-"""bench/table3.py's pass: the states it samples and the ``W`` it starts from, at small goals."""
+"""bench/table3.py: the states its pass samples and the ``W`` it starts from, at small goals;
+the projection of a whole solve on many cores."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from bench_modules import bench_module
 
 from optimal_farkle.engine import preset
+from optimal_farkle.solver.duel.estimate import duration
 from optimal_farkle.solver.table import solve
 from optimal_farkle.solver.table.batches import batch_states, farkle_sums
 from optimal_farkle.solver.table.model import build_table_model
@@ -66,3 +68,33 @@ def test_the_warm_pass_starts_from_the_solve_without_the_penalty_kept_in_the_cac
 
     monkeypatch.setattr(solve, "solve_plain", unexpected)
     assert np.array_equal(table3()._plain_w(args, rules, model), plain)
+
+
+def test_the_projection_is_the_passes_shared_by_the_cores_and_each_batch_s_overhead(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    rules = preset("facebook").with_goal(1000)
+    model = build_table_model(rules, 3, -500)
+    batches = sum(
+        1
+        for layer in range(3 * (model.nb - 1) + 1)
+        for c in range(3 * (model.nf - 1) + 1)
+        if len(batch_states(model, layer, c))
+    )
+    args = argparse.Namespace(
+        rules="facebook",
+        goal=1000,
+        floor=-500,
+        cpu_per_pass="3200,6400",
+        overhead=0.5,
+        passes=10,
+        cores="1,32",
+    )
+    table3().project(args)
+    out = capsys.readouterr().out
+    assert f"10 passes of {batches:,} batches" in out
+    # 32 cores: 10 * (3200 / 32 + 0.5 * batches) and 10 * (6400 / 32 + ...).
+    low, high = (duration(10 * (c / 32 + 0.5 * batches)) for c in (3200, 6400))
+    assert f"32 cores: {low} to {high} ({duration(1000)} to {duration(2000)}" in out
+    with pytest.raises(SystemExit, match="measured figures"):
+        table3().project(argparse.Namespace(**{**vars(args), "overhead": None}))

@@ -74,8 +74,8 @@ RETRIES = 5
 #: Updates of one size class merged into one (the module docstring: the log of updates).
 MERGE = 4
 #: A block's work that does not grow with its rows, in rows (:func:`run_cuts`; fitted to
-#: single blocks timed one by one, docs/benchmarks.md).
-BLOCK_ROWS = 14
+#: single blocks timed one by one by ``python bench/table3.py blocks``, docs/benchmarks.md).
+BLOCK_ROWS = 11
 #: The fewest blocks a worker's run is given (unless the batch has fewer): several
 #: milliseconds of a core's work, against about one that a call costs.
 TASK_BLOCKS = 8
