@@ -11,7 +11,7 @@ depend only on its own lanes and on ``W``, never on which process ran it or when
 **Runs of equal work.** A block's work is its rows plus a fixed part (:func:`run_cuts`);
 the batch is cut where the running sum of the work crosses each worker's share, so that
 no worker holds up the batch while the others wait. A batch of fewer than
-:data:`TASK_BLOCKS` blocks per worker is cut into fewer runs, since every call costs the
+:data:`RUN_BLOCKS` blocks per worker is cut into fewer runs, since every call costs the
 driver and Ray about a millisecond; from batch to batch the first run goes to the next
 worker.
 
@@ -78,7 +78,7 @@ MERGE = 4
 BLOCK_ROWS = 11
 #: The fewest blocks a worker's run is given (unless the batch has fewer): several
 #: milliseconds of a core's work, against about one that a call costs.
-TASK_BLOCKS = 8
+RUN_BLOCKS = 8
 #: Per-worker scratch of the kernel and the worker process itself (numba loaded).
 WORKER_BASE_BYTES = 300 * 1024**2
 
@@ -283,17 +283,17 @@ class RayBlocks:
 
         self._sync(w_flat)
         workers = self.cluster.block_workers()
-        count = min(len(workers), max(1, blocks // TASK_BLOCKS))
+        count = min(len(workers), max(1, blocks // RUN_BLOCKS))
         cuts = run_cuts(self.model, rows, count)
         small = rows.astype(np.int16)  # a fourth of the bytes to send (every field < 2^15)
         sent = self.log.sent()
-        tasks = []
+        calls = []
         for k, (first, last) in enumerate(itertools.pairwise(cuts)):
             part = slice(first * TABLE_LANES, last * TABLE_LANES)
             # Batch after batch the first part goes to the next worker: every worker gets
             # some of the batches too small to cut.
             worker = workers[(self.batches + k) % len(workers)]
-            tasks.append(
+            calls.append(
                 worker.solve.remote(
                     self.key,
                     [self.model_ref],
@@ -306,7 +306,7 @@ class RayBlocks:
                 )
             )
         self.batches += 1
-        results = ray.get(tasks)
+        results = ray.get(calls)
         peaks = self.cluster.worker_peaks
         for _, _, pid, peak in results:
             peaks[pid] = max(peaks.get(pid, 0), peak)
@@ -323,7 +323,7 @@ def run_cuts(model: TableModel, rows: np.ndarray, runs: int) -> list[int]:
 
     A block's work is taken as the rows of its longest turn solve
     (:func:`solver.table.sizes.turn_rows`, the block's top) and :data:`BLOCK_ROWS` more, the
-    work of a block that does not grow with its rows (its exits): the rows of a batch are in
+    work of a block that does not grow with its rows (its exits and setup): the rows of a batch are in
     block order, the mover's score rising, so equal numbers of blocks would give the first
     run the most work.
     """
