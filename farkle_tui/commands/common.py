@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from optimal_farkle.engine import DEFAULT_PRESET, STEP, FarkleError, Rules, load_rules
 from optimal_farkle.engine.text import printable, shorten
@@ -24,6 +24,9 @@ from optimal_farkle.solver.core.positions import (
 )
 
 from .output import console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
@@ -81,16 +84,18 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise SystemExit(code)
 
 
-def warn(message: str) -> None:
+def warn(message: str, out: Console | None = None) -> None:
     """A warning on stderr (the command goes on): ``farkle: <message>``, plain text, one line.
 
     Never wrapped by Rich (``soft_wrap``): a log or a script reading stderr gets the warning
-    on one line whatever its length; a terminal wraps it for the eye.
+    on one line whatever its length; a terminal wraps it for the eye. ``out``: the stderr
+    console a live progress bar draws on, which prints the warning above the bar (another
+    console would write into the bar's line).
     """
     from rich.text import Text
 
-    console(stderr=True, soft_wrap=True).print(
-        Text.assemble(("farkle: ", "yellow"), one_line(message))
+    (out or console(stderr=True)).print(
+        Text.assemble(("farkle: ", "yellow"), one_line(message)), soft_wrap=True
     )
 
 

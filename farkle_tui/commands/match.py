@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from optimal_farkle.engine import STEP, FarkleError, Rules
 from optimal_farkle.engine.game import check_start_scores
 
-from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args
+from .common import add_cache_dir, add_common, emit_json, fail, rules_from_args, warn
 from .output import console
 from .progress import add_floor, check_floor, check_score, check_work, model_of, obtain_strategy
 
@@ -286,6 +286,10 @@ class ProgressBar:
 
     def __exit__(self, *exc: object) -> None:
         self.progress.stop()
+
+    def warn(self, message: str) -> None:
+        """A warning (``farkle: <message>``) on its own line above the bar while it is drawn."""
+        warn(message, self.console if self.enabled else None)
 
 
 def print_odds(odds: MatchOdds, rules: Rules, start: tuple[int, int], seed: int | None) -> None:

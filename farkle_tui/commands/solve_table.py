@@ -88,13 +88,14 @@ def run_table(args: argparse.Namespace, rules: Rules) -> int:
         # A cluster is what a long solve is for: only its memory on this machine is checked.
         check_work(table_estimate(rules, 3, args.floor), args.allow_long or bool(args.cluster))
         try:
-            with ProgressBar("solving") as update:
+            bar = ProgressBar("solving")
+            with bar as update:
                 strategy = solve_exact_table(
                     rules,
                     3,
                     progress=update,
                     cache_dir=args.cache_dir,
-                    report=warn,
+                    report=bar.warn,
                     floor=args.floor,
                     force=True,
                     cluster=args.cluster,
