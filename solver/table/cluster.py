@@ -323,9 +323,9 @@ def run_cuts(model: TableModel, rows: np.ndarray, runs: int) -> list[int]:
 
     A block's work is taken as the rows of its longest turn solve
     (:func:`solver.table.sizes.turn_rows`, the block's top) and :data:`BLOCK_ROWS` more, the
-    work of a block that does not grow with its rows (its exits and setup): the rows of a batch are in
-    block order, the mover's score rising, so equal numbers of blocks would give the first
-    run the most work.
+    work of a block that does not grow with its rows (its exits and setup): the rows of a
+    batch are in block order, the mover's score rising, so equal numbers of blocks would give
+    the first run the most work.
     """
     n = model.players
     blocks = -(-len(rows) // TABLE_LANES)
