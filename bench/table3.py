@@ -532,7 +532,7 @@ def cluster_pass(args: argparse.Namespace) -> None:
 
     from optimal_farkle.solver.table.batches import top_layer
     from optimal_farkle.solver.table.cluster import connect
-    from optimal_farkle.solver.table.passes import PassBatches, broadcast_counts, sweep_layer
+    from optimal_farkle.solver.table.passes import PassBatches, broadcast_counts
     from optimal_farkle.solver.table.runners import BlockRunner, LocalBlocks
     from optimal_farkle.solver.table.tables import table_tables
 
@@ -550,7 +550,7 @@ def cluster_pass(args: argparse.Namespace) -> None:
         started = time.perf_counter()
         try:
             for layer in layers:
-                sweep_layer(runner, w, batches.of(layer))
+                runner.sweep(w, batches.of(layer))
         finally:
             runner.close()
         return time.perf_counter() - started, w

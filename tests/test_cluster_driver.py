@@ -38,12 +38,12 @@ def test_a_copy_current_up_to_any_update_is_brought_up_to_w_exactly(
 ) -> None:
     rng = np.random.default_rng(len(writes))
     w = rng.uniform(size=(STATES, COMPS))
-    log = UpdateLog(lambda obj: obj)  # the object itself stands for its reference
+    log = UpdateLog(lambda obj: obj, lambda ref: ref)  # the object stands for its reference
     copies = [w.copy()]  # W after each update: a worker's copy current up to it
     for idx in writes:
         at = np.array(idx, dtype=np.int64)
         w[at] = rng.uniform(size=(len(at), COMPS))
-        log.append(w, at)
+        log.append(at, w[at])
         copies.append(w.copy())
         p = data.draw(st.integers(0, log.updates), label="the copy's update")
         copy = copies[p].copy()
@@ -61,9 +61,9 @@ def test_a_copy_current_up_to_any_update_is_brought_up_to_w_exactly(
 
 def test_ten_thousand_updates_are_sent_as_a_few_dozen_entries() -> None:
     w = np.zeros((10, COMPS))
-    log = UpdateLog(lambda obj: obj)
+    log = UpdateLog(lambda obj: obj, lambda ref: ref)
     for k in range(10_000):
-        log.append(w, np.array([k % 10]))
+        log.append(np.array([k % 10]), w[[k % 10]])
     sent = log.sent()
     assert len(sent) <= (MERGE - 1) * (1 + math.log(10_000, MERGE))
     assert [end for end, _ in sent] == sorted(end for end, _ in sent)

@@ -23,21 +23,33 @@ and applies the updates it has not applied yet, in order, before it solves. When
 updates add up to more than ``W`` itself, the driver puts a new base.
 
 **The log stays short.** Whenever :data:`MERGE` updates of the same size class follow one
-another, the driver replaces them by one (their indices, and the values ``W`` has for them
-now). So after ``u`` updates the log holds at most ``(MERGE - 1) log_MERGE(u)`` entries, each
-a range ``(start, end]`` of the updates, the ranges one after the other; every value is
-copied into a merged update about ``log_MERGE(u)`` times. A call is sent the log as
-``(end, ref)`` pairs (Ray registers every object reference a call is sent: with the whole
-list of updates, a pass of thousands of small batches spent most of its time there). An
-entry lists its states update by update, and where each update's begin. A worker whose
-copy is current up to update ``p`` applies, in order, every entry with ``end > p`` from its
-first update past ``p``: the states written in ``(p, end]``, at their values after ``end``,
-so after it the copy equals ``W`` after ``end``, and every worker applies each update's
-states once.
+another, the driver replaces them by one: their indices and the values they wrote, one
+update after the other, copied from the store (nothing is read back from ``W``). So after
+``u`` updates the log holds at most ``(MERGE - 1) log_MERGE(u)`` entries, each a range
+``(start, end]`` of the updates, the ranges one after the other; every value is copied
+into a merged update about ``log_MERGE(u)`` times. A call is sent the log as ``(end, ref)``
+pairs (Ray registers every object reference a call is sent: with the whole list of
+updates, a pass of thousands of small batches spent most of its time there). An entry
+lists its states update by update, and where each update's begin. A worker whose copy is
+current up to update ``p`` applies, update by update in order, every entry with ``end >
+p`` from its first update past ``p``: so a state written in several updates ends with the
+last value written, after it the copy equals ``W`` after ``end``, and every worker applies
+each update's states once.
+
+**Two batches in flight.** A pass's batches depend one on the next (a batch reads the
+farkle exits the one before it wrote), so the workers of a batch wait for the batch before.
+In a layer of a pass (:meth:`RayBlocks.sweep`) they do not wait for the driver too: batch
+``i + 1`` is sent while batch ``i`` runs, with the references of batch ``i``'s results (its
+states' indices and values) as its *chain*. A worker runs its calls in the order they were
+sent, so when it starts batch ``i + 1`` its own part of batch ``i`` is done; it reads the
+other parts (waiting for them if need be), applies them, and solves. Meanwhile the driver
+takes batch ``i``'s values into ``W`` and the log, which is how batch ``i + 2`` is sent
+them. The driver's work of a batch (the log's merges, the cuts, the sends) is off the
+workers' path, and a batch costs them little more than reading the others' results.
 
 **Lost workers.** A worker killed mid-call loses nothing the driver needs: Ray starts it
 again and repeats the call (``max_restarts``, ``max_task_retries``), and the new process
-rebuilds its copy from the base and the log.
+rebuilds its copy from the base, the log and the chain.
 
 Memory per worker: one copy of ``W`` (``8 C`` bytes per start state) plus the process
 (Python, numba and the kernel's scratch, about :data:`WORKER_BASE_BYTES`); the object store
@@ -52,6 +64,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import threading
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -60,8 +73,9 @@ from typing import Any
 
 import numpy as np
 
+from ..core.errors import SolveCancelled
 from ..duel.estimate import duration, size
-from .batches import batch_states, farkle_sums, top_layer
+from .batches import batch_states, farkle_sums, flat_of, top_layer
 from .model import TableModel
 from .runners import BlockRunner, LocalBlocks, RunnerFactory
 from .sizes import turn_rows
@@ -81,6 +95,10 @@ BLOCK_ROWS = 11
 RUN_BLOCKS = 8
 #: Per-worker scratch of the kernel and the worker process itself (numba loaded).
 WORKER_BASE_BYTES = 300 * 1024**2
+
+#: What a worker's call returns (:meth:`BlockWorker.solve`): its states' flat indices, their
+#: values ``(k, C)``, ``P`` ``(k,)`` or None, the process id and its peak resident bytes.
+Result = tuple[np.ndarray, np.ndarray, np.ndarray | None, int, int]
 
 
 class ClusterError(Exception):
@@ -246,7 +264,7 @@ class RayBlocks:
         self.local = LocalBlocks(model, tables, 1, track)
         self.base_id = ""
         self.base_ref: Any = None
-        self.log = UpdateLog(ray.put)
+        self.log = UpdateLog(ray.put, ray.get)
         self.pending: list[np.ndarray] = []
         self.batches = 0
 
@@ -255,7 +273,7 @@ class RayBlocks:
 
     def close(self) -> None:
         self.local.close()
-        self.log = UpdateLog(self.log.put)
+        self.log = UpdateLog(self.log.put, self.log.get)
         self.base_ref = None
 
     def _sync(self, w_flat: np.ndarray) -> None:
@@ -266,11 +284,12 @@ class RayBlocks:
         if self.base_ref is None or self.log.logged > w_flat.size:
             self.base_ref = ray.put(w_flat)
             self.base_id = uuid.uuid4().hex
-            self.log = UpdateLog(ray.put)
+            self.log = UpdateLog(ray.put, ray.get)
             self.pending = []
             return
         if self.pending:
-            self.log.append(w_flat.reshape(-1, self.model.comps), np.concatenate(self.pending))
+            idx = np.concatenate(self.pending)
+            self.log.append(idx, w_flat.reshape(-1, self.model.comps)[idx])
             self.pending = []
 
     def solve(
@@ -282,7 +301,52 @@ class RayBlocks:
         import ray
 
         self._sync(w_flat)
+        results = self._collect(ray.get(self._call(rows, shift, [])))
+        values = np.concatenate([r[1] for r in results])
+        if not self.track:
+            return values, np.zeros(len(values))
+        farkle = np.concatenate([r[2] for r in results])
+        return values, farkle
+
+    def sweep(
+        self,
+        w_flat: np.ndarray,
+        batches: list[tuple[np.ndarray, np.ndarray]],
+        cancel: threading.Event | None = None,
+    ) -> float:
+        """A layer of a pass (:func:`solver.table.runners.sweep_in_order`), two batches in
+        flight: batch ``i + 1`` is sent before batch ``i`` is back, with batch ``i``'s
+        results as its *chain* (the module docstring), and the driver writes batch ``i``
+        into ``w_flat`` and the log while the workers solve ``i + 1``."""
+        import ray
+
+        self._sync(w_flat)
+        wv = w_flat.reshape(-1, self.model.comps)
+        largest = 0.0
+        flight: tuple[np.ndarray, list[Any]] | None = None
+        try:
+            for rows, idx in batches:
+                if cancel is not None and cancel.is_set():
+                    raise SolveCancelled()
+                # The batch in flight is the update after the last one logged.
+                chain = [] if flight is None else [(self.log.updates + 1, flight[1])]
+                calls = self._call(rows, None, chain)
+                if flight is not None:
+                    largest = max(largest, self._land(wv, flight[0], ray.get(flight[1])))
+                flight = (idx, calls)
+            if flight is not None:
+                largest = max(largest, self._land(wv, flight[0], ray.get(flight[1])))
+        except BaseException:
+            self.base_ref = None  # calls left in flight: the next call starts a new base
+            raise
+        return largest
+
+    def _call(
+        self, rows: np.ndarray, shift: np.ndarray | None, chain: list[tuple[int, list[Any]]]
+    ) -> list[Any]:
+        """Send a batch's runs to the workers (one call each); the references of their results."""
         workers = self.cluster.block_workers()
+        blocks = -(-len(rows) // TABLE_LANES)
         count = min(len(workers), max(1, blocks // RUN_BLOCKS))
         cuts = run_cuts(self.model, rows, count)
         small = rows.astype(np.int16)  # a fourth of the bytes to send (every field < 2^15)
@@ -301,20 +365,28 @@ class RayBlocks:
                     self.base_id,
                     [self.base_ref],
                     sent,
+                    chain,
                     small[part],
                     None if shift is None else shift[part],
                 )
             )
         self.batches += 1
-        results = ray.get(calls)
+        return calls
+
+    def _collect(self, results: list[Result]) -> list[Result]:
+        """The workers' results, their peaks noted."""
         peaks = self.cluster.worker_peaks
-        for _, _, pid, peak in results:
+        for *_, pid, peak in results:
             peaks[pid] = max(peaks.get(pid, 0), peak)
-        values = np.concatenate([r[0] for r in results])
-        if not self.track:
-            return values, np.zeros(len(values))
-        farkle = np.concatenate([r[1] for r in results])
-        return values, farkle
+        return results
+
+    def _land(self, wv: np.ndarray, idx: np.ndarray, results: list[Result]) -> float:
+        """Write a swept batch's values into ``W`` and the log; returns its largest change."""
+        values = np.concatenate([r[1] for r in self._collect(results)])
+        largest = float(np.abs(values - wv[idx]).max())
+        wv[idx] = values
+        self.log.append(idx, values)
+        return largest
 
 
 def run_cuts(model: TableModel, rows: np.ndarray, runs: int) -> list[int]:
@@ -341,9 +413,9 @@ def run_cuts(model: TableModel, rows: np.ndarray, runs: int) -> list[int]:
 @dataclass(frozen=True)
 class _Update:
     """An entry of the log of updates: the states written in updates ``(start, end]`` since
-    the base (``idx``), with their values after ``end`` in the object store (``ref``, with
-    ``ends`` and ``begins``: each update in it and where its states begin in ``idx``);
-    ``level``: it merges ``MERGE ** level`` updates."""
+    the base, update by update (``idx``), with the values each update wrote in the object
+    store (``ref``, with ``ends`` and ``begins``: each update in it and where its states
+    begin in ``idx``); ``level``: it merges ``MERGE ** level`` updates."""
 
     level: int
     end: int
@@ -356,51 +428,47 @@ class _Update:
 class UpdateLog:
     """The log of updates since a base (the module docstring), kept short by merging.
 
-    ``put`` stores an object and returns its reference (``ray.put``; any function in tests).
+    ``put`` stores an object and returns its reference, ``get`` reads one (``ray.put`` and
+    ``ray.get``; any pair of functions in tests).
     """
 
-    def __init__(self, put: Callable[[Any], Any]) -> None:
+    def __init__(self, put: Callable[[Any], Any], get: Callable[[Any], Any]) -> None:
         self.put = put
+        self.get = get
         self.entries: list[_Update] = []
         self.updates = 0  # since the base
         self.logged = 0  # values sent in updates since the base
 
-    def append(self, wv: np.ndarray, idx: np.ndarray) -> None:
-        """An update: the states ``idx`` were written, ``wv`` (``(states, C)``) is ``W`` now."""
+    def append(self, idx: np.ndarray, values: np.ndarray) -> None:
+        """An update: the states ``idx`` were written, with ``values`` (``(states, C)``)."""
         self.updates += 1
-        self.logged += idx.size * wv.shape[1]
+        self.logged += values.size
         log = self.entries
-        log.append(self._entry(0, wv, [idx], [np.array([self.updates])], [np.zeros(1, np.int64)]))
+        ends, begins = np.array([self.updates]), np.zeros(1, np.int64)
+        log.append(
+            _Update(0, self.updates, idx, ends, begins, self.put((idx, values, ends, begins)))
+        )
         while len(log) >= MERGE and all(u.level == log[-1].level for u in log[-MERGE:]):
-            # A state written in several of them is listed as often, each time with its
-            # value now: never sorted out (a sort of a pass's indices would hold up the
-            # workers), and applied in any order it gives the same copy.
+            # The values are the ones each update wrote, one update after the other: a state
+            # written in several of them is listed as often, and applied update by update
+            # (:func:`bring_up`) it ends with the last value written. Nothing is sorted out
+            # or read back from ``W``: a merge only copies what the updates sent, in order.
             parts = log[-MERGE:]
             at = np.cumsum([0] + [len(u.idx) for u in parts[:-1]])
-            merged = self._entry(
+            states = np.concatenate([u.idx for u in parts])
+            written = np.concatenate([self.get(u.ref)[1] for u in parts])
+            ends = np.concatenate([u.ends for u in parts])
+            begins = np.concatenate([u.begins + a for u, a in zip(parts, at, strict=True)])
+            merged = _Update(
                 parts[-1].level + 1,
-                wv,
-                [u.idx for u in parts],
-                [u.ends for u in parts],
-                [u.begins + a for u, a in zip(parts, at, strict=True)],
+                parts[-1].end,
+                states,
+                ends,
+                begins,
+                self.put((states, written, ends, begins)),
             )
             del log[-MERGE:]
             log.append(merged)
-
-    def _entry(
-        self,
-        level: int,
-        wv: np.ndarray,
-        idx: list[np.ndarray],
-        ends: list[np.ndarray],
-        begins: list[np.ndarray],
-    ) -> _Update:
-        """An entry of these updates' states, their values now put in the store."""
-        states = np.concatenate(idx)
-        end, begin = np.concatenate(ends), np.concatenate(begins)
-        return _Update(
-            level, int(end[-1]), states, end, begin, self.put((states, wv[states], end, begin))
-        )
 
     def sent(self) -> list[tuple[int, Any]]:
         """What a call is sent: ``(end, ref)`` of every entry, in order."""
@@ -415,15 +483,17 @@ def bring_up(
     wrote: Callable[[np.ndarray], None],
 ) -> int:
     """Apply the entries of ``log`` (:meth:`UpdateLog.sent`) past update ``applied`` to a
-    copy ``wv`` of ``W``, in order (``get`` reads a reference; ``wrote`` is told each entry's
-    states); returns the update the copy is now current up to."""
+    copy ``wv`` of ``W``, update by update in order (``get`` reads a reference; ``wrote`` is
+    told each entry's states); returns the update the copy is now current up to."""
     for end, ref in log:
         if end <= applied:
             continue
         idx, values, ends, begins = get(ref)
-        first = int(begins[np.searchsorted(ends, applied, side="right")])
-        wv[idx[first:]] = values[first:]
-        wrote(idx[first:])
+        first = int(np.searchsorted(ends, applied, side="right"))
+        bounds = [*(int(b) for b in begins[first:]), len(idx)]
+        for lo, hi in itertools.pairwise(bounds):
+            wv[idx[lo:hi]] = values[lo:hi]
+        wrote(idx[bounds[0] :])
         applied = end
     return applied
 
@@ -462,15 +532,17 @@ class BlockWorker:
         base_id: str,
         base: list[Any],
         updates: list[tuple[int, Any]],
+        chain: list[tuple[int, list[Any]]],
         rows: np.ndarray,
         shift: np.ndarray | None,
-    ) -> tuple[np.ndarray, np.ndarray | None, int, int]:
+    ) -> Result:
         """The turns of ``rows`` (whole blocks, as ``int16``) from ``W`` = base + the log
-        of updates (``(end, ref)`` pairs, the module docstring), of the solve's phase
-        ``key`` (``model``: a reference to its model, read when the phase is new here).
+        of updates (``(end, ref)`` pairs) + the chain (``(update, refs of its runs'
+        results)``, the module docstring), of the solve's phase ``key`` (``model``: a
+        reference to its model, read when the phase is new here).
 
-        Returns ``(values (k, C), P (k,) or None unless ``track``, this process's id, its peak
-        resident bytes)``.
+        Returns :data:`Result`: ``P`` only where the solve tracks it (else the kernel leaves
+        it unset; a third of the bytes back).
         """
         import ray
 
@@ -487,10 +559,16 @@ class BlockWorker:
         # What the runner read moved: its certificates may end (``wrote``).
         wv = copy.w.reshape(-1, copy.runner.model.comps)
         copy.applied = bring_up(wv, copy.applied, updates, ray.get, copy.runner.wrote)
-        values, farkle = copy.runner.solve(copy.w, rows.astype(np.int64), shift)
-        # P only where the solve tracks it (else the kernel leaves it unset): a third of the
-        # bytes back.
-        return values, farkle if track else None, os.getpid(), peak_rss()
+        for update, refs in chain:
+            if update > copy.applied:
+                for idx, values, *_ in ray.get(refs):
+                    wv[idx] = values
+                    copy.runner.wrote(idx)
+                copy.applied = update
+        wide = rows.astype(np.int64)
+        values, farkle = copy.runner.solve(copy.w, wide, shift)
+        idx = flat_of(copy.runner.model, wide)
+        return idx, values, farkle if track else None, os.getpid(), peak_rss()
 
 
 def peak_rss() -> int:

@@ -10,12 +10,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.errors import SolveCancelled, SolveFailedError
+from ..core.errors import SolveFailedError
 from .batches import batch_states, farkle_sums, flat_of, top_layer
 from .model import TableModel
 from .progress import RESUMED, Progress, record_layer, report, save_snapshot
 from .resume import LayerProgress, Snapshot, SolveJournal
-from .runners import BlockRunner, RunnerFactory
+from .runners import RunnerFactory
 from .tables import table_tables
 
 MAX_PASSES = 500
@@ -41,30 +41,6 @@ class PassBatches:
         """The flat indices of the layer's states, batch after batch (a checkpoint's order)."""
         found = self.of(layer)
         return np.concatenate([i for _, i in found]) if found else np.zeros(0, dtype=np.int64)
-
-
-def sweep_layer(
-    runner: BlockRunner,
-    w: np.ndarray,
-    batches: list[tuple[np.ndarray, np.ndarray]],
-    cancel: threading.Event | None = None,
-) -> float:
-    """One layer of a Gauss-Seidel pass, in place in ``w``: each batch solved from ``W`` as
-    the batches before it left it, and written before the next. Returns the largest change.
-
-    Every runner gives the same values for a batch, so the pass is the same bit for bit on
-    threads or on a cluster (the order of the batches is the only order there is).
-    """
-    largest = 0.0
-    for rows, idx in batches:
-        if cancel is not None and cancel.is_set():
-            raise SolveCancelled()
-        values, _ = runner.solve(w, rows)
-        wv = w.reshape(-1, values.shape[1])  # (states, C): a view
-        largest = max(largest, float(np.abs(values - wv[idx]).max()))
-        wv[idx] = values
-        runner.wrote(idx)
-    return largest
 
 
 def broadcast_counts(model: TableModel, plain: np.ndarray) -> np.ndarray:
@@ -119,7 +95,7 @@ def penalty_passes(
                 earlier = done.seconds - (time.perf_counter() - started)
             for layer in range(first, -1, -1):
                 found = batches.of(layer)
-                largest = max(largest, sweep_layer(runner, w, found, cancel))
+                largest = max(largest, runner.sweep(w, found, cancel))
                 if found:
                     done.residual = largest
                     done.seconds = earlier + time.perf_counter() - started

@@ -6,12 +6,14 @@ values bit for bit.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
 import numpy as np
 
+from ..core.errors import SolveCancelled
 from .batches import flat_of
 from .blocks import BlockJob, solver_for
 from .certificates import BatchCertificates, fits
@@ -33,11 +35,47 @@ class BlockRunner(Protocol):
         """The states ``idx`` of ``W`` were written since the last :meth:`solve`."""
         ...
 
+    def sweep(
+        self,
+        w: np.ndarray,
+        batches: list[tuple[np.ndarray, np.ndarray]],
+        cancel: threading.Event | None = None,
+    ) -> float:
+        """A layer of a pass, in place in ``w``, as :func:`sweep_in_order` sweeps it; the
+        largest change."""
+        ...
+
     def close(self) -> None: ...
 
 
 #: Makes the runner of a model's blocks: ``(model, tables, threads, track)``.
 RunnerFactory = Callable[[TableModel, TableTables, int, bool], BlockRunner]
+
+
+def sweep_in_order(
+    runner: BlockRunner,
+    w: np.ndarray,
+    batches: list[tuple[np.ndarray, np.ndarray]],
+    cancel: threading.Event | None = None,
+) -> float:
+    """One layer of a Gauss-Seidel pass, in place in ``w``: each batch (``(rows, flat
+    indices)``) solved from ``W`` as the batches before it left it, and written before the
+    next. Returns the largest change, ``max |W_new - W_old|`` over the layer's states.
+
+    Every runner gives the same values for a batch, so the pass is the same bit for bit on
+    threads or on a cluster (the order of the batches is the only order there is; a runner
+    may overlap the batches' sends and writes, never their order).
+    """
+    largest = 0.0
+    for rows, idx in batches:
+        if cancel is not None and cancel.is_set():
+            raise SolveCancelled()
+        values, _ = runner.solve(w, rows)
+        wv = w.reshape(-1, values.shape[1])  # (states, C): a view
+        largest = max(largest, float(np.abs(values - wv[idx]).max()))
+        wv[idx] = values
+        runner.wrote(idx)
+    return largest
 
 
 class LocalBlocks:
@@ -81,6 +119,14 @@ class LocalBlocks:
         """The blocks read ``W`` itself; writes outside the last batch end its certificates."""
         if self._last is not None and not np.isin(idx, self._last[3]).all():
             self._last = None
+
+    def sweep(
+        self,
+        w: np.ndarray,
+        batches: list[tuple[np.ndarray, np.ndarray]],
+        cancel: threading.Event | None = None,
+    ) -> float:
+        return sweep_in_order(self, w, batches, cancel)
 
     def close(self) -> None:
         if self.pool is not None:
