@@ -50,7 +50,11 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   ``--solved`` from the solved one, whose choices agree across a block's lanes as a real
   solve's do; with ``--start warm`` the states and ``W`` of ``pass``: its runs of
   neighbouring states, from the ``W`` a solve's passes start from), the duel's averaged over
-  its whole solve (every pass, its certificates included).
+  its whole solve (every pass, its certificates included, its cheap warm start and
+  speculative passes counted as passes) and, as issue 37's count of "7x a full duel pass"
+  takes it, of one full duel pass (``solver.duel.passes.PLAIN``: every cell solved, nothing
+  certified or guessed) from the duel's solved ``W``, and from the ``W`` its passes start
+  from (the game without the penalty, broadcast: as the table's ``--start warm``).
   ``--whole`` also times, in the same rounds, whole solves of the model on one thread with
   and without the keep certificates of a layer's repeated sweep
   (``solver.table.certificates``): CPU time per in-turn value solved (every turn solve
@@ -784,7 +788,14 @@ def kernel(args: argparse.Namespace) -> None:
     compared.solve(w, samples[0][1][:1])
     # CPU time of this process (one thread each), the three interleaved round by round: the
     # machine is shared, and its load moves wall times far more than CPU times.
-    runs: dict[str, list[float]] = {"planned": [], "compared": [], "duel": []}
+    runs: dict[str, list[float]] = {
+        "planned": [],
+        "compared": [],
+        "duel": [],
+        "duel_full": [],
+        "duel_full_warm": [],
+    }
+    full, full_from = _duel_full_passes(duel_model)
     whole_skipped: list[float] = []
     if args.whole:
         runs.update(whole=[], whole_plain=[])
@@ -805,9 +816,19 @@ def kernel(args: argparse.Namespace) -> None:
         duel = value_iteration(duel_model, threads=1)
         duel_values = duel_model.in_turn_states * (duel.passes + duel.cheap_passes)
         runs["duel"].append(1e9 * (time.process_time() - started) / duel_values)
+        for name, start in zip(("duel_full", "duel_full_warm"), full_from, strict=True):
+            started = time.process_time()
+            full.sweep(start.copy())
+            runs[name].append(1e9 * (time.process_time() - started) / duel_model.in_turn_states)
+    full.close()
     planned.close()
     compared.close()
     ratios = [p / d for p, d in zip(runs["planned"], runs["duel"], strict=True)]
+    # Per stored component against one full duel pass, round by round (issue 37's count).
+    per_full = {
+        name: [p / d / model.comps for p, d in zip(runs["planned"], runs[name], strict=True)]
+        for name in ("duel_full", "duel_full_warm")
+    }
     before = [c / d for c, d in zip(runs["compared"], runs["duel"], strict=True)]
     row = {
         "rules": rules.name,
@@ -826,6 +847,16 @@ def kernel(args: argparse.Namespace) -> None:
         "ratio_spread": [min(ratios), max(ratios)],
         # Issue 37 counts a value as one stored component ("two components each"): C per state.
         "ratio_per_component": float(np.median(ratios)) / model.comps,
+        **{
+            f"{name}_ns_per_value": float(np.median(runs[name]))
+            for name in ("duel_full", "duel_full_warm")
+        },
+        **{
+            f"{name}_ns_spread": [min(runs[name]), max(runs[name])]
+            for name in ("duel_full", "duel_full_warm")
+        },
+        **{f"{name}_ratio_per_component": float(np.median(r)) for name, r in per_full.items()},
+        **{f"{name}_ratio_spread": [min(r), max(r)] for name, r in per_full.items()},
         "ratio_before": float(np.median(before)),
         "ratio_before_spread": [min(before), max(before)],
         "load_average": os.getloadavg()[0],
@@ -866,6 +897,38 @@ def kernel(args: argparse.Namespace) -> None:
         f"({model.comps} per state, one for the duel) {row['ratio_per_component']:.2f}x (load "
         f"average {row['load_average']:.1f})"
     )
+    print(
+        f"one full duel pass (every cell solved, nothing certified or guessed), one thread, CPU "
+        f"time: {fig('duel_full_ns_per_value')} ns per in-turn value from its solved W, "
+        f"{fig('duel_full_warm_ns_per_value')} ns from the W its passes start from; the table "
+        f"kernel per stored component against it: {row['duel_full_ratio_per_component']:.2f}x "
+        f"({row['duel_full_ratio_spread'][0]:.2f}-{row['duel_full_ratio_spread'][1]:.2f}) and "
+        f"{row['duel_full_warm_ratio_per_component']:.2f}x "
+        f"({row['duel_full_warm_ratio_spread'][0]:.2f}-{row['duel_full_warm_ratio_spread'][1]:.2f})"
+    )
+
+
+def _duel_full_passes(model: Any) -> tuple[Any, tuple[Any, Any]]:
+    """A one-thread duel runner and the two ``W`` its full passes are timed from: the solved
+    one, and the one its passes start from (the game without the penalty, solved and
+    broadcast to every farkle count, as :func:`solver.duel.valueiter.value_iteration` does)."""
+    from dataclasses import replace
+
+    import numpy as np
+
+    from optimal_farkle.solver.duel.passes import Runner
+    from optimal_farkle.solver.duel.valueiter import value_iteration
+
+    solved = value_iteration(model, threads=1).w0.reshape(-1)
+    if model.nf > 1:
+        plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
+        flat = value_iteration(plain, threads=1).w0
+        warm = np.broadcast_to(flat.reshape(plain.shape), model.shape).reshape(-1).copy()
+    else:
+        warm = solved
+    runner = Runner(model, 1)
+    runner.sweep(solved.copy())  # its kernels loaded: not timed
+    return runner, (solved, warm)
 
 
 def profile(args: argparse.Namespace) -> None:

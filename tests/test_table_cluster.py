@@ -6,8 +6,9 @@ the Ray overhead (tens of milliseconds a batch) dominates, not the solve.
 
 * In-process and on two workers, ``W`` and the mixing states are equal exactly, for rules
   with mixed equilibria and for rules with a farkle penalty (passes).
-* A worker process killed with SIGKILL while the solve runs: its task is retried (or the
-  next ones go to a new worker), and the values are still equal exactly.
+* A worker process killed with SIGKILL in a pass, while a batch is in flight with the one
+  before as its chain: its call is repeated on a new process, and the values are still
+  equal exactly.
 * A driver killed mid-solve in process, resumed on the cluster from its checkpoints: equal.
 """
 
@@ -17,10 +18,9 @@ import os
 import signal
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -34,7 +34,7 @@ from optimal_farkle.solver.table.tables import TABLE_LANES
 
 pytest.importorskip("ray")
 
-from optimal_farkle.solver.table.cluster import Cluster, connect
+from optimal_farkle.solver.table.cluster import Cluster, RayBlocks, connect
 
 CHILD = Path(__file__).parent / "resume_child.py"
 
@@ -72,25 +72,27 @@ def test_two_workers_equal_the_in_process_solve_with_mixed_equilibria(cluster: C
     assert all(peak > 0 for peak in cluster.worker_peaks.values())
 
 
-def test_a_worker_killed_mid_pass_changes_nothing(cluster: Cluster) -> None:
+def test_a_worker_killed_mid_pass_changes_nothing(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rules, floor = penalty_tiny(300), -200
     model = build_table_model(rules, 3, floor)
     local = solve_table(model)
     cluster.worker_peaks.clear()
     killed: list[int] = []
+    landed = RayBlocks._land
 
-    def kill_one() -> None:
-        while not cluster.worker_pids:
-            time.sleep(0.01)
-        time.sleep(0.5)  # well into the passes
-        pid = min(cluster.worker_pids)
-        os.kill(pid, signal.SIGKILL)  # a worker of the cluster this test started
-        killed.append(pid)
+    def land_then_kill(self: RayBlocks, *args: Any) -> float:
+        """The third batch a pass lands: the next one is in flight with it as its chain."""
+        largest = landed(self, *args)
+        if not killed and self.batches >= 3:
+            pid = min(cluster.worker_pids)
+            os.kill(pid, signal.SIGKILL)  # a worker of the cluster this test started
+            killed.append(pid)
+        return largest
 
-    killer = threading.Thread(target=kill_one, daemon=True)
-    killer.start()
+    monkeypatch.setattr(RayBlocks, "_land", land_then_kill)
     remote = solve_table(model, runners=cluster.runners())
-    killer.join(timeout=60)
     assert killed
     _same(local, remote)
     with pytest.raises(ProcessLookupError):

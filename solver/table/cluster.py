@@ -498,6 +498,28 @@ def bring_up(
     return applied
 
 
+def apply_chain(
+    wv: np.ndarray,
+    applied: int,
+    chain: list[tuple[int, list[Any]]],
+    get: Callable[[Any], Any],
+    wrote: Callable[[np.ndarray], None],
+) -> int:
+    """Apply a call's chain (``(update, references of its runs' results)``, the module
+    docstring) to a copy ``wv`` current up to update ``applied`` (after :func:`bring_up`:
+    the log ends just before the chain); returns the update it is now current up to."""
+    for update, refs in chain:
+        if update <= applied:
+            continue
+        if update != applied + 1:
+            raise ClusterError(f"a worker's copy at update {applied} was sent update {update}")
+        for idx, values, *_ in get(refs):
+            wv[idx] = values
+            wrote(idx)
+        applied = update
+    return applied
+
+
 # -- the worker side -------------------------------------------------------------------------------
 @dataclass
 class _WorkerCopy:
@@ -559,12 +581,7 @@ class BlockWorker:
         # What the runner read moved: its certificates may end (``wrote``).
         wv = copy.w.reshape(-1, copy.runner.model.comps)
         copy.applied = bring_up(wv, copy.applied, updates, ray.get, copy.runner.wrote)
-        for update, refs in chain:
-            if update > copy.applied:
-                for idx, values, *_ in ray.get(refs):
-                    wv[idx] = values
-                    copy.runner.wrote(idx)
-                copy.applied = update
+        copy.applied = apply_chain(wv, copy.applied, chain, ray.get, copy.runner.wrote)
         wide = rows.astype(np.int64)
         values, farkle = copy.runner.solve(copy.w, wide, shift)
         idx = flat_of(copy.runner.model, wide)
