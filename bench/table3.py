@@ -783,7 +783,7 @@ def kernel(args: argparse.Namespace) -> None:
         bmin = np.array(model.bank_min)[np.where(model.ne > 1, rows[:, 6], 1)]
         table_values += int((np.maximum(model.nb - rows[:, 0], bmin) * 6).sum())
     duel_model = build_model(rules, args.floor)
-    value_iteration(duel_model, threads=1)  # a first solve loads its kernels: not timed
+    duel_solved = value_iteration(duel_model, threads=1)  # loads its kernels: not timed
     planned.solve(w, samples[0][1][:1])
     compared.solve(w, samples[0][1][:1])
     # CPU time of this process (one thread each), the three interleaved round by round: the
@@ -795,7 +795,7 @@ def kernel(args: argparse.Namespace) -> None:
         "duel_full": [],
         "duel_full_warm": [],
     }
-    full, full_from = _duel_full_passes(duel_model)
+    full, full_from = _duel_full_passes(duel_model, duel_solved.w0.reshape(-1))
     whole_skipped: list[float] = []
     if args.whole:
         runs.update(whole=[], whole_plain=[])
@@ -908,10 +908,11 @@ def kernel(args: argparse.Namespace) -> None:
     )
 
 
-def _duel_full_passes(model: Any) -> tuple[Any, tuple[Any, Any]]:
-    """A one-thread duel runner and the two ``W`` its full passes are timed from: the solved
-    one, and the one its passes start from (the game without the penalty, solved and
-    broadcast to every farkle count, as :func:`solver.duel.valueiter.value_iteration` does)."""
+def _duel_full_passes(model: Any, solved: Any) -> tuple[Any, tuple[Any, Any]]:
+    """A one-thread duel runner and the two ``W`` its full passes are timed from: ``solved``
+    (the model's solved ``W``, flat), and the one its passes start from (the game without the
+    penalty, solved and broadcast to every farkle count, as
+    :func:`solver.duel.valueiter.value_iteration` does)."""
     from dataclasses import replace
 
     import numpy as np
@@ -919,7 +920,6 @@ def _duel_full_passes(model: Any) -> tuple[Any, tuple[Any, Any]]:
     from optimal_farkle.solver.duel.passes import Runner
     from optimal_farkle.solver.duel.valueiter import value_iteration
 
-    solved = value_iteration(model, threads=1).w0.reshape(-1)
     if model.nf > 1:
         plain = replace(model, nf=1, penalty_count=0, penalty_steps=0)
         flat = value_iteration(plain, threads=1).w0

@@ -77,7 +77,7 @@ from ..core.errors import SolveCancelled
 from ..duel.estimate import duration, size
 from .batches import batch_states, farkle_sums, flat_of, top_layer
 from .model import TableModel
-from .runners import BlockRunner, LocalBlocks, RunnerFactory
+from .runners import BlockRunner, LocalBlocks, RunnerFactory, write_batch
 from .sizes import turn_rows
 from .tables import TABLE_LANES, TableTables, table_tables
 
@@ -383,8 +383,7 @@ class RayBlocks:
     def _land(self, wv: np.ndarray, idx: np.ndarray, results: list[Result]) -> float:
         """Write a swept batch's values into ``W`` and the log; returns its largest change."""
         values = np.concatenate([r[1] for r in self._collect(results)])
-        largest = float(np.abs(values - wv[idx]).max())
-        wv[idx] = values
+        largest = write_batch(wv, idx, values)
         self.log.append(idx, values)
         return largest
 

@@ -71,10 +71,16 @@ def sweep_in_order(
         if cancel is not None and cancel.is_set():
             raise SolveCancelled()
         values, _ = runner.solve(w, rows)
-        wv = w.reshape(-1, values.shape[1])  # (states, C): a view
-        largest = max(largest, float(np.abs(values - wv[idx]).max()))
-        wv[idx] = values
+        largest = max(largest, write_batch(w.reshape(-1, values.shape[1]), idx, values))
         runner.wrote(idx)
+    return largest
+
+
+def write_batch(wv: np.ndarray, idx: np.ndarray, values: np.ndarray) -> float:
+    """Write a batch's new values into ``wv`` (``W`` as ``(states, C)``, a view) at its
+    states ``idx``; returns its largest change, ``max |W_new - W_old|``."""
+    largest = float(np.abs(values - wv[idx]).max())
+    wv[idx] = values
     return largest
 
 
