@@ -1,8 +1,9 @@
 """What a Ray solve's driver sends its workers (``solver.table.cluster``), without Ray.
 
-* The log of updates (``UpdateLog``): a worker's copy of ``W``, current up to any update,
-  brought up to date from the log is ``W`` exactly, each update's states applied once; the
-  log a task is sent stays short however many updates there were.
+* The log of updates (``UpdateLog``, ``apply_updates``): a worker's copy of ``W``, current up
+  to any update, sent the updates after it (and a batch in flight as the last) comes out
+  ``W`` exactly, each update's states applied once; a copy behind what its call was sent
+  is an error, never a solve from the wrong ``W``.
 * A batch cut into one run per worker (``run_cuts``): every block in one run, about equal
   work each.
 """
@@ -10,7 +11,6 @@
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 import pytest
@@ -21,11 +21,9 @@ from optimal_farkle.engine import preset
 from optimal_farkle.solver.table.batches import batch_states
 from optimal_farkle.solver.table.cluster import (
     BLOCK_ROWS,
-    MERGE,
-    ClusterError,
+    StaleCopy,
     UpdateLog,
-    apply_chain,
-    bring_up,
+    apply_updates,
     run_cuts,
 )
 from optimal_farkle.solver.table.model import build_table_model
@@ -35,37 +33,8 @@ from optimal_farkle.solver.table.tables import TABLE_LANES
 STATES, COMPS = 40, 2
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(
-        st.lists(st.integers(0, STATES - 1), min_size=1, max_size=12), min_size=1, max_size=90
-    ),
-    st.data(),
-)
-def test_a_copy_current_up_to_any_update_is_brought_up_to_w_exactly(
-    writes: list[list[int]], data: st.DataObject
-) -> None:
-    rng = np.random.default_rng(len(writes))
-    w = rng.uniform(size=(STATES, COMPS))
-    log = UpdateLog(lambda obj: obj, lambda ref: ref)  # the object stands for its reference
-    copies = [w.copy()]  # W after each update: a worker's copy current up to it
-    for idx in writes:
-        at = np.array(idx, dtype=np.int64)
-        w[at] = rng.uniform(size=(len(at), COMPS))
-        log.append(at, w[at])
-        copies.append(w.copy())
-        p = data.draw(st.integers(0, log.updates), label="the copy's update")
-        copy = copies[p].copy()
-        told: list[np.ndarray] = []
-        now = bring_up(copy, p, log.sent(), lambda ref: ref, told.append)
-        assert now == log.updates
-        assert np.array_equal(copy, w)
-        # The states written since p, each update's once: what was applied and told.
-        since = sorted(i for batch in writes[p : log.updates] for i in batch)
-        assert sorted(int(i) for part in told for i in part) == since
-    # MERGE - 1 entries at most of each size class.
-    assert len(log.sent()) <= (MERGE - 1) * (1 + math.log(log.updates, MERGE))
-    assert log.logged == COMPS * sum(len(idx) for idx in writes)
+def _get(refs: list[object]) -> list[object]:
+    return refs  # the object stands for its reference
 
 
 @settings(max_examples=60, deadline=None)
@@ -73,64 +42,69 @@ def test_a_copy_current_up_to_any_update_is_brought_up_to_w_exactly(
     st.lists(
         st.lists(st.integers(0, STATES - 1), min_size=2, max_size=12, unique=True),
         min_size=2,
-        max_size=40,
+        max_size=60,
     ),
     st.data(),
 )
-def test_a_call_with_two_batches_in_flight_solves_from_w_exactly(
+def test_a_copy_current_up_to_any_update_is_brought_up_to_w_exactly(
     writes: list[list[int]], data: st.DataObject
 ) -> None:
-    """A pass's call is sent the log up to update ``u - 1`` and the runs of update ``u``
-    (the batch in flight) as its chain: a copy current up to any earlier update is brought
-    exactly to ``W`` after ``u``, each state of the chain applied once."""
+    """Updates the driver put and batches the workers solved (their runs' results, as the
+    log keeps them), the last one in flight: a copy at any earlier update, sent the log
+    after it and the batch in flight, is ``W`` exactly, each state applied once."""
     rng = np.random.default_rng(len(writes))
     w = rng.uniform(size=(STATES, COMPS))
-    log = UpdateLog(lambda obj: obj, lambda ref: ref)
-    copies = [w.copy()]
-    for idx in writes[:-1]:
+    log = UpdateLog(lambda obj: obj)
+    copies = [w.copy()]  # W after each update: a worker's copy current up to it
+    updates = []
+    for number, idx in enumerate(writes, start=1):
         at = np.array(idx, dtype=np.int64)
         w[at] = rng.uniform(size=(len(at), COMPS))
-        log.append(at, w[at])
-        copies.append(w.copy())
-    # The batch in flight, cut into runs, each run's result (indices, values, P, pid, peak).
-    at = np.array(writes[-1], dtype=np.int64)
-    w[at] = rng.uniform(size=(len(at), COMPS))
-    cut = data.draw(st.integers(1, len(at) - 1), label="where the runs are cut")
-    runs = [(part, w[part], None, 0, 0) for part in (at[:cut], at[cut:])]
-    update = log.updates + 1
+        cut = data.draw(st.integers(0, len(at) - 1), label="where the runs are cut (0: put)")
+        if cut == 0:
+            update = (number, [(at, w[at].copy())])
+        else:
+            update = (number, [(part, w[part].copy(), None, 0, 0) for part in (at[:cut], at[cut:])])
+        updates.append(update)
+        if number < len(writes):  # the last batch is in flight, not logged yet
+            if cut == 0:
+                log.append(at, w[at].copy())
+            else:
+                log.add(update[1], at.size * COMPS)
+            copies.append(w.copy())
+    assert [number for number, _ in log.entries] == list(range(1, len(writes)))
     p = data.draw(st.integers(0, log.updates), label="the copy's update")
     copy = copies[p].copy()
     told: list[np.ndarray] = []
-    now = bring_up(copy, p, log.sent(), lambda ref: ref, told.append)
-    now = apply_chain(copy, now, [(update, runs)], lambda refs: refs, told.append)
-    assert now == update
+    sent = log.since(p) + [updates[-1]]
+    now = apply_updates(copy, p, p, sent, _get, told.append)
+    assert now == len(writes)
     assert np.array_equal(copy, w)
     since = sorted(i for batch in writes[p:] for i in batch)
     assert sorted(int(i) for part in told for i in part) == since
-    # Applied again (a repeated call on a live copy), nothing changes and nothing is told.
+    # Sent again (a call repeated on a live copy), nothing changes and nothing is told.
     count = len(told)
-    again = apply_chain(copy, now, [(update, runs)], lambda refs: refs, told.append)
-    assert again == update and len(told) == count
-    assert np.array_equal(copy, w)
+    assert apply_updates(copy, now, p, sent, _get, told.append) == now
+    assert len(told) == count and np.array_equal(copy, w)
+    assert log.logged == COMPS * sum(len(idx) for idx in writes[:-1])
 
 
-def test_a_copy_behind_its_chain_is_an_error_not_a_wrong_value() -> None:
+def test_a_call_is_sent_only_the_updates_its_worker_has_not_seen() -> None:
+    log = UpdateLog(lambda obj: obj)
+    for k in range(10_000):
+        log.append(np.array([k % 10]), np.zeros((1, COMPS)))
+    assert [n for n, _ in log.since(9_997)] == [9_998, 9_999, 10_000]
+    assert log.since(10_000) == []
+
+
+def test_a_copy_behind_its_updates_is_an_error_not_a_wrong_value() -> None:
     copy = np.zeros((STATES, COMPS))
     runs = [(np.array([1]), np.ones((1, COMPS)), None, 0, 0)]
-    with pytest.raises(ClusterError, match="update 3"):
-        apply_chain(copy, 1, [(3, runs)], lambda refs: refs, lambda idx: None)
+    with pytest.raises(StaleCopy, match="update 3"):
+        apply_updates(copy, 1, 1, [(3, runs)], _get, lambda idx: None)  # a gap
+    with pytest.raises(StaleCopy, match="from 3"):
+        apply_updates(copy, 0, 2, [(3, runs)], _get, lambda idx: None)  # behind ``since``
     assert not copy.any()
-
-
-def test_ten_thousand_updates_are_sent_as_a_few_dozen_entries() -> None:
-    w = np.zeros((10, COMPS))
-    log = UpdateLog(lambda obj: obj, lambda ref: ref)
-    for k in range(10_000):
-        log.append(np.array([k % 10]), w[[k % 10]])
-    sent = log.sent()
-    assert len(sent) <= (MERGE - 1) * (1 + math.log(10_000, MERGE))
-    assert [end for end, _ in sent] == sorted(end for end, _ in sent)
-    assert sent[-1][0] == 10_000
 
 
 def test_a_batch_is_cut_into_runs_of_about_equal_work() -> None:

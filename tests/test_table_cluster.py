@@ -7,8 +7,9 @@ the Ray overhead (tens of milliseconds a batch) dominates, not the solve.
 * In-process and on two workers, ``W`` and the mixing states are equal exactly, for rules
   with mixed equilibria and for rules with a farkle penalty (passes).
 * A worker process killed with SIGKILL in a pass, while a batch is in flight with the one
-  before as its chain: its call is repeated on a new process, and the values are still
-  equal exactly.
+  before as its last update: Ray starts it again, its calls fail for want of a copy of
+  ``W``, the driver sends the batch again from a new base, and the values are still equal
+  exactly.
 * A driver killed mid-solve in process, resumed on the cluster from its checkpoints: equal.
 """
 
@@ -83,7 +84,7 @@ def test_a_worker_killed_mid_pass_changes_nothing(
     landed = RayBlocks._land
 
     def land_then_kill(self: RayBlocks, *args: Any) -> float:
-        """The third batch a pass lands: the next one is in flight with it as its chain."""
+        """The third batch a pass lands: the next one is in flight with it as its last update."""
         largest = landed(self, *args)
         if not killed and self.batches >= 3:
             pid = min(cluster.worker_pids)

@@ -16,44 +16,38 @@ driver and Ray about a millisecond; from batch to batch the first run goes to th
 worker.
 
 **W.** ``W`` lives in Ray's object store. At the start of a phase the driver puts all of it
-(the *base*); after that, only the states written since the last batch (an *update*: their
-indices and values). A call is sent the base and the *log* of updates since it; each
-worker keeps its own copy of ``W`` (read zero-copy from the store, copied once per base)
-and applies the updates it has not applied yet, in order, before it solves. When the
-updates add up to more than ``W`` itself, the driver puts a new base.
+(the *base*); after that, the states written by each batch are an *update*: their indices
+and values, numbered from 1 since the base. Each worker keeps its own copy of ``W`` (read
+zero-copy from the store, copied once per base) and the driver keeps track of the update
+each copy will be current up to once the calls sent to it have run (a worker runs its calls
+in the order they were sent). So a call is sent only the updates its worker has not seen,
+with ``since``, the update its copy must already be at; the worker applies them in order,
+then solves. When the updates add up to more than ``W`` itself, the driver puts a new base.
 
-**The log stays short.** Whenever :data:`MERGE` updates of the same size class follow one
-another, the driver replaces them by one: their indices and the values they wrote, one
-update after the other, copied from the store (nothing is read back from ``W``). So after
-``u`` updates the log holds at most ``(MERGE - 1) log_MERGE(u)`` entries, each a range
-``(start, end]`` of the updates, the ranges one after the other; every value is copied
-into a merged update about ``log_MERGE(u)`` times. A call is sent the log as ``(end, ref)``
-pairs (Ray registers every object reference a call is sent: with the whole list of
-updates, a pass of thousands of small batches spent most of its time there). An entry
-lists its states update by update, and where each update's begin. A worker whose copy is
-current up to update ``p`` applies, update by update in order, every entry with ``end >
-p`` from its first update past ``p``: so a state written in several updates ends with the
-last value written, after it the copy equals ``W`` after ``end``, and every worker applies
-each update's states once.
+**Nothing is copied twice.** An update of a batch the workers solved is the references of
+their results, as they returned them (each run's indices and values): the driver puts
+nothing and merges nothing, and a worker reads another's run straight from the store. Only
+the states the driver writes itself (outside a pass: the closed forms, the mixing) are put,
+one object per update.
 
 **Two batches in flight.** A pass's batches depend one on the next (a batch reads the
 farkle exits the one before it wrote), so the workers of a batch wait for the batch before.
 In a layer of a pass (:meth:`RayBlocks.sweep`) they do not wait for the driver too: batch
-``i + 1`` is sent while batch ``i`` runs, with the references of batch ``i``'s results (its
-states' indices and values) as its *chain*. A worker runs its calls in the order they were
-sent, so when it starts batch ``i + 1`` its own part of batch ``i`` is done; it reads the
-other parts (waiting for them if need be), applies them, and solves. Meanwhile the driver
-takes batch ``i``'s values into ``W`` and the log, which is how batch ``i + 2`` is sent
-them. The driver's work of a batch (the log's merges, the cuts, the sends) is off the
-workers' path, and a batch costs them little more than reading the others' results.
+``i + 1`` is sent while batch ``i`` runs, with the references of batch ``i``'s results as its
+last update. When a worker starts batch ``i + 1`` its own part of batch ``i`` is done; it
+reads the other parts (waiting for them if need be), applies them, and solves. Meanwhile
+the driver takes batch ``i``'s values into ``W``, and its references into the log.
 
-**Lost workers.** A worker killed mid-call loses nothing the driver needs: Ray starts it
-again and repeats the call (``max_restarts``, ``max_task_retries``), and the new process
-rebuilds its copy from the base, the log and the chain.
+**Lost workers.** Ray starts a killed worker again and repeats its call (``max_restarts``,
+``max_task_retries``), but the new process has no copy of ``W``: its calls fail
+(:class:`StaleCopy`) instead of solving from a copy behind the updates they were sent. A
+batch whose results are lost is sent again, with the batches after it, from a new base
+(at most :data:`RETRIES` times a sweep): a batch's values depend only on ``W`` before it,
+so they are the same bit for bit.
 
 Memory per worker: one copy of ``W`` (``8 C`` bytes per start state) plus the process
 (Python, numba and the kernel's scratch, about :data:`WORKER_BASE_BYTES`); the object store
-holds the base and at most as much again in updates.
+holds the base and at most as much again in updates (and their indices, ``8`` bytes a state).
 
 A cluster is named ``local`` (a Ray instance on this machine, one worker per core),
 ``local:N`` (``N`` workers) or by the address of a running cluster (``ray://host:10001``,
@@ -83,10 +77,9 @@ from .tables import TABLE_LANES, TableTables, table_tables
 
 #: A batch of at most this many blocks runs in the driver (the mixing and its single states).
 LOCAL_BLOCKS = 1
-#: How often Ray starts a killed worker again and repeats its call.
+#: How often Ray starts a killed worker again and repeats its call, and how often a sweep
+#: (or a batch outside a pass) is sent again from a new base after its results were lost.
 RETRIES = 5
-#: Updates of one size class merged into one (the module docstring: the log of updates).
-MERGE = 4
 #: A block's work that does not grow with its rows, in rows (:func:`run_cuts`; fitted to
 #: single blocks timed one by one by ``python bench/table3.py blocks``, docs/benchmarks.md).
 BLOCK_ROWS = 11
@@ -100,9 +93,19 @@ WORKER_BASE_BYTES = 300 * 1024**2
 #: values ``(k, C)``, ``P`` ``(k,)`` or None, the process id and its peak resident bytes.
 Result = tuple[np.ndarray, np.ndarray, np.ndarray | None, int, int]
 
+#: An update of ``W`` as a call is sent it: its number since the base, and the references of
+#: the objects that hold it, each ``(indices, values, ...)``: the results of a batch's runs
+#: (:data:`Result`), or one object the driver put.
+Update = tuple[int, list[Any]]
+
 
 class ClusterError(Exception):
     """A cluster that cannot be used: Ray missing, a bad name, an address that does not answer."""
+
+
+class StaleCopy(ClusterError):
+    """A worker's copy of ``W`` is behind the updates its call was sent (a worker started
+    again, with no copy): the driver sends the batch again from a new base."""
 
 
 @dataclass(frozen=True)
@@ -264,27 +267,31 @@ class RayBlocks:
         self.local = LocalBlocks(model, tables, 1, track)
         self.base_id = ""
         self.base_ref: Any = None
-        self.log = UpdateLog(ray.put, ray.get)
+        self.log = UpdateLog(ray.put)
+        self.known: dict[int, int] = {}  # worker -> the update its copy is at after its calls
         self.pending: list[np.ndarray] = []
         self.batches = 0
+        self.cuts: dict[int, tuple[np.ndarray, list[int]]] = {}  # a pass's batches' cuts
 
     def wrote(self, idx: np.ndarray) -> None:
         self.pending.append(np.asarray(idx, dtype=np.int64))
 
     def close(self) -> None:
         self.local.close()
-        self.log = UpdateLog(self.log.put, self.log.get)
+        self.log = UpdateLog(self.log.put)
         self.base_ref = None
+        self.cuts = {}
 
     def _sync(self, w_flat: np.ndarray) -> None:
-        """Bring the store up to ``w_flat``: a new base, or an update of the states written
-        (and the log's merges it completes)."""
+        """Bring the store up to ``w_flat``: a new base, or an update of the states the
+        driver wrote."""
         import ray
 
         if self.base_ref is None or self.log.logged > w_flat.size:
             self.base_ref = ray.put(w_flat)
             self.base_id = uuid.uuid4().hex
-            self.log = UpdateLog(ray.put, ray.get)
+            self.log = UpdateLog(ray.put)
+            self.known = {}
             self.pending = []
             return
         if self.pending:
@@ -300,8 +307,18 @@ class RayBlocks:
             return self.local.solve(w_flat, rows, shift)
         import ray
 
-        self._sync(w_flat)
-        results = self._collect(ray.get(self._call(rows, shift, [])))
+        lost = 0
+        while True:
+            self._sync(w_flat)
+            try:
+                calls = self._call(rows, shift, self._cut(rows), None)
+                results = self._collect(ray.get(calls))
+                break
+            except ray.exceptions.RayError:
+                self.base_ref = None  # sent again from a new base (the module docstring)
+                lost += 1
+                if lost > RETRIES:
+                    raise
         values = np.concatenate([r[1] for r in results])
         if not self.track:
             return values, np.zeros(len(values))
@@ -316,56 +333,79 @@ class RayBlocks:
     ) -> float:
         """A layer of a pass (:func:`solver.table.runners.sweep_in_order`), two batches in
         flight: batch ``i + 1`` is sent before batch ``i`` is back, with batch ``i``'s
-        results as its *chain* (the module docstring), and the driver writes batch ``i``
-        into ``w_flat`` and the log while the workers solve ``i + 1``."""
+        results as its last update (the module docstring), and the driver writes batch
+        ``i`` into ``w_flat`` while the workers solve ``i + 1``. A batch whose results are
+        lost is sent again, with the ones after it, from a new base."""
         import ray
 
-        self._sync(w_flat)
         wv = w_flat.reshape(-1, self.model.comps)
         largest = 0.0
-        flight: tuple[np.ndarray, list[Any]] | None = None
-        try:
-            for rows, idx in batches:
-                if cancel is not None and cancel.is_set():
-                    raise SolveCancelled()
-                # The batch in flight is the update after the last one logged.
-                chain = [] if flight is None else [(self.log.updates + 1, flight[1])]
-                calls = self._call(rows, None, chain)
+        landed = lost = 0
+        while True:
+            self._sync(w_flat)
+            flight: tuple[np.ndarray, list[Any]] | None = None
+            try:
+                for rows, idx in batches[landed:]:
+                    if cancel is not None and cancel.is_set():
+                        raise SolveCancelled()
+                    # The batch in flight is the update after the last one logged.
+                    last = None if flight is None else (self.log.updates + 1, flight[1])
+                    calls = self._call(rows, None, self._cut(rows, keep=True), last)
+                    if flight is not None:
+                        largest = max(largest, self._land(wv, *flight))
+                        landed += 1
+                    flight = (idx, calls)
                 if flight is not None:
-                    largest = max(largest, self._land(wv, flight[0], ray.get(flight[1])))
-                flight = (idx, calls)
-            if flight is not None:
-                largest = max(largest, self._land(wv, flight[0], ray.get(flight[1])))
-        except BaseException:
-            self.base_ref = None  # calls left in flight: the next call starts a new base
-            raise
-        return largest
+                    largest = max(largest, self._land(wv, *flight))
+                return largest
+            except ray.exceptions.RayError:
+                self.base_ref = None  # the calls in flight are dropped; a new base
+                lost += 1
+                if lost > RETRIES:
+                    raise
+            except BaseException:
+                self.base_ref = None  # calls left in flight: the next call starts a new base
+                raise
+
+    def _cut(self, rows: np.ndarray, keep: bool = False) -> list[int]:
+        """The cuts of a batch into runs (:func:`run_cuts`); ``keep``: a pass's batch, whose
+        cuts every pass reuses (its rows are the same array each pass)."""
+        workers = len(self.cluster.block_workers())
+        blocks = -(-len(rows) // TABLE_LANES)
+        count = min(workers, max(1, blocks // RUN_BLOCKS))
+        if not keep:
+            return run_cuts(self.model, rows, count)
+        kept = self.cuts.get(id(rows))
+        if kept is None or kept[0] is not rows:
+            kept = self.cuts[id(rows)] = (rows, run_cuts(self.model, rows, count))
+        return kept[1]
 
     def _call(
-        self, rows: np.ndarray, shift: np.ndarray | None, chain: list[tuple[int, list[Any]]]
+        self, rows: np.ndarray, shift: np.ndarray | None, cuts: list[int], last: Update | None
     ) -> list[Any]:
-        """Send a batch's runs to the workers (one call each); the references of their results."""
+        """Send a batch's runs (``cuts``) to the workers, one call each, with the updates
+        each worker has not seen and ``last`` (the batch in flight, not logged yet); the
+        references of their results."""
         workers = self.cluster.block_workers()
-        blocks = -(-len(rows) // TABLE_LANES)
-        count = min(len(workers), max(1, blocks // RUN_BLOCKS))
-        cuts = run_cuts(self.model, rows, count)
         small = rows.astype(np.int16)  # a fourth of the bytes to send (every field < 2^15)
-        sent = self.log.sent()
         calls = []
-        for k, (first, last) in enumerate(itertools.pairwise(cuts)):
-            part = slice(first * TABLE_LANES, last * TABLE_LANES)
+        for k, (first, end) in enumerate(itertools.pairwise(cuts)):
+            part = slice(first * TABLE_LANES, end * TABLE_LANES)
             # Batch after batch the first part goes to the next worker: every worker gets
             # some of the batches too small to cut.
-            worker = workers[(self.batches + k) % len(workers)]
+            at = (self.batches + k) % len(workers)
+            since = self.known.get(at, 0)
+            updates = self.log.since(since) + ([] if last is None else [last])
+            self.known[at] = self.log.updates if last is None else last[0]
             calls.append(
-                worker.solve.remote(
+                workers[at].solve.remote(
                     self.key,
                     [self.model_ref],
                     self.track,
                     self.base_id,
                     [self.base_ref],
-                    sent,
-                    chain,
+                    since,
+                    updates,
                     small[part],
                     None if shift is None else shift[part],
                 )
@@ -380,11 +420,14 @@ class RayBlocks:
             peaks[pid] = max(peaks.get(pid, 0), peak)
         return results
 
-    def _land(self, wv: np.ndarray, idx: np.ndarray, results: list[Result]) -> float:
-        """Write a swept batch's values into ``W`` and the log; returns its largest change."""
-        values = np.concatenate([r[1] for r in self._collect(results)])
+    def _land(self, wv: np.ndarray, idx: np.ndarray, calls: list[Any]) -> float:
+        """Write a swept batch's values into ``W``, and its results' references into the
+        log; returns its largest change."""
+        import ray
+
+        values = np.concatenate([r[1] for r in self._collect(ray.get(calls))])
         largest = write_batch(wv, idx, values)
-        self.log.append(idx, values)
+        self.log.add(calls, values.size)
         return largest
 
 
@@ -409,109 +452,65 @@ def run_cuts(model: TableModel, rows: np.ndarray, runs: int) -> list[int]:
     return sorted({0, blocks, *(int(c) for c in inner if 0 < c < blocks)})
 
 
-@dataclass(frozen=True)
-class _Update:
-    """An entry of the log of updates: the states written in updates ``(start, end]`` since
-    the base, update by update (``idx``), with the values each update wrote in the object
-    store (``ref``, with ``ends`` and ``begins``: each update in it and where its states
-    begin in ``idx``); ``level``: it merges ``MERGE ** level`` updates."""
-
-    level: int
-    end: int
-    idx: np.ndarray
-    ends: np.ndarray
-    begins: np.ndarray
-    ref: Any
-
-
 class UpdateLog:
-    """The log of updates since a base (the module docstring), kept short by merging.
+    """The updates since a base, in order (the module docstring): update ``u`` is
+    ``entries[u - 1]``.
 
-    ``put`` stores an object and returns its reference, ``get`` reads one (``ray.put`` and
-    ``ray.get``; any pair of functions in tests).
+    ``put`` stores an object and returns its reference (``ray.put``; any function in tests).
     """
 
-    def __init__(self, put: Callable[[Any], Any], get: Callable[[Any], Any]) -> None:
+    def __init__(self, put: Callable[[Any], Any]) -> None:
         self.put = put
-        self.get = get
-        self.entries: list[_Update] = []
-        self.updates = 0  # since the base
+        self.entries: list[Update] = []
         self.logged = 0  # values sent in updates since the base
 
+    @property
+    def updates(self) -> int:
+        """The number of the last update (0: none since the base)."""
+        return len(self.entries)
+
     def append(self, idx: np.ndarray, values: np.ndarray) -> None:
-        """An update: the states ``idx`` were written, with ``values`` (``(states, C)``)."""
-        self.updates += 1
-        self.logged += values.size
-        log = self.entries
-        ends, begins = np.array([self.updates]), np.zeros(1, np.int64)
-        log.append(
-            _Update(0, self.updates, idx, ends, begins, self.put((idx, values, ends, begins)))
+        """An update the driver wrote: the states ``idx``, with ``values`` (``(states, C)``),
+        put in the store as one object."""
+        self.add([self.put((idx, values))], values.size)
+
+    def add(self, refs: list[Any], count: int) -> None:
+        """An update already in the store: ``refs`` of objects ``(indices, values, ...)``
+        with disjoint states (a batch's runs), ``count`` values in all."""
+        self.entries.append((len(self.entries) + 1, refs))
+        self.logged += count
+
+    def since(self, applied: int) -> list[Update]:
+        """What a copy current up to update ``applied`` is sent: every update after it."""
+        return self.entries[applied:]
+
+
+def apply_updates(
+    wv: np.ndarray,
+    applied: int,
+    since: int,
+    updates: list[Update],
+    get: Callable[[Any], Any],
+    wrote: Callable[[np.ndarray], None],
+) -> int:
+    """Apply ``updates`` (:data:`Update`, numbered on from ``since + 1``) in order to a copy
+    ``wv`` of ``W`` current up to update ``applied`` (``get`` reads a list of references;
+    ``wrote`` is told each object's states); returns the update it is now current up to.
+
+    The states of one update are disjoint, so each object is written in one assignment; an
+    update the copy has is skipped, so a call repeated on a live copy changes nothing. A copy
+    behind ``since``, or updates with a gap, is :class:`StaleCopy`, the copy untouched: never
+    a solve from a ``W`` that is not the driver's.
+    """
+    if applied < since:
+        raise StaleCopy(
+            f"a worker's copy at update {applied} was sent the updates from {since + 1}"
         )
-        while len(log) >= MERGE and all(u.level == log[-1].level for u in log[-MERGE:]):
-            # The values are the ones each update wrote, one update after the other: a state
-            # written in several of them is listed as often, and applied update by update
-            # (:func:`bring_up`) it ends with the last value written. Nothing is sorted out
-            # or read back from ``W``: a merge only copies what the updates sent, in order.
-            parts = log[-MERGE:]
-            at = np.cumsum([0] + [len(u.idx) for u in parts[:-1]])
-            states = np.concatenate([u.idx for u in parts])
-            written = np.concatenate([self.get(u.ref)[1] for u in parts])
-            ends = np.concatenate([u.ends for u in parts])
-            begins = np.concatenate([u.begins + a for u, a in zip(parts, at, strict=True)])
-            merged = _Update(
-                parts[-1].level + 1,
-                parts[-1].end,
-                states,
-                ends,
-                begins,
-                self.put((states, written, ends, begins)),
-            )
-            del log[-MERGE:]
-            log.append(merged)
-
-    def sent(self) -> list[tuple[int, Any]]:
-        """What a call is sent: ``(end, ref)`` of every entry, in order."""
-        return [(u.end, u.ref) for u in self.entries]
-
-
-def bring_up(
-    wv: np.ndarray,
-    applied: int,
-    log: list[tuple[int, Any]],
-    get: Callable[[Any], Any],
-    wrote: Callable[[np.ndarray], None],
-) -> int:
-    """Apply the entries of ``log`` (:meth:`UpdateLog.sent`) past update ``applied`` to a
-    copy ``wv`` of ``W``, update by update in order (``get`` reads a reference; ``wrote`` is
-    told each entry's states); returns the update the copy is now current up to."""
-    for end, ref in log:
-        if end <= applied:
-            continue
-        idx, values, ends, begins = get(ref)
-        first = int(np.searchsorted(ends, applied, side="right"))
-        bounds = [*(int(b) for b in begins[first:]), len(idx)]
-        for lo, hi in itertools.pairwise(bounds):
-            wv[idx[lo:hi]] = values[lo:hi]
-        wrote(idx[bounds[0] :])
-        applied = end
-    return applied
-
-
-def apply_chain(
-    wv: np.ndarray,
-    applied: int,
-    chain: list[tuple[int, list[Any]]],
-    get: Callable[[Any], Any],
-    wrote: Callable[[np.ndarray], None],
-) -> int:
-    """Apply a call's chain (``(update, references of its runs' results)``, the module
-    docstring) to a copy ``wv`` current up to update ``applied`` (after :func:`bring_up`:
-    the log ends just before the chain); returns the update it is now current up to."""
-    for update, refs in chain:
+    for update, refs in updates:
         if update <= applied:
             continue
         if update != applied + 1:
-            raise ClusterError(f"a worker's copy at update {applied} was sent update {update}")
+            raise StaleCopy(f"a worker's copy at update {applied} was sent update {update}")
         for idx, values, *_ in get(refs):
             wv[idx] = values
             wrote(idx)
@@ -539,7 +538,8 @@ class BlockWorker:
     would ask the node for a worker first (a lease, some of the node's CPU per task, in
     every batch of thousands); and the copy of ``W`` is the actor's state, not a module's.
     Killed, Ray starts it again and repeats the call (``max_restarts``,
-    ``max_task_retries``), which rebuilds the copy from the base and the log.
+    ``max_task_retries``); the new process has no copy, so the call fails
+    (:class:`StaleCopy`) unless it was sent every update since the base.
     """
 
     def __init__(self) -> None:
@@ -552,15 +552,15 @@ class BlockWorker:
         track: bool,
         base_id: str,
         base: list[Any],
-        updates: list[tuple[int, Any]],
-        chain: list[tuple[int, list[Any]]],
+        since: int,
+        updates: list[Update],
         rows: np.ndarray,
         shift: np.ndarray | None,
     ) -> Result:
-        """The turns of ``rows`` (whole blocks, as ``int16``) from ``W`` = base + the log
-        of updates (``(end, ref)`` pairs) + the chain (``(update, refs of its runs'
-        results)``, the module docstring), of the solve's phase ``key`` (``model``: a
-        reference to its model, read when the phase is new here).
+        """The turns of ``rows`` (whole blocks, as ``int16``) from ``W`` = the base + the
+        updates up to ``since`` (which this worker's copy has) + ``updates`` (the module
+        docstring), of the solve's phase ``key`` (``model``: a reference to its model, read
+        when the phase is new here).
 
         Returns :data:`Result`: ``P`` only where the solve tracks it (else the kernel leaves
         it unset; a third of the bytes back).
@@ -569,6 +569,8 @@ class BlockWorker:
 
         copy = self.copy
         if copy is None or copy.key != key or copy.base_id != base_id:
+            if since > 0:  # started again: a copy from the base would be behind (not copied)
+                raise StaleCopy(f"this worker has no copy of W at update {since}")
             if copy is not None and copy.key == key:
                 runner = copy.runner
             else:
@@ -579,8 +581,7 @@ class BlockWorker:
             copy = self.copy = _WorkerCopy(key, base_id, w, 0, runner)
         # What the runner read moved: its certificates may end (``wrote``).
         wv = copy.w.reshape(-1, copy.runner.model.comps)
-        copy.applied = bring_up(wv, copy.applied, updates, ray.get, copy.runner.wrote)
-        copy.applied = apply_chain(wv, copy.applied, chain, ray.get, copy.runner.wrote)
+        copy.applied = apply_updates(wv, copy.applied, since, updates, ray.get, copy.runner.wrote)
         wide = rows.astype(np.int64)
         values, farkle = copy.runner.solve(copy.w, wide, shift)
         idx = flat_of(copy.runner.model, wide)
