@@ -76,7 +76,7 @@ def test_a_copy_current_up_to_any_update_is_brought_up_to_w_exactly(
     p = data.draw(st.integers(0, log.updates), label="the copy's update")
     copy = copies[p].copy()
     told: list[np.ndarray] = []
-    sent = log.since(p) + [updates[-1]]
+    sent = [*log.since(p), updates[-1]]
     now = apply_updates(copy, p, p, sent, _get, told.append)
     assert now == len(writes)
     assert np.array_equal(copy, w)
