@@ -97,6 +97,19 @@ def test_a_call_is_sent_only_the_updates_its_worker_has_not_seen() -> None:
     assert log.since(10_000) == []
 
 
+def test_the_updates_every_copy_has_are_dropped_and_the_others_sent() -> None:
+    log = UpdateLog(lambda obj: obj)
+    for k in range(6):
+        log.append(np.array([k]), np.full((1, COMPS), float(k)))
+    log.release(9)  # a batch in flight, numbered past the log, is never dropped ahead
+    assert log.released == 6
+    log.append(np.array([6]), np.full((1, COMPS), 6.0))
+    log.release(4)
+    assert [refs for _, refs in log.since(0)][:6] == [[]] * 6
+    (number, [(idx, values)]), *_ = log.since(6)
+    assert number == 7 and idx.tolist() == [6] and values.tolist() == [[6.0, 6.0]]
+
+
 def test_a_copy_behind_its_updates_is_an_error_not_a_wrong_value() -> None:
     copy = np.zeros((STATES, COMPS))
     runs = [(np.array([1]), np.ones((1, COMPS)), None, 0, 0)]

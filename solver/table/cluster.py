@@ -28,7 +28,8 @@ then solves. When the updates add up to more than ``W`` itself, the driver puts 
 their results, as they returned them (each run's indices and values): the driver puts
 nothing and merges nothing, and a worker reads another's run straight from the store. Only
 the states the driver writes itself (outside a pass: the closed forms, the mixing) are put,
-one object per update.
+one object per update. Once every worker's copy has an update, the driver drops it, and the
+store frees its objects (and reuses their memory) as in-process arrays would be.
 
 **Two batches in flight.** A pass's batches depend one on the next (a batch reads the
 farkle exits the one before it wrote), so the workers of a batch wait for the batch before.
@@ -410,6 +411,7 @@ class RayBlocks:
                     None if shift is None else shift[part],
                 )
             )
+        self.log.release(min(self.known.get(at, 0) for at in range(len(workers))))
         self.batches += 1
         return calls
 
@@ -463,6 +465,7 @@ class UpdateLog:
         self.put = put
         self.entries: list[Update] = []
         self.logged = 0  # values sent in updates since the base
+        self.released = 0  # the updates up to this one are dropped
 
     @property
     def updates(self) -> int:
@@ -483,6 +486,15 @@ class UpdateLog:
     def since(self, applied: int) -> list[Update]:
         """What a copy current up to update ``applied`` is sent: every update after it."""
         return self.entries[applied:]
+
+    def release(self, applied: int) -> None:
+        """Every copy is current up to update ``applied``: the updates up to it are dropped
+        (their references: the store frees their objects; a lost worker starts from a new
+        base, never from them)."""
+        last = min(applied, self.updates)  # not the batch in flight, not logged yet
+        for number in range(self.released + 1, last + 1):
+            self.entries[number - 1] = (number, [])
+        self.released = max(self.released, last)
 
 
 def apply_updates(
