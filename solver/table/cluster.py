@@ -57,6 +57,7 @@ A cluster is named ``local`` (a Ray instance on this machine, one worker per cor
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import threading
@@ -81,6 +82,9 @@ LOCAL_BLOCKS = 1
 #: How often Ray starts a killed worker again and repeats its call, and how often a sweep
 #: (or a batch outside a pass) is sent again from a new base after its results were lost.
 RETRIES = 5
+#: Seconds the driver waits for the calls a lost batch drops (:func:`drain`): far more than
+#: one run's work, and bounded, so that a worker that never answers cannot stop the solve.
+DRAIN_SECONDS = 60.0
 #: A block's work that does not grow with its rows, in rows (:func:`run_cuts`; fitted to
 #: single blocks timed one by one by ``python bench/table3.py blocks``, docs/benchmarks.md).
 BLOCK_ROWS = 11
@@ -311,11 +315,13 @@ class RayBlocks:
         lost = 0
         while True:
             self._sync(w_flat)
+            calls: list[Any] = []
             try:
                 calls = self._call(rows, shift, self._cut(rows), None)
                 results = self._collect(ray.get(calls))
                 break
             except ray.exceptions.RayError:
+                drain(calls)
                 self.base_ref = None  # sent again from a new base (the module docstring)
                 lost += 1
                 if lost > RETRIES:
@@ -345,6 +351,7 @@ class RayBlocks:
         while True:
             self._sync(w_flat)
             flight: tuple[np.ndarray, list[Any]] | None = None
+            calls: list[Any] = []
             try:
                 for rows, idx in batches[landed:]:
                     if cancel is not None and cancel.is_set():
@@ -360,6 +367,7 @@ class RayBlocks:
                     largest = max(largest, self._land(wv, *flight))
                 return largest
             except ray.exceptions.RayError:
+                drain(calls + ([] if flight is None else flight[1]))
                 self.base_ref = None  # the calls in flight are dropped; a new base
                 lost += 1
                 if lost > RETRIES:
@@ -431,6 +439,22 @@ class RayBlocks:
         largest = write_batch(wv, idx, values)
         self.log.add(calls, values.size)
         return largest
+
+
+def drain(calls: list[Any]) -> None:
+    """Wait for the calls a lost batch drops and read their results, failed or not: Ray
+    prints every failed result no one read as an "Unhandled error" traceback, and a player
+    would see one for each call the started-again worker refused (:class:`StaleCopy`)
+    while the solve goes on from a new base. A call not back within :data:`DRAIN_SECONDS`
+    is left unread."""
+    import ray
+
+    if not calls:
+        return
+    ready, _ = ray.wait(calls, num_returns=len(calls), timeout=DRAIN_SECONDS)
+    for ref in ready:
+        with contextlib.suppress(ray.exceptions.RayError):  # recovered from already
+            ray.get(ref)
 
 
 def run_cuts(model: TableModel, rows: np.ndarray, runs: int) -> list[int]:
