@@ -258,9 +258,14 @@ def _one_line(text: str) -> str:
 
 # -- writing ----------------------------------------------------------------------------------
 def atomic_write(
-    path: str | os.PathLike[str], data: bytes | str, *, follow_links: bool = True
+    path: str | os.PathLike[str],
+    data: bytes | str | list[bytes | memoryview],
+    *,
+    follow_links: bool = True,
 ) -> Path:
-    """Replace the file at ``path`` with ``data`` (str is written as UTF-8), all or nothing.
+    """Replace the file at ``path`` with ``data`` (str is written as UTF-8; a list, its parts
+    one after the other, so that a large payload is written from its own buffer, never
+    copied into one ``bytes``), all or nothing.
 
     Creates missing folders. Refuses to replace a folder, FIFO or device. Returns the path
     written: the target of a symbolic link, or with ``follow_links`` False the link's own
@@ -268,7 +273,8 @@ def atomic_write(
     program's own folder, such as a cache, never sends a write elsewhere). Any failure is a
     FileProblem; the old file is untouched and the temporary file removed.
     """
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    parts = [data.encode("utf-8")] if isinstance(data, str) else data
+    payload = [parts] if isinstance(parts, bytes) else parts
     target = _resolve(Path(path)) if follow_links else Path(path)
     if not follow_links and os.path.islink(target):
         _write_new(target.parent, target, payload, None)
@@ -295,7 +301,9 @@ def atomic_write(
     return target
 
 
-def _write_new(folder: Path, target: Path, payload: bytes, mode: int | None) -> None:
+def _write_new(
+    folder: Path, target: Path, payload: list[bytes | memoryview], mode: int | None
+) -> None:
     """:func:`atomic_write`'s writing: a new file in ``folder``, renamed over ``target`` (a
     link there is replaced, not followed); ``mode``: the replaced file's, kept."""
     remove_orphans(folder)
@@ -308,7 +316,8 @@ def _write_new(folder: Path, target: Path, payload: bytes, mode: int | None) -> 
         try:
             if mode is not None and hasattr(os, "fchmod"):  # keep a replaced file's mode
                 os.fchmod(fd, mode)
-            _write_all(fd, payload)
+            for part in payload:
+                _write_all(fd, part)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -350,7 +359,7 @@ def writable_problem(folder: str | os.PathLike[str]) -> str | None:
     return problem
 
 
-def _write_all(fd: int, payload: bytes) -> None:
+def _write_all(fd: int, payload: bytes | memoryview) -> None:
     view = memoryview(payload)
     while view:
         written = os.write(fd, view)

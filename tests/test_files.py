@@ -102,6 +102,14 @@ def test_atomic_write_creates_folders_and_follows_the_permission_policy(tmp_path
         os.umask(old)
 
 
+def test_atomic_write_writes_parts_one_after_the_other(tmp_path: Path) -> None:
+    """A list is written part after part from its own buffers (a view of an array's bytes
+    is not copied): the file is their join."""
+    payload = memoryview(bytearray(range(256)) * 3)
+    path = atomic_write(tmp_path / "f.bin", [b"head", payload[1:], b""])
+    assert path.read_bytes() == b"head" + bytes(payload[1:])
+
+
 def test_atomic_write_refuses_to_replace_what_is_not_a_file(tmp_path: Path) -> None:
     (tmp_path / "dir").mkdir()
     with pytest.raises(FileProblem, match="it is a folder"):

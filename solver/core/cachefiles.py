@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import filelock
+import numpy as np
 
 from optimal_farkle.engine.files import FileProblem, atomic_write, decode_text, parse_json
 from optimal_farkle.engine.text import quote
@@ -47,21 +48,39 @@ __all__ = [
 MAX_HEADER = 64 * 1024
 
 
-def write_framed(path: Path, magic: bytes, header: dict[str, object], payload: bytes) -> None:
+def write_framed(
+    path: Path,
+    magic: bytes,
+    header: dict[str, object],
+    payload: bytes | memoryview | list[bytes | memoryview],
+) -> None:
     """``magic``, the header's length, the header (JSON, with the payload's sha256 and the
-    time), the payload: written atomically. The one layout of every strategy cache file."""
+    time), the payload: written atomically. The one layout of every strategy cache file.
+    ``payload`` may be views of arrays' bytes (:func:`array_bytes`), one after the other:
+    written from them, not copied."""
+    parts = payload if isinstance(payload, list) else [payload]
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part)
     header = {
         **header,
-        "sha256": hashlib.sha256(payload).hexdigest(),
+        "sha256": digest.hexdigest(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     head = json.dumps(header, sort_keys=True).encode()
     try:
         atomic_write(
-            path, magic + struct.pack("<I", len(head)) + head + payload, follow_links=False
+            path, [magic + struct.pack("<I", len(head)) + head, *parts], follow_links=False
         )
     except FileProblem as exc:
         raise CacheError(f"cannot write {path}: {exc}") from None
+
+
+def array_bytes(values: np.ndarray, dtype: str = "<f8") -> memoryview:
+    """The bytes of ``values`` as ``dtype`` (little-endian float64 by default), without a
+    copy where they already are: ``W`` is gigabytes at large goals, and ``tobytes`` and the
+    file's joined bytes were two more copies of it at every checkpoint and cache write."""
+    return memoryview(np.ascontiguousarray(values, dtype=dtype)).cast("B")
 
 
 def read_framed(data: bytes, magic: bytes, what: str) -> tuple[dict[str, object], int]:

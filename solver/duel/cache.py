@@ -47,6 +47,7 @@ from optimal_farkle.engine.files import (
 
 from ..core.cachefiles import (
     MAX_HEADER,
+    array_bytes,
     build_lock,
     check_payload,
     header_figure,
@@ -129,7 +130,7 @@ def existing_cache(path: Path) -> Path:
 
 def write_cache(path: Path, strategy: Strategy) -> None:
     """Write atomically (:func:`engine.files.atomic_write`); CacheError says why it could not."""
-    payload = np.ascontiguousarray(strategy.w0, dtype="<f8").tobytes()
+    payload = array_bytes(strategy.w0)
     info = strategy.info
     header = {
         "format": FORMAT,

@@ -71,7 +71,7 @@ import numpy as np
 
 from ..core.errors import SolveCancelled
 from ..duel.estimate import duration, size
-from .batches import batch_states, farkle_sums, flat_of, top_layer
+from .batches import batch_states, compact_rows, farkle_sums, flat_of, top_layer
 from .model import TableModel
 from .runners import BlockRunner, LocalBlocks, RunnerFactory, write_batch
 from .sizes import turn_rows
@@ -396,7 +396,7 @@ class RayBlocks:
         each worker has not seen and ``last`` (the batch in flight, not logged yet); the
         references of their results."""
         workers = self.cluster.block_workers()
-        small = rows.astype(np.int16)  # a fourth of the bytes to send (every field < 2^15)
+        small = compact_rows(rows)  # a fourth of the bytes to send
         calls = []
         for k, (first, end) in enumerate(itertools.pairwise(cuts)):
             part = slice(first * TABLE_LANES, end * TABLE_LANES)
@@ -469,7 +469,8 @@ def run_cuts(model: TableModel, rows: np.ndarray, runs: int) -> list[int]:
     """
     n = model.players
     blocks = -(-len(rows) // TABLE_LANES)
-    lanes = turn_rows(model, rows[:, 0], rows[:, 1:n].max(axis=1))
+    wide = np.asarray(rows, dtype=np.int64)  # a pass keeps them compact (PassBatches)
+    lanes = turn_rows(model, wide[:, 0], wide[:, 1:n].max(axis=1))
     padded = np.zeros(blocks * TABLE_LANES, dtype=np.int64)
     padded[: len(rows)] = lanes
     work = np.cumsum(padded.reshape(blocks, TABLE_LANES).max(axis=1) + BLOCK_ROWS)

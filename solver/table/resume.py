@@ -36,7 +36,7 @@ import numpy as np
 
 from optimal_farkle.engine.files import FileProblem, read_bytes
 
-from ..core.cachefiles import MAX_HEADER, check_payload, read_framed, write_framed
+from ..core.cachefiles import MAX_HEADER, array_bytes, check_payload, read_framed, write_framed
 from ..core.errors import CacheError, SolverInputError
 
 MAGIC = b"FARKLE-WT-RESUME\n"
@@ -122,8 +122,7 @@ class SolveJournal:
             "seconds": progress.seconds,
             "mixed": [list(m) for m in mixed],
         }
-        payload = np.ascontiguousarray(values, dtype="<f8").tobytes()
-        write_framed(self._record_path(phase, passes, layer), MAGIC, header, payload)
+        write_framed(self._record_path(phase, passes, layer), MAGIC, header, array_bytes(values))
 
     def replay(
         self, phase: str, passes: int, w: np.ndarray, rows_of: LayerRows, top: int
@@ -208,8 +207,7 @@ class SolveJournal:
             "warm_sweeps": snapshot.warm_sweeps,
             "seconds": snapshot.seconds,
         }
-        payload = np.ascontiguousarray(snapshot.w, dtype="<f8").tobytes()
-        write_framed(self.folder / SNAPSHOT, MAGIC, header, payload)
+        write_framed(self.folder / SNAPSHOT, MAGIC, header, array_bytes(snapshot.w))
         for entry in self._entries():
             m = _RECORD.match(entry.name)
             if m is not None and (m["phase"] != "pass" or int(m["pass"]) < snapshot.passes):

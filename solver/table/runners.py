@@ -145,6 +145,7 @@ class LocalBlocks:
 
         ``shift`` (``(k,)``) moves each state's own farkle exit (see :mod:`solver.table.mixing`).
         """
+        rows = np.asarray(rows, dtype=np.int64)  # a pass keeps them compact (PassBatches)
         k = len(rows)
         blocks = -(-k // TABLE_LANES)
         padded = np.concatenate([rows, np.repeat(rows[-1:], blocks * TABLE_LANES - k, axis=0)])

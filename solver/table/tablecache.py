@@ -21,7 +21,14 @@ from optimal_farkle.engine.files import (
 )
 from optimal_farkle.engine.text import quote
 
-from ..core.cachefiles import MAX_HEADER, check_payload, header_figure, read_framed, write_framed
+from ..core.cachefiles import (
+    MAX_HEADER,
+    array_bytes,
+    check_payload,
+    header_figure,
+    read_framed,
+    write_framed,
+)
 from ..core.errors import CacheError, SolverError, SolverInputError
 from ..core.floor import DEFAULT_FLOOR, used_floor
 from ..duel.cache import cache_dir, existing_cache
@@ -58,8 +65,8 @@ def table_cache_path(
 def write_table_cache(path: Path, strategy: ExactTableStrategy) -> None:
     """Write atomically (:func:`solver.core.cachefiles.write_framed`); TableCacheError says why it could not."""
     m = strategy.mixed
-    payload = b"".join(
-        np.ascontiguousarray(a, dtype=dt).tobytes()
+    payload = [
+        array_bytes(a, dt)
         for a, dt in (
             (strategy.w, "<f8"),
             (m.flat, "<i8"),
@@ -67,7 +74,7 @@ def write_table_cache(path: Path, strategy: ExactTableStrategy) -> None:
             (m.low, "<f8"),
             (m.high, "<f8"),
         )
-    )
+    ]
     info = strategy.info
     header: dict[str, object] = {
         "format": FORMAT,
