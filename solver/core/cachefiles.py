@@ -78,8 +78,8 @@ def write_framed(
 
 def array_bytes(values: np.ndarray, dtype: str = "<f8") -> memoryview:
     """The bytes of ``values`` as ``dtype`` (little-endian float64 by default), without a
-    copy where they already are: ``W`` is gigabytes at large goals, and ``tobytes`` and the
-    file's joined bytes were two more copies of it at every checkpoint and cache write."""
+    copy where they already are: ``W`` is gigabytes at large goals, and ``tobytes`` (or
+    joining the file's bytes) would add a copy of it at every checkpoint and cache write."""
     return memoryview(np.ascontiguousarray(values, dtype=dtype)).cast("B")
 
 

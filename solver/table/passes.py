@@ -27,8 +27,8 @@ class PassBatches:
     as ``(rows, flat indices)``.
 
     Kept for every pass, the rows are ``int16`` (:func:`solver.table.batches.compact_rows`):
-    as ``int64`` the rows and indices of all the layers were 88 bytes a state, five and a half
-    times ``W`` itself (16), and most of a penalty solve's peak memory; now 28.
+    with their ``int64`` indices 28 bytes a state, beside ``W``'s 16 (``int64`` rows would
+    make it 88, most of a penalty solve's memory).
     """
 
     def __init__(self, model: TableModel) -> None:
