@@ -34,6 +34,7 @@ import secrets
 import stat
 import time
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -259,7 +260,7 @@ def _one_line(text: str) -> str:
 # -- writing ----------------------------------------------------------------------------------
 def atomic_write(
     path: str | os.PathLike[str],
-    data: bytes | str | list[bytes | memoryview],
+    data: bytes | str | Sequence[bytes | memoryview],
     *,
     follow_links: bool = True,
 ) -> Path:
@@ -273,8 +274,13 @@ def atomic_write(
     program's own folder, such as a cache, never sends a write elsewhere). Any failure is a
     FileProblem; the old file is untouched and the temporary file removed.
     """
-    parts = [data.encode("utf-8")] if isinstance(data, str) else data
-    payload = [parts] if isinstance(parts, bytes) else parts
+    payload: Sequence[bytes | memoryview]
+    if isinstance(data, str):
+        payload = [data.encode("utf-8")]
+    elif isinstance(data, bytes):
+        payload = [data]
+    else:
+        payload = data
     target = _resolve(Path(path)) if follow_links else Path(path)
     if not follow_links and os.path.islink(target):
         _write_new(target.parent, target, payload, None)
@@ -302,7 +308,7 @@ def atomic_write(
 
 
 def _write_new(
-    folder: Path, target: Path, payload: list[bytes | memoryview], mode: int | None
+    folder: Path, target: Path, payload: Sequence[bytes | memoryview], mode: int | None
 ) -> None:
     """:func:`atomic_write`'s writing: a new file in ``folder``, renamed over ``target`` (a
     link there is replaced, not followed); ``mode``: the replaced file's, kept."""

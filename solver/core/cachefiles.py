@@ -23,7 +23,7 @@ import os
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import filelock
@@ -52,13 +52,13 @@ def write_framed(
     path: Path,
     magic: bytes,
     header: dict[str, object],
-    payload: bytes | memoryview | list[bytes | memoryview],
+    payload: bytes | memoryview | Sequence[bytes | memoryview],
 ) -> None:
     """``magic``, the header's length, the header (JSON, with the payload's sha256 and the
     time), the payload: written atomically. The one layout of every strategy cache file.
     ``payload`` may be views of arrays' bytes (:func:`array_bytes`), one after the other:
     written from them, not copied."""
-    parts = payload if isinstance(payload, list) else [payload]
+    parts = [payload] if isinstance(payload, (bytes, memoryview)) else list(payload)
     digest = hashlib.sha256()
     for part in parts:
         digest.update(part)
@@ -80,7 +80,7 @@ def array_bytes(values: np.ndarray, dtype: str = "<f8") -> memoryview:
     """The bytes of ``values`` as ``dtype`` (little-endian float64 by default), without a
     copy where they already are: ``W`` is gigabytes at large goals, and ``tobytes`` (or
     joining the file's bytes) would add a copy of it at every checkpoint and cache write."""
-    return memoryview(np.ascontiguousarray(values, dtype=dtype)).cast("B")
+    return np.ascontiguousarray(values, dtype=dtype).data.cast("B")
 
 
 def read_framed(data: bytes, magic: bytes, what: str) -> tuple[dict[str, object], int]:
