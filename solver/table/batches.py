@@ -112,7 +112,10 @@ def batch_states(model: TableModel, total: int, farkle_sum: int | None = None) -
 def compact_rows(rows: np.ndarray) -> np.ndarray:
     """``rows`` as ``int16``, a fourth of the bytes: every field of a state is below
     ``2^15`` (score indices below ``nb``, farkle counts, flags, the place in the round),
-    checked. The runners widen a batch's rows again as they solve it."""
+    checked. The runners widen a batch's rows again as they solve it. Rows already compact
+    (a pass's, sent to the cluster batch after batch) are returned as they are."""
+    if rows.dtype == np.int16:
+        return rows
     if len(rows) and (rows.min() < 0 or rows.max() > np.iinfo(np.int16).max):
         raise SolverInputError("a state's field does not fit 16 bits")
     return rows.astype(np.int16)
