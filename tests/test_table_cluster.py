@@ -5,11 +5,16 @@ Needs the optional extra (``pip install 'optimal-farkle[cluster]'``); skipped wi
 the Ray overhead (tens of milliseconds a batch) dominates, not the solve.
 
 * In-process and on two workers, ``W`` and the mixing states are equal exactly, for rules
-  with mixed equilibria and for rules with a farkle penalty (passes).
-* A worker process killed with SIGKILL in a pass, while a batch is in flight with the one
-  before as its last update: Ray starts it again, its calls fail for want of a copy of
-  ``W``, the driver sends the batch again from a new base, and the values are still equal
-  exactly; the calls it dropped are read, so Ray prints no "Unhandled error".
+  with mixed equilibria and for rules with a farkle penalty (passes), both on one shared
+  ``W`` (a local cluster's runner) and through the object store (a remote cluster's).
+* Through the object store, a worker process killed with SIGKILL in a pass, while a batch
+  is in flight with the one before as its last update: Ray starts it again, its calls fail
+  for want of a copy of ``W``, the driver sends the batch again from a new base, and the
+  values are still equal exactly; the calls it dropped are read, so Ray prints no
+  "Unhandled error".
+* On a shared ``W``, a worker killed with a layer's calls in flight: the other worker,
+  waiting for it at a meeting, is stopped, the layer's states are put back and the layer
+  is sent again; equal exactly, nothing left unread, and the shared files removed.
 * A driver killed mid-solve in process, resumed on the cluster from its checkpoints: equal.
 """
 
@@ -30,17 +35,21 @@ import pytest
 from table_rules import penalty_tiny, tiny
 
 from optimal_farkle.engine import Rules, preset
+from optimal_farkle.solver.table.batches import top_layer
 from optimal_farkle.solver.table.exact import solve_exact_table
 from optimal_farkle.solver.table.model import build_table_model
+from optimal_farkle.solver.table.passes import PassBatches
+from optimal_farkle.solver.table.runners import LocalBlocks
 from optimal_farkle.solver.table.solve import TableSolveResult, solve_table
-from optimal_farkle.solver.table.tables import TABLE_LANES
+from optimal_farkle.solver.table.tables import TABLE_LANES, table_tables
 
 pytest.importorskip("ray")
 
 import ray._private.worker as ray_worker  # its hook for failed results no one read
 
 from optimal_farkle.solver.table import cluster as cluster_module
-from optimal_farkle.solver.table.cluster import Cluster, RayBlocks, connect
+from optimal_farkle.solver.table.cluster import Cluster, RayBlocks, SharedBlocks, connect
+from optimal_farkle.solver.table.samenode import SharedArea
 
 CHILD = Path(__file__).parent / "resume_child.py"
 
@@ -53,9 +62,11 @@ def cluster() -> Iterator[Cluster]:
     connected.close()
 
 
-def _both(rules: Rules, floor: int, cluster: Cluster) -> tuple[TableSolveResult, TableSolveResult]:
+def _both(
+    rules: Rules, floor: int, cluster: Cluster, shared: bool
+) -> tuple[TableSolveResult, TableSolveResult]:
     model = build_table_model(rules, 3, floor)
-    return solve_table(model), solve_table(model, runners=cluster.runners())
+    return solve_table(model), solve_table(model, runners=cluster.runners(shared))
 
 
 def _same(a: TableSolveResult, b: TableSolveResult) -> None:
@@ -70,12 +81,41 @@ def _same(a: TableSolveResult, b: TableSolveResult) -> None:
     )
 
 
-def test_two_workers_equal_the_in_process_solve_with_mixed_equilibria(cluster: Cluster) -> None:
-    local, remote = _both(preset("neller-busche").with_goal(1500), 0, cluster)
+@pytest.mark.parametrize("shared", [True, False], ids=["shared W", "object store"])
+def test_two_workers_equal_the_in_process_solve_with_mixed_equilibria(
+    cluster: Cluster, shared: bool
+) -> None:
+    cluster.worker_peaks.clear()
+    local, remote = _both(preset("neller-busche").with_goal(1500), 0, cluster, shared)
     assert len(local.mixed.flat) > 0  # the rotations without a pure equilibrium
     _same(local, remote)
     assert len(cluster.worker_pids) == 2  # both workers took tasks
     assert all(peak > 0 for peak in cluster.worker_peaks.values())
+
+
+@pytest.mark.parametrize("shared", [True, False], ids=["shared W", "object store"])
+def test_two_workers_equal_the_in_process_passes_of_a_penalty(
+    cluster: Cluster, shared: bool
+) -> None:
+    local, remote = _both(penalty_tiny(600), -200, cluster, shared)
+    assert local.passes > 1
+    _same(local, remote)
+
+
+def test_a_shared_w_is_removed_when_its_solve_ends(cluster: Cluster) -> None:
+    made: list[SharedArea] = []
+    model = build_table_model(tiny(400), 3, 0)
+    runners = cluster.runners(shared=True)
+
+    def noted(*args: Any) -> Any:
+        runner = runners(*args)
+        assert isinstance(runner, SharedBlocks)
+        made.append(runner.area)
+        return runner
+
+    solve_table(model, runners=noted)
+    assert made
+    assert not any(Path(area.folder).exists() for area in made)
 
 
 def test_a_worker_killed_mid_pass_changes_nothing_and_leaves_no_unread_error(
@@ -106,12 +146,74 @@ def test_a_worker_killed_mid_pass_changes_nothing_and_leaves_no_unread_error(
         return largest
 
     monkeypatch.setattr(RayBlocks, "_land", land_then_kill)
-    remote = solve_table(model, runners=cluster.runners())
+    remote = solve_table(model, runners=cluster.runners(shared=False))
     assert killed
     _same(local, remote)
     with pytest.raises(ProcessLookupError):
         os.kill(killed[0], 0)
     gc.collect()  # Ray reports an unread failed result when its last reference goes
+    time.sleep(2.0)
+    assert unread == []
+
+
+def test_a_worker_killed_mid_layer_on_a_shared_w_changes_nothing(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The largest layer of a pass of ``facebook`` at 1,000 (seven batches, tens of
+    milliseconds): a worker is killed once a batch of it is written to the shared ``W``.
+    The other worker, waiting for it at a meeting, is stopped, the layer's states are put
+    back and the layer is sent again: its values are the in-process sweep's exactly, and
+    nothing is left unread."""
+    unread: list[Exception] = []
+    monkeypatch.setattr(ray_worker, "_unhandled_error_handler", unread.append)
+    model = build_table_model(preset("facebook").with_goal(1000), 3, -500)
+    tables = table_tables(model)
+    batches = PassBatches(model)
+    layer = max(range(top_layer(model) + 1), key=lambda n: len(batches.rows_of(n)))
+    found = batches.of(layer)
+    start = np.random.default_rng(1).uniform(0.2, 0.4, model.start_states * model.comps)
+    expected = start.copy()
+    LocalBlocks(model, tables, 1, False).sweep(expected, found)
+    cluster.worker_peaks.clear()
+    warm = SharedBlocks(model, tables, False, cluster)  # both workers known, kernels loaded
+    warm.sweep(start.copy(), found)
+    warm.close()
+    assert len(cluster.worker_pids) == 2
+    killed: list[int] = []
+    stopped: list[int] = []
+    send = SharedBlocks._send_layer
+    stop = cluster_module.abort
+    first = found[0][1]
+
+    def send_then_kill(self: SharedBlocks, refs: Any, count: int) -> list[Any]:
+        calls = send(self, refs, count)
+        if not killed:
+            shared = self.w.reshape(-1, model.comps)
+            before = start.reshape(-1, model.comps)[first]
+            deadline = time.monotonic() + 30
+            while np.array_equal(shared[first], before) and time.monotonic() < deadline:
+                pass  # until a worker wrote its part of the first batch
+            pid = min(cluster.worker_pids)
+            os.kill(pid, signal.SIGKILL)  # a worker of the cluster this test started
+            killed.append(pid)
+        return calls
+
+    def noted_abort(area: SharedArea, call: int) -> None:
+        stopped.append(call)
+        stop(area, call)
+
+    monkeypatch.setattr(SharedBlocks, "_send_layer", send_then_kill)
+    monkeypatch.setattr(cluster_module, "abort", noted_abort)
+    runner = SharedBlocks(model, tables, False, cluster)
+    w = start.copy()
+    try:
+        runner.sweep(w, found)
+    finally:
+        runner.close()
+    assert killed
+    assert stopped  # the layer was stopped and sent again
+    assert np.array_equal(w, expected)
+    gc.collect()
     time.sleep(2.0)
     assert unread == []
 

@@ -74,6 +74,15 @@ from ..duel.estimate import duration, size
 from .batches import batch_states, compact_rows, farkle_sums, flat_of, top_layer
 from .model import TableModel
 from .runners import BlockRunner, LocalBlocks, RunnerFactory, write_batch
+from .samenode import (
+    NodeWorker,
+    SharedArea,
+    abort,
+    make_area,
+    map_claims,
+    map_w,
+    remove_area,
+)
 from .sizes import turn_rows
 from .tables import TABLE_LANES, TableTables, table_tables
 
@@ -163,6 +172,7 @@ class Cluster:
     name: str
     workers: int
     started: bool
+    shared: bool = False
     worker_peaks: dict[int, int] = field(default_factory=dict)
     actors: list[Any] = field(default_factory=list)
 
@@ -176,8 +186,15 @@ class Cluster:
             self.actors = start_workers(self.workers)
         return self.actors
 
-    def runners(self) -> RunnerFactory:
+    def runners(self, shared: bool | None = None) -> RunnerFactory:
+        """The runners of a solve on this cluster: on one shared ``W`` (:class:`SharedBlocks`)
+        where every worker is on this machine (``shared``, a local cluster's default), else
+        through the object store (:class:`RayBlocks`)."""
+        on_one_node = self.shared if shared is None else shared
+
         def make(model: TableModel, tables: TableTables, threads: int, track: bool) -> BlockRunner:
+            if on_one_node:
+                return SharedBlocks(model, tables, track, self)
             return RayBlocks(model, tables, track, self)
 
         return make
@@ -253,7 +270,7 @@ def connect(text: str) -> Cluster:
             raise ClusterError(f"cannot start or reach the cluster {text!r}: {exc}") from None
         started = True
     workers = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    return Cluster(name=text, workers=workers, started=started)
+    return Cluster(name=text, workers=workers, started=started, shared=kind is ClusterKind.LOCAL)
 
 
 class RayBlocks:
@@ -377,17 +394,8 @@ class RayBlocks:
                 raise
 
     def _cut(self, rows: np.ndarray, keep: bool = False) -> list[int]:
-        """The cuts of a batch into runs (:func:`run_cuts`); ``keep``: a pass's batch, whose
-        cuts every pass reuses (its rows are the same array each pass)."""
-        workers = len(self.cluster.block_workers())
-        blocks = -(-len(rows) // TABLE_LANES)
-        count = min(workers, max(1, blocks // RUN_BLOCKS))
-        if not keep:
-            return run_cuts(self.model, rows, count)
-        kept = self.cuts.get(id(rows))
-        if kept is None or kept[0] is not rows:
-            kept = self.cuts[id(rows)] = (rows, run_cuts(self.model, rows, count))
-        return kept[1]
+        """The cuts of a batch into runs (:func:`batch_cuts`)."""
+        return batch_cuts(self.model, self.cuts, len(self.cluster.block_workers()), rows, keep)
 
     def _call(
         self, rows: np.ndarray, shift: np.ndarray | None, cuts: list[int], last: Update | None
@@ -441,6 +449,158 @@ class RayBlocks:
         return largest
 
 
+class SharedBlocks:
+    """A :class:`solver.table.runners.BlockRunner` whose blocks run on workers of this
+    machine, all reading and writing one ``W`` in shared memory (:mod:`solver.table.samenode`):
+    a sweep is one call per worker per layer, and no value is sent but the driver's own."""
+
+    def __init__(
+        self, model: TableModel, tables: TableTables, track: bool, cluster: Cluster
+    ) -> None:
+        import ray
+
+        self.model = model
+        self.track = track
+        self.cluster = cluster
+        self.key = uuid.uuid4().hex
+        self.model_ref = ray.put(model)
+        self.local = LocalBlocks(model, tables, 1, track)
+        workers = len(cluster.block_workers())
+        self.area = make_area(model.start_states * model.comps, workers, len(farkle_sums(model)))
+        self.w = map_w(self.area)
+        self.claims = map_claims(self.area)
+        self.whole = False  # the shared W holds the driver's, but for ``pending``
+        self.pending: list[np.ndarray] = []
+        self.calls = 0  # sweeps sent (each call's number, for its meetings)
+        self.batches = 0
+        self.cuts: dict[int, tuple[np.ndarray, list[int]]] = {}
+
+    def wrote(self, idx: np.ndarray) -> None:
+        self.pending.append(np.asarray(idx, dtype=np.int64))
+
+    def close(self) -> None:
+        self.local.close()
+        self.cuts = {}
+        remove_area(self.area)
+
+    def _sync(self, w_flat: np.ndarray) -> None:
+        """Bring the shared ``W`` up to the driver's: all of it first, then what it wrote."""
+        if not self.whole:
+            self.w[:] = w_flat
+            self.whole = True
+        elif self.pending:
+            idx = np.concatenate(self.pending)
+            comps = self.model.comps
+            self.w.reshape(-1, comps)[idx] = w_flat.reshape(-1, comps)[idx]
+        self.pending = []
+
+    def solve(
+        self, w_flat: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A batch's runs, one call each, reading the shared ``W`` (a call repeated by Ray on
+        a worker started again reads the same ``W``)."""
+        blocks = -(-len(rows) // TABLE_LANES)
+        if blocks <= LOCAL_BLOCKS:
+            return self.local.solve(w_flat, rows, shift)
+        import ray
+
+        self._sync(w_flat)
+        workers = self.cluster.block_workers()
+        small = compact_rows(rows)
+        calls = []
+        for k, (first, end) in enumerate(itertools.pairwise(self._cut(rows))):
+            part = slice(first * TABLE_LANES, end * TABLE_LANES)
+            at = (self.batches + k) % len(workers)
+            calls.append(
+                workers[at].solve_shared.remote(
+                    self.key,
+                    self.area,
+                    at,
+                    [self.model_ref],
+                    self.track,
+                    small[part],
+                    None if shift is None else shift[part],
+                )
+            )
+        self.batches += 1
+        try:
+            results = ray.get(calls)
+        except BaseException:
+            drain(calls)
+            raise
+        self._peaks([(pid, peak) for *_, pid, peak in results])
+        values = np.concatenate([r[0] for r in results])
+        if not self.track:
+            return values, np.zeros(len(values))
+        return values, np.concatenate([r[1] for r in results])
+
+    def sweep(
+        self,
+        w_flat: np.ndarray,
+        batches: list[tuple[np.ndarray, np.ndarray]],
+        cancel: threading.Event | None = None,
+    ) -> float:
+        """A layer of a pass: each worker is sent its run of every batch in one call and the
+        workers meet between the batches (:mod:`solver.table.samenode`); then the layer's
+        values are read into ``w_flat``. A worker lost mid-layer stops the others, the
+        layer's states are put back from ``w_flat`` and the layer is sent again."""
+        import ray
+
+        if not batches:
+            return 0.0
+        if cancel is not None and cancel.is_set():
+            raise SolveCancelled()
+        self._sync(w_flat)
+        layer = ray.put([rows for rows, _ in batches])  # once, read by every worker in place
+        wv = w_flat.reshape(-1, self.model.comps)
+        shared = self.w.reshape(-1, self.model.comps)
+        lost = 0
+        while True:
+            calls = self._send_layer(layer, len(batches))
+            try:
+                results = ray.get(calls)
+                break
+            except ray.exceptions.RayError:
+                abort(self.area, self.calls)
+                drain(calls)
+                for _, idx in batches:  # back to W before the layer
+                    shared[idx] = wv[idx]
+                lost += 1
+                if lost > RETRIES:
+                    raise
+            except BaseException:
+                abort(self.area, self.calls)
+                drain(calls)
+                self.whole = False  # the layer half written: all of W again next time
+                raise
+        self._peaks([(pid, peak) for _, pid, peak in results])
+        for _, idx in batches:
+            wv[idx] = shared[idx]
+        return float(max(largest for largest, *_ in results))
+
+    def _send_layer(self, layer: Any, count: int) -> list[Any]:
+        """A call to every worker for the layer's ``count`` batches (``layer``: the reference
+        of their rows), its claim counters set to 0 first; not repeated by Ray (the module
+        docstring of :mod:`solver.table.samenode`)."""
+        self.calls += 1
+        self.claims[:count] = 0
+        return [
+            worker.sweep_shared.options(max_task_retries=0).remote(
+                self.key, self.area, at, [self.model_ref], self.calls, [layer]
+            )
+            for at, worker in enumerate(self.cluster.block_workers())
+        ]
+
+    def _cut(self, rows: np.ndarray, keep: bool = False) -> list[int]:
+        """As :meth:`RayBlocks._cut`."""
+        return batch_cuts(self.model, self.cuts, len(self.cluster.block_workers()), rows, keep)
+
+    def _peaks(self, seen: list[tuple[int, int]]) -> None:
+        peaks = self.cluster.worker_peaks
+        for pid, peak in seen:
+            peaks[pid] = max(peaks.get(pid, 0), peak)
+
+
 def drain(calls: list[Any]) -> None:
     """Wait for the calls a lost batch drops and read their results, failed or not: Ray
     prints every failed result no one read as an "Unhandled error" traceback, and a player
@@ -455,6 +615,26 @@ def drain(calls: list[Any]) -> None:
     for ref in ready:
         with contextlib.suppress(ray.exceptions.RayError):  # recovered from already
             ray.get(ref)
+
+
+def batch_cuts(
+    model: TableModel,
+    kept: dict[int, tuple[np.ndarray, list[int]]],
+    workers: int,
+    rows: np.ndarray,
+    keep: bool,
+) -> list[int]:
+    """The cuts of a batch into runs for ``workers`` (:func:`run_cuts`): one per worker, fewer
+    where a worker would get fewer than :data:`RUN_BLOCKS` blocks. ``keep``: a pass's batch,
+    whose cuts every pass reuses (its rows are the same array each pass), kept in ``kept``."""
+    blocks = -(-len(rows) // TABLE_LANES)
+    count = min(workers, max(1, blocks // RUN_BLOCKS))
+    if not keep:
+        return run_cuts(model, rows, count)
+    found = kept.get(id(rows))
+    if found is None or found[0] is not rows:
+        found = kept[id(rows)] = (rows, run_cuts(model, rows, count))
+    return found[1]
 
 
 def run_cuts(model: TableModel, rows: np.ndarray, runs: int) -> list[int]:
@@ -581,6 +761,57 @@ class BlockWorker:
 
     def __init__(self) -> None:
         self.copy: _WorkerCopy | None = None
+        self.node: NodeWorker | None = None
+
+    def _node(
+        self, key: str, area: SharedArea, me: int, model: list[Any], track: bool
+    ) -> NodeWorker:
+        """This worker's side of the shared ``W`` of phase ``key``, made at its first call
+        (``model``: a reference to the phase's model)."""
+        import ray
+
+        node = self.node
+        if node is None or node.key != key:
+            if node is not None:
+                node.close()
+            self.node = None  # the old map dropped before the new one is made
+            self.copy = None  # and a copy from the object store, if any
+            node = self.node = NodeWorker(key, area, me, ray.get(model[0]), track)
+        return node
+
+    def solve_shared(
+        self,
+        key: str,
+        area: SharedArea,
+        me: int,
+        model: list[Any],
+        track: bool,
+        rows: np.ndarray,
+        shift: np.ndarray | None,
+    ) -> tuple[np.ndarray, np.ndarray | None, int, int]:
+        """The turns of ``rows`` (``int16``) from the shared ``W`` of ``area``
+        (:class:`SharedBlocks`): their values, ``P`` where tracked, the process id and peak."""
+        values, farkle = self._node(key, area, me, model, track).solve(rows, shift)
+        return values, farkle if track else None, os.getpid(), peak_rss()
+
+    def sweep_shared(
+        self,
+        key: str,
+        area: SharedArea,
+        me: int,
+        model: list[Any],
+        call: int,
+        layer: list[Any],
+    ) -> tuple[float, int, int]:
+        """A layer's batches on the shared ``W`` (``layer``: a reference to their rows),
+        this worker taking blocks of each as it is free and meeting the others between
+        them (:meth:`solver.table.samenode.NodeWorker.sweep`): the largest change, the
+        process id and peak."""
+        import ray
+
+        batches = ray.get(layer[0])
+        largest = self._node(key, area, me, model, False).sweep(call, batches)
+        return largest, os.getpid(), peak_rss()
 
     def solve(
         self,
@@ -614,6 +845,9 @@ class BlockWorker:
                 found: TableModel = ray.get(model[0])
                 runner = LocalBlocks(found, table_tables(found), 1, track)
             self.copy = None  # the old copy freed before the new one is made
+            if self.node is not None:  # and a map of a shared W, if any
+                self.node.close()
+                self.node = None
             w = np.array(ray.get(base[0]), dtype=np.float64)  # writable: updates go into it
             copy = self.copy = _WorkerCopy(key, base_id, w, 0, runner)
         # What the runner read moved: its certificates may end (``wrote``).

@@ -7,7 +7,7 @@ values bit for bit.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
 
@@ -139,11 +139,18 @@ class LocalBlocks:
             self.pool.shutdown()
 
     def solve(
-        self, w_flat: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None
+        self,
+        w_flat: np.ndarray,
+        rows: np.ndarray,
+        shift: np.ndarray | None = None,
+        claim: Iterator[int] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """The turns of ``rows`` (states) from ``w_flat``: ``(values (k, C), P (k,))``.
 
         ``shift`` (``(k,)``) moves each state's own farkle exit (see :mod:`solver.table.mixing`).
+        ``claim``: the blocks to solve, taken one at a time by this thread alone from an
+        iterator other processes share (:mod:`solver.table.samenode`); the values of the
+        blocks it does not give are left unset.
         """
         rows = np.asarray(rows, dtype=np.int64)  # a pass keeps them compact (PassBatches)
         k = len(rows)
@@ -160,12 +167,14 @@ class LocalBlocks:
 
         job = BlockJob(w_flat, lanes, moved, out, outp, certs=certs)
 
-        claim = iter(range(blocks))  # shared: a thread takes the next block when it is free
+        alone = claim is not None
+        # Shared by the threads: a thread takes the next block when it is free.
+        taken = iter(range(blocks)) if claim is None else claim
 
         def run(worker: int) -> None:
-            self.solver(self.tables, job, self.scratch[worker], claim=claim)
+            self.solver(self.tables, job, self.scratch[worker], claim=taken)
 
-        if self.pool is None or blocks < 2:
+        if self.pool is None or blocks < 2 or alone:
             run(0)
         else:
             futures = [self.pool.submit(run, i) for i in range(1, self.threads)]
