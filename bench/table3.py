@@ -37,7 +37,10 @@ Three reports, each printed as a table (and ``--json`` one JSON object per line)
   process and on local Ray clusters of each number of workers, ``K`` rounds (the worker
   counts one after the other in each): the wall time of the whole pass (medians and
   spreads), each count's ratio to one worker round by round, the workers' peak memory, and
-  whether ``W`` after the pass is bit-identical to the in-process one.
+  whether ``W`` after the pass is bit-identical to the in-process one. The workers share
+  one ``W`` on this machine, as a local cluster's solve does; ``--object-store``: through
+  Ray's object store instead, as on a cluster of several machines (both:
+  ``solver.table.cluster``).
 * ``kernel --rules R [--goal G] [--repeat K]`` -- CPU time per in-turn value of the table
   kernel beside the duel kernel's, one thread each, in one run: ``K`` rounds (3 by default),
   each timing the table kernel, the table kernel that compares every option in every
@@ -267,6 +270,11 @@ def main() -> None:
         ),
     )
     parser.add_argument("--workers", default="1,2", help="cluster: worker counts to run")
+    parser.add_argument(
+        "--object-store",
+        action="store_true",
+        help="cluster: W through Ray's object store (a cluster of machines' runner), not shared",
+    )
     parser.add_argument(
         "--unit",
         choices=("solve", "pass"),
@@ -568,12 +576,13 @@ def cluster_pass(args: argparse.Namespace) -> None:
         {"where": "in process, 2 threads", "seconds": [seconds], "cpu_seconds": cpu}
     ]
     counts = [int(c) for c in args.workers.split(",")]
+    way = "through the object store" if args.object_store else "sharing W"
     for count in counts:
-        rows.append({"where": f"Ray, {count} workers", "workers": count, "seconds": []})
+        rows.append({"where": f"Ray, {count} workers {way}", "workers": count, "seconds": []})
     for _ in range(args.repeat):
         for count, row in zip(counts, rows[1:], strict=True):
             with connect(f"local:{count}") as cluster:
-                make = cluster.runners()
+                make = cluster.runners(shared=not args.object_store)
                 warm = make(model, tables, 2, False)
                 biggest = max((b for layer in layers for b in batches.of(layer)), key=len)
                 warm.solve(start, biggest[0])  # each worker loads its kernels: untimed
@@ -717,11 +726,12 @@ def on_cluster(args: argparse.Namespace) -> None:
     for count in (int(c) for c in args.workers.split(",")):
         with connect(f"local:{count}") as cluster:
             started = time.perf_counter()
-            remote = solve_table(model, runners=cluster.runners())
+            remote = solve_table(model, runners=cluster.runners(shared=not args.object_store))
             seconds = time.perf_counter() - started
             rows.append(
                 {
-                    "where": f"Ray, {count} workers",
+                    "where": f"Ray, {count} workers"
+                    + (" through the object store" if args.object_store else " sharing W"),
                     "workers": count,
                     "seconds": seconds,
                     "worker_peak_bytes": max(cluster.worker_peaks.values(), default=0),
