@@ -35,7 +35,7 @@ import pytest
 from table_rules import penalty_tiny, tiny
 
 from optimal_farkle.engine import Rules, preset
-from optimal_farkle.solver.table.batches import top_layer
+from optimal_farkle.solver.table.batches import batch_states, top_layer
 from optimal_farkle.solver.table.exact import solve_exact_table
 from optimal_farkle.solver.table.model import build_table_model
 from optimal_farkle.solver.table.passes import PassBatches
@@ -213,6 +213,46 @@ def test_a_worker_killed_mid_layer_on_a_shared_w_changes_nothing(
     assert killed
     assert stopped  # the layer was stopped and sent again
     assert np.array_equal(w, expected)
+    gc.collect()
+    time.sleep(2.0)
+    assert unread == []
+
+
+def test_a_worker_killed_with_a_batch_outside_a_pass_in_flight_changes_nothing(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a shared ``W``, the layers without a penalty (and their mixing) send each batch to
+    every worker, which take its blocks as they are free: a worker killed as a batch is
+    sent loses the blocks it took, so the batch is sent again, and the values are equal."""
+    unread: list[Exception] = []
+    monkeypatch.setattr(ray_worker, "_unhandled_error_handler", unread.append)
+    rules = preset("neller-busche").with_goal(1500)
+    model = build_table_model(rules, 3, 0)
+    local = solve_table(model)
+    cluster.worker_peaks.clear()
+    warm = SharedBlocks(model, table_tables(model), True, cluster)  # both workers known
+    start = np.full(model.start_states * model.comps, 1.0 / 3)
+    warm.solve(start, batch_states(model, top_layer(model) // 2))
+    warm.close()
+    assert len(cluster.worker_pids) == 2
+    killed: list[int] = []
+    sent: list[Any] = []
+    send = SharedBlocks._send_batch
+
+    def send_then_kill(self: SharedBlocks, batch: Any) -> list[Any]:
+        calls = send(self, batch)
+        sent.append(batch)
+        if not killed and len(sent) > 10:
+            pid = min(cluster.worker_pids)
+            os.kill(pid, signal.SIGKILL)  # a worker of the cluster this test started
+            killed.append(pid)
+        return calls
+
+    monkeypatch.setattr(SharedBlocks, "_send_batch", send_then_kill)
+    remote = solve_table(model, runners=cluster.runners(shared=True))
+    assert killed
+    assert len(sent) > len(set(map(id, sent)))  # a batch was sent again
+    _same(local, remote)
     gc.collect()
     time.sleep(2.0)
     assert unread == []

@@ -124,7 +124,9 @@ class StaleCopy(ClusterError):
 
 @dataclass(frozen=True)
 class ClusterPlan:
-    """What a distributed solve will do, stated before it starts."""
+    """What a distributed solve will do, stated before it starts; ``shared``: the workers
+    share one ``W`` on this machine (:class:`SharedBlocks`), else each keeps a copy from the
+    object store (:class:`RayBlocks`)."""
 
     workers: int
     blocks_per_sweep: int
@@ -132,19 +134,33 @@ class ClusterPlan:
     w_bytes: int
     worker_bytes: int
     seconds: float
+    shared: bool = False
 
     def words(self) -> str:
-        return (
-            f"{self.workers} workers; {self.blocks_per_sweep:,} blocks of {TABLE_LANES} start states "
-            f"per sweep, up to {self.calls_per_batch} calls per batch; W is "
-            f"{size(self.w_bytes)} in the object store, about {size(self.worker_bytes)} per "
-            f"worker; estimated {duration(self.seconds)} at this machine's speed per core"
+        head = (
+            f"{self.workers} workers; {self.blocks_per_sweep:,} blocks of {TABLE_LANES} start "
+            "states per sweep, "
         )
+        if self.shared:
+            where = (
+                f"a layer of a pass one call per worker; W is {size(self.w_bytes)} in this "
+                f"machine's memory, shared by the workers, and about {size(self.worker_bytes)} "
+                "per worker beside it"
+            )
+        else:
+            where = (
+                f"up to {self.calls_per_batch} calls per batch; W is {size(self.w_bytes)} in "
+                f"the object store, about {size(self.worker_bytes)} per worker"
+            )
+        return f"{head}{where}; estimated {duration(self.seconds)} at this machine's speed per core"
 
 
-def cluster_plan(model: TableModel, workers: int, seconds_two_threads: float) -> ClusterPlan:
+def cluster_plan(
+    model: TableModel, workers: int, seconds_two_threads: float, shared: bool = False
+) -> ClusterPlan:
     """The plan of a solve of ``model`` on ``workers`` cores; ``seconds_two_threads`` is the
-    in-process estimate (:func:`solver.table.sizes.table_estimate`, two threads)."""
+    in-process estimate (:func:`solver.table.sizes.table_estimate`, two threads); ``shared``
+    as :class:`ClusterPlan`'s."""
     blocks = 0
     for layer in range(top_layer(model) + 1):
         for c in farkle_sums(model):
@@ -155,8 +171,9 @@ def cluster_plan(model: TableModel, workers: int, seconds_two_threads: float) ->
         blocks_per_sweep=blocks,
         calls_per_batch=workers,
         w_bytes=w_bytes,
-        worker_bytes=w_bytes + WORKER_BASE_BYTES,
+        worker_bytes=WORKER_BASE_BYTES if shared else w_bytes + WORKER_BASE_BYTES,
         seconds=seconds_two_threads * 2 / max(1, workers),
+        shared=shared,
     )
 
 
@@ -394,8 +411,17 @@ class RayBlocks:
                 raise
 
     def _cut(self, rows: np.ndarray, keep: bool = False) -> list[int]:
-        """The cuts of a batch into runs (:func:`batch_cuts`)."""
-        return batch_cuts(self.model, self.cuts, len(self.cluster.block_workers()), rows, keep)
+        """The cuts of a batch into runs (:func:`run_cuts`); ``keep``: a pass's batch, whose
+        cuts every pass reuses (its rows are the same array each pass)."""
+        workers = len(self.cluster.block_workers())
+        blocks = -(-len(rows) // TABLE_LANES)
+        count = min(workers, max(1, blocks // RUN_BLOCKS))
+        if not keep:
+            return run_cuts(self.model, rows, count)
+        kept = self.cuts.get(id(rows))
+        if kept is None or kept[0] is not rows:
+            kept = self.cuts[id(rows)] = (rows, run_cuts(self.model, rows, count))
+        return kept[1]
 
     def _call(
         self, rows: np.ndarray, shift: np.ndarray | None, cuts: list[int], last: Update | None
@@ -472,15 +498,12 @@ class SharedBlocks:
         self.whole = False  # the shared W holds the driver's, but for ``pending``
         self.pending: list[np.ndarray] = []
         self.calls = 0  # sweeps sent (each call's number, for its meetings)
-        self.batches = 0
-        self.cuts: dict[int, tuple[np.ndarray, list[int]]] = {}
 
     def wrote(self, idx: np.ndarray) -> None:
         self.pending.append(np.asarray(idx, dtype=np.int64))
 
     def close(self) -> None:
         self.local.close()
-        self.cuts = {}
         remove_area(self.area)
 
     def _sync(self, w_flat: np.ndarray) -> None:
@@ -497,42 +520,41 @@ class SharedBlocks:
     def solve(
         self, w_flat: np.ndarray, rows: np.ndarray, shift: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """A batch's runs, one call each, reading the shared ``W`` (a call repeated by Ray on
-        a worker started again reads the same ``W``)."""
+        """A batch outside a pass: a call to every worker, each taking blocks from the
+        shared counter as it is free and returning their values, read from the shared
+        ``W``. A lost worker's blocks are lost with it, so Ray does not repeat the call;
+        the batch is sent again (up to :data:`RETRIES` times)."""
         blocks = -(-len(rows) // TABLE_LANES)
         if blocks <= LOCAL_BLOCKS:
             return self.local.solve(w_flat, rows, shift)
         import ray
 
         self._sync(w_flat)
-        workers = self.cluster.block_workers()
-        small = compact_rows(rows)
-        calls = []
-        for k, (first, end) in enumerate(itertools.pairwise(self._cut(rows))):
-            part = slice(first * TABLE_LANES, end * TABLE_LANES)
-            at = (self.batches + k) % len(workers)
-            calls.append(
-                workers[at].solve_shared.remote(
-                    self.key,
-                    self.area,
-                    at,
-                    [self.model_ref],
-                    self.track,
-                    small[part],
-                    None if shift is None else shift[part],
-                )
-            )
-        self.batches += 1
-        try:
-            results = ray.get(calls)
-        except BaseException:
-            drain(calls)
-            raise
+        batch = ray.put((compact_rows(rows), shift))  # once, read by every worker in place
+        lost = 0
+        while True:
+            calls = self._send_batch(batch)
+            try:
+                results = ray.get(calls)
+                break
+            except ray.exceptions.RayError:
+                drain(calls)
+                lost += 1
+                if lost > RETRIES:
+                    raise
+            except BaseException:
+                drain(calls)
+                raise
         self._peaks([(pid, peak) for *_, pid, peak in results])
-        values = np.concatenate([r[0] for r in results])
-        if not self.track:
-            return values, np.zeros(len(values))
-        return values, np.concatenate([r[1] for r in results])
+        values = np.empty((len(rows), self.model.comps))
+        farkle = np.zeros(len(rows))
+        for mine, found, moved, *_ in results:
+            values[mine] = found
+            if self.track:
+                farkle[mine] = moved
+        if sum(len(mine) for mine, *_ in results) != len(rows):
+            raise ClusterError("the workers did not solve every block of a batch once")
+        return values, farkle
 
     def sweep(
         self,
@@ -578,6 +600,17 @@ class SharedBlocks:
             wv[idx] = shared[idx]
         return float(max(largest for largest, *_ in results))
 
+    def _send_batch(self, batch: Any) -> list[Any]:
+        """A call to every worker for a batch outside a pass (``batch``: the reference of its
+        rows and shift), its claim counter set to 0 first; not repeated by Ray."""
+        self.claims[0] = 0
+        return [
+            worker.solve_shared.options(max_task_retries=0).remote(
+                self.key, self.area, at, [self.model_ref], self.track, [batch]
+            )
+            for at, worker in enumerate(self.cluster.block_workers())
+        ]
+
     def _send_layer(self, layer: Any, count: int) -> list[Any]:
         """A call to every worker for the layer's ``count`` batches (``layer``: the reference
         of their rows), its claim counters set to 0 first; not repeated by Ray (the module
@@ -590,10 +623,6 @@ class SharedBlocks:
             )
             for at, worker in enumerate(self.cluster.block_workers())
         ]
-
-    def _cut(self, rows: np.ndarray, keep: bool = False) -> list[int]:
-        """As :meth:`RayBlocks._cut`."""
-        return batch_cuts(self.model, self.cuts, len(self.cluster.block_workers()), rows, keep)
 
     def _peaks(self, seen: list[tuple[int, int]]) -> None:
         peaks = self.cluster.worker_peaks
@@ -615,26 +644,6 @@ def drain(calls: list[Any]) -> None:
     for ref in ready:
         with contextlib.suppress(ray.exceptions.RayError):  # recovered from already
             ray.get(ref)
-
-
-def batch_cuts(
-    model: TableModel,
-    kept: dict[int, tuple[np.ndarray, list[int]]],
-    workers: int,
-    rows: np.ndarray,
-    keep: bool,
-) -> list[int]:
-    """The cuts of a batch into runs for ``workers`` (:func:`run_cuts`): one per worker, fewer
-    where a worker would get fewer than :data:`RUN_BLOCKS` blocks. ``keep``: a pass's batch,
-    whose cuts every pass reuses (its rows are the same array each pass), kept in ``kept``."""
-    blocks = -(-len(rows) // TABLE_LANES)
-    count = min(workers, max(1, blocks // RUN_BLOCKS))
-    if not keep:
-        return run_cuts(model, rows, count)
-    found = kept.get(id(rows))
-    if found is None or found[0] is not rows:
-        found = kept[id(rows)] = (rows, run_cuts(model, rows, count))
-    return found[1]
 
 
 def run_cuts(model: TableModel, rows: np.ndarray, runs: int) -> list[int]:
@@ -786,13 +795,17 @@ class BlockWorker:
         me: int,
         model: list[Any],
         track: bool,
-        rows: np.ndarray,
-        shift: np.ndarray | None,
-    ) -> tuple[np.ndarray, np.ndarray | None, int, int]:
-        """The turns of ``rows`` (``int16``) from the shared ``W`` of ``area``
-        (:class:`SharedBlocks`): their values, ``P`` where tracked, the process id and peak."""
-        values, farkle = self._node(key, area, me, model, track).solve(rows, shift)
-        return values, farkle if track else None, os.getpid(), peak_rss()
+        batch: list[Any],
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int, int]:
+        """The blocks this worker takes of a batch (``batch``: a reference to its rows, as
+        ``int16``, and shift) from the shared ``W`` of ``area`` (:class:`SharedBlocks`):
+        their rows' places in the batch, values, ``P`` where tracked, the process id and
+        peak."""
+        import ray
+
+        rows, shift = ray.get(batch[0])
+        mine, values, farkle = self._node(key, area, me, model, track).solve(rows, shift)
+        return mine, values, farkle if track else None, os.getpid(), peak_rss()
 
     def sweep_shared(
         self,

@@ -326,7 +326,7 @@ def _on_cluster(
     try:
         if report is not None:
             seconds = table_estimate(model.rules, model.players, model.floor).seconds
-            plan = cluster_plan(model, connected.workers, seconds)
+            plan = cluster_plan(model, connected.workers, seconds, connected.shared)
             report(f"the plan on {connected.name}: {plan.words()}")
         yield connected.runners()
     finally:

@@ -261,9 +261,17 @@ class NodeWorker:
         self.claims.close()
         self.runner.close()
 
-    def solve(self, rows: np.ndarray, shift: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-        """The turns of ``rows`` from the shared ``W``, as the in-process runner solves them."""
-        return self.runner.solve(self.w, rows.astype(np.int64), shift)
+    def solve(
+        self, rows: np.ndarray, shift: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The turns of the blocks of ``rows`` this worker claims (counter 0, set to 0 by the
+        driver) from the shared ``W``: their rows' places in the batch, values and ``P``."""
+        wide = rows.astype(np.int64)
+        taken: list[int] = []
+        claim = _noted(self.claims.blocks(0, -(-len(wide) // TABLE_LANES)), taken)
+        values, farkle = self.runner.solve(self.w, wide, shift, claim=claim)
+        mine = block_rows(taken, len(wide))
+        return mine, values[mine], farkle[mine]
 
     def sweep(self, call: int, batches: list[np.ndarray]) -> float:
         """A layer's ``batches`` (each batch's rows, in order) on the shared ``W``: this
@@ -282,12 +290,7 @@ class NodeWorker:
             )[0]
             self.meetings.meet(call, 2 * i)
             if taken:
-                mine = np.concatenate(
-                    [
-                        np.arange(b * TABLE_LANES, min((b + 1) * TABLE_LANES, len(wide)))
-                        for b in taken
-                    ]
-                )
+                mine = block_rows(taken, len(wide))
                 idx = flat_of(model, wide[mine])
                 largest = max(largest, write_batch(self.wv, idx, values[mine]))
             if i + 1 < len(batches):  # the driver reads the last batch once every call is back
@@ -300,3 +303,13 @@ def _noted(blocks: Iterator[int], taken: list[int]) -> Iterator[int]:
     for block in blocks:
         taken.append(block)
         yield block
+
+
+def block_rows(taken: list[int], rows: int) -> np.ndarray:
+    """The places of the blocks ``taken`` (of :data:`TABLE_LANES` states) in a batch of
+    ``rows`` states, block after block."""
+    if not taken:
+        return np.zeros(0, dtype=np.int64)
+    return np.concatenate(
+        [np.arange(b * TABLE_LANES, min((b + 1) * TABLE_LANES, rows)) for b in taken]
+    )
