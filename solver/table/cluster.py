@@ -1,7 +1,16 @@
 """The table solve's blocks on a Ray cluster (the optional extra ``optimal-farkle[cluster]``).
 
 The solve (:mod:`solver.table.solve`) hands batches of start states to a *runner*; this
-module's runner, :class:`RayBlocks`, cuts a batch into one run of whole blocks (of
+module has two, whose workers (:class:`BlockWorker` actors, one core each) run the same
+numba kernel as the in-process runner:
+
+* :class:`SharedBlocks` where every worker is on this machine (a local cluster): the workers
+  share one ``W`` in memory and take a batch's blocks as they are free, meeting between
+  batches (:mod:`solver.table.samenode`);
+* :class:`RayBlocks` for a cluster of machines: ``W`` through Ray's object store, each
+  worker with its own copy, as the rest of this docstring describes.
+
+:class:`RayBlocks` cuts a batch into one run of whole blocks (of
 :data:`solver.table.tables.TABLE_LANES` lanes) per worker and has each worker (a
 :class:`BlockWorker` actor, one core) solve its run on the same numba kernel as the
 in-process runner. The values come back in block order and are put together in that order,
@@ -562,10 +571,11 @@ class SharedBlocks:
         batches: list[tuple[np.ndarray, np.ndarray]],
         cancel: threading.Event | None = None,
     ) -> float:
-        """A layer of a pass: each worker is sent its run of every batch in one call and the
-        workers meet between the batches (:mod:`solver.table.samenode`); then the layer's
-        values are read into ``w_flat``. A worker lost mid-layer stops the others, the
-        layer's states are put back from ``w_flat`` and the layer is sent again."""
+        """A layer of a pass: one call to every worker with the rows of all its batches;
+        the workers take each batch's blocks as they are free and meet between the batches
+        (:mod:`solver.table.samenode`); then the layer's values are read into ``w_flat``. A
+        worker lost mid-layer stops the others, the layer's states are put back from
+        ``w_flat`` and the layer is sent again."""
         import ray
 
         if not batches:

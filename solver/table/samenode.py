@@ -58,6 +58,8 @@ MEET_SECONDS = 600.0
 #: Seconds a token is tried again while its receiver has no socket yet (starting, or
 #: started again after it was lost).
 BIND_SECONDS = 60.0
+#: The start of an area's folder name, then the driver's process id.
+AREA_PREFIX = "farkle-w-"
 #: A token's step that stops a call (the driver's).
 ABORT = -1
 _TOKEN = struct.Struct("<qq")  # (call, step)
@@ -100,15 +102,41 @@ class SharedArea:
 
 def make_area(values: int, workers: int, slots: int) -> SharedArea:
     """A new area for ``values`` numbers and ``slots`` counters, in memory where it has
-    room; its files zeroed."""
+    room; its files zeroed. The areas a killed driver left (:func:`remove_orphans`) are
+    removed first: in memory, each holds a whole ``W``."""
     size = max(1, values) * 8
+    for root in (MEMORY_ROOT, Path(tempfile.gettempdir())):
+        remove_orphans(root)
     root = MEMORY_ROOT if _room(MEMORY_ROOT) > 2 * size else Path(tempfile.gettempdir())
-    area = SharedArea(tempfile.mkdtemp(prefix="farkle-", dir=root), values, workers, slots)
+    prefix = f"{AREA_PREFIX}{os.getpid()}-"
+    area = SharedArea(tempfile.mkdtemp(prefix=prefix, dir=root), values, workers, slots)
     for path, length in ((area.w_path, size), (area.claims_path, 8 * max(1, slots))):
         with open(path, "wb") as f:
             f.truncate(length)
     Path(area.lock_path).touch()
     return area
+
+
+def remove_orphans(root: Path) -> list[Path]:
+    """Remove the areas under ``root`` whose driver (the process id in the folder's name)
+    is gone: a driver killed with SIGKILL never removes its own. Returns those removed."""
+    removed = []
+    for folder in root.glob(f"{AREA_PREFIX}*-*"):
+        pid = folder.name.removeprefix(AREA_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
 
 
 def _room(root: Path) -> int:
