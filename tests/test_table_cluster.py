@@ -69,6 +69,13 @@ def _both(
     return solve_table(model), solve_table(model, runners=cluster.runners(shared))
 
 
+def _kill_a_worker(cluster: Cluster, killed: list[int]) -> None:
+    """SIGKILL a worker process of the cluster this test module started; note its pid."""
+    pid = min(cluster.worker_pids)
+    os.kill(pid, signal.SIGKILL)
+    killed.append(pid)
+
+
 def _same(a: TableSolveResult, b: TableSolveResult) -> None:
     assert np.array_equal(a.w, b.w)
     for name in ("flat", "weight", "low", "high"):
@@ -140,9 +147,7 @@ def test_a_worker_killed_mid_pass_changes_nothing_and_leaves_no_unread_error(
         next calls fail, and the batch after the failed one, in flight, is dropped."""
         largest = landed(self, wv, idx, calls)
         if not killed and len(calls) > 1 and min(self.known.values(), default=0) > 2:
-            pid = min(cluster.worker_pids)
-            os.kill(pid, signal.SIGKILL)  # a worker of the cluster this test started
-            killed.append(pid)
+            _kill_a_worker(cluster, killed)
         return largest
 
     monkeypatch.setattr(RayBlocks, "_land", land_then_kill)
@@ -193,9 +198,7 @@ def test_a_worker_killed_mid_layer_on_a_shared_w_changes_nothing(
             deadline = time.monotonic() + 30
             while np.array_equal(shared[first], before) and time.monotonic() < deadline:
                 pass  # until a worker wrote its part of the first batch
-            pid = min(cluster.worker_pids)
-            os.kill(pid, signal.SIGKILL)  # a worker of the cluster this test started
-            killed.append(pid)
+            _kill_a_worker(cluster, killed)
         return calls
 
     def noted_abort(area: SharedArea, call: int) -> None:
@@ -243,9 +246,7 @@ def test_a_worker_killed_with_a_batch_outside_a_pass_in_flight_changes_nothing(
         calls = send(self, batch)
         sent.append(batch)
         if not killed and len(sent) > 10:
-            pid = min(cluster.worker_pids)
-            os.kill(pid, signal.SIGKILL)  # a worker of the cluster this test started
-            killed.append(pid)
+            _kill_a_worker(cluster, killed)
         return calls
 
     monkeypatch.setattr(SharedBlocks, "_send_batch", send_then_kill)

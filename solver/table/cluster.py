@@ -299,8 +299,10 @@ def connect(text: str) -> Cluster:
     return Cluster(name=text, workers=workers, started=started, shared=kind is ClusterKind.LOCAL)
 
 
-class RayBlocks:
-    """A :class:`solver.table.runners.BlockRunner` whose blocks run on the cluster's workers (module docstring)."""
+class _OnCluster:
+    """What both runners of a cluster hold: the model (put once, read by each worker at
+    its first call of the phase ``key``), a runner in the driver for the batches too small
+    to send, and the cluster whose workers' peaks it notes."""
 
     def __init__(
         self, model: TableModel, tables: TableTables, track: bool, cluster: Cluster
@@ -313,6 +315,23 @@ class RayBlocks:
         self.key = uuid.uuid4().hex
         self.model_ref = ray.put(model)
         self.local = LocalBlocks(model, tables, 1, track)
+
+    def _peaks(self, seen: list[tuple[int, int]]) -> None:
+        """Note each worker's peak resident bytes, as its call reported them."""
+        peaks = self.cluster.worker_peaks
+        for pid, peak in seen:
+            peaks[pid] = max(peaks.get(pid, 0), peak)
+
+
+class RayBlocks(_OnCluster):
+    """A :class:`solver.table.runners.BlockRunner` whose blocks run on the cluster's workers (module docstring)."""
+
+    def __init__(
+        self, model: TableModel, tables: TableTables, track: bool, cluster: Cluster
+    ) -> None:
+        import ray
+
+        super().__init__(model, tables, track, cluster)
         self.base_id = ""
         self.base_ref: Any = None
         self.log = UpdateLog(ray.put)
@@ -468,9 +487,7 @@ class RayBlocks:
 
     def _collect(self, results: list[Result]) -> list[Result]:
         """The workers' results, their peaks noted."""
-        peaks = self.cluster.worker_peaks
-        for *_, pid, peak in results:
-            peaks[pid] = max(peaks.get(pid, 0), peak)
+        self._peaks([(pid, peak) for *_, pid, peak in results])
         return results
 
     def _land(self, wv: np.ndarray, idx: np.ndarray, calls: list[Any]) -> float:
@@ -484,7 +501,7 @@ class RayBlocks:
         return largest
 
 
-class SharedBlocks:
+class SharedBlocks(_OnCluster):
     """A :class:`solver.table.runners.BlockRunner` whose blocks run on workers of this
     machine, all reading and writing one ``W`` in shared memory (:mod:`solver.table.samenode`):
     a sweep is one call per worker per layer, and no value is sent but the driver's own."""
@@ -492,14 +509,7 @@ class SharedBlocks:
     def __init__(
         self, model: TableModel, tables: TableTables, track: bool, cluster: Cluster
     ) -> None:
-        import ray
-
-        self.model = model
-        self.track = track
-        self.cluster = cluster
-        self.key = uuid.uuid4().hex
-        self.model_ref = ray.put(model)
-        self.local = LocalBlocks(model, tables, 1, track)
+        super().__init__(model, tables, track, cluster)
         workers = len(cluster.block_workers())
         self.area = make_area(model.start_states * model.comps, workers, len(farkle_sums(model)))
         self.w = map_w(self.area)
@@ -633,11 +643,6 @@ class SharedBlocks:
             )
             for at, worker in enumerate(self.cluster.block_workers())
         ]
-
-    def _peaks(self, seen: list[tuple[int, int]]) -> None:
-        peaks = self.cluster.worker_peaks
-        for pid, peak in seen:
-            peaks[pid] = max(peaks.get(pid, 0), peak)
 
 
 def drain(calls: list[Any]) -> None:
