@@ -226,8 +226,16 @@ def test_the_computers_win_chance_says_whose_it_is(strategy: Any) -> None:
         async with app.run_test(size=SIZE) as pilot:
             screen = await start_game(pilot, opponent="optimal", first=1, other="Perfect")
             status = screen.query_one("#status")
-            await wait_for(pilot, lambda: "win chance" in text_of(status), timeout=10)
-            shown = text_of(status)  # at the end, or beside the name where that is too wide
+            seen: list[str] = []
+
+            def shows_a_chance() -> bool:
+                # The line as it was when it showed a chance: the computer's next roll may
+                # replace it while wait_for lets the screen settle.
+                seen.append(text_of(status))
+                return "win chance" in seen[-1]
+
+            await wait_for(pilot, shows_a_chance, timeout=10)
+            shown = seen[-1]  # at the end, or beside the name where that is too wide
             assert "Perfect's win chance" in shown or "Perfect, win chance" in shown, shown
 
     run(body())
