@@ -8,9 +8,11 @@ every worker maps it: no worker keeps a copy, no update is sent, and the values 
 writes are read by the others where they lie.
 
 **A layer of a pass is one call per worker.** A pass's batches depend one on the next (a
-batch reads the farkle exits the one before it wrote), and each is cut into one run per
-worker (:func:`solver.table.cluster.run_cuts`). A worker is sent its run of every batch of
-the layer at once and solves them in order, meeting the others twice between two batches:
+batch reads the farkle exits the one before it wrote). Every worker is sent the rows of all
+the layer's batches at once; in each batch it takes blocks one at a time from a counter the
+workers share (:class:`Claims`, under a file lock) until none is left, so the worker that
+is free first takes the next block and none waits long for the others. Between two
+batches the workers meet twice:
 
 1. once all have solved batch ``i``: no value of batch ``i`` is written while another
    worker may still read the ``W`` batch ``i`` started from;
@@ -105,9 +107,10 @@ def make_area(values: int, workers: int, slots: int) -> SharedArea:
     room; its files zeroed. The areas a killed driver left (:func:`remove_orphans`) are
     removed first: in memory, each holds a whole ``W``."""
     size = max(1, values) * 8
-    for root in (MEMORY_ROOT, Path(tempfile.gettempdir())):
+    temporary = Path(tempfile.gettempdir())
+    for root in (MEMORY_ROOT, temporary):
         remove_orphans(root)
-    root = MEMORY_ROOT if _room(MEMORY_ROOT) > 2 * size else Path(tempfile.gettempdir())
+    root = MEMORY_ROOT if _room(MEMORY_ROOT) > 2 * size else temporary
     prefix = f"{AREA_PREFIX}{os.getpid()}-"
     area = SharedArea(tempfile.mkdtemp(prefix=prefix, dir=root), values, workers, slots)
     for path, length in ((area.w_path, size), (area.claims_path, 8 * max(1, slots))):
@@ -290,37 +293,31 @@ class NodeWorker:
         self.runner.close()
 
     def solve(
-        self, rows: np.ndarray, shift: np.ndarray | None
+        self, rows: np.ndarray, shift: np.ndarray | None, slot: int = 0
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The turns of the blocks of ``rows`` this worker claims (counter 0, set to 0 by the
-        driver) from the shared ``W``: their rows' places in the batch, values and ``P``."""
+        """The turns of the blocks of ``rows`` this worker claims from counter ``slot`` (set
+        to 0 by the driver), read from the shared ``W``: their rows' places in the batch,
+        their values and ``P``."""
         wide = rows.astype(np.int64)
         taken: list[int] = []
-        claim = _noted(self.claims.blocks(0, -(-len(wide) // TABLE_LANES)), taken)
+        claim = _noted(self.claims.blocks(slot, -(-len(wide) // TABLE_LANES)), taken)
         values, farkle = self.runner.solve(self.w, wide, shift, claim=claim)
         mine = block_rows(taken, len(wide))
         return mine, values[mine], farkle[mine]
 
     def sweep(self, call: int, batches: list[np.ndarray]) -> float:
         """A layer's ``batches`` (each batch's rows, in order) on the shared ``W``: this
-        worker claims blocks of each batch until none is left, meets the others, writes
-        the values of its blocks, and meets them again (the module docstring). The driver
-        set the claim counters of the layer's batches to 0. Returns the largest change."""
+        worker claims blocks of each batch until none is left (batch ``i`` from counter
+        ``i``, which the driver set to 0), meets the others, writes the values of its
+        blocks, and meets them again (the module docstring). Returns the largest change."""
         self.meetings.forget(call)
-        model = self.runner.model
         largest = 0.0
         for i, rows in enumerate(batches):
-            wide = rows.astype(np.int64)
-            blocks = -(-len(wide) // TABLE_LANES)
-            taken: list[int] = []
-            values = self.runner.solve(
-                self.w, wide, claim=_noted(self.claims.blocks(i, blocks), taken)
-            )[0]
+            mine, values, _ = self.solve(rows, None, slot=i)
             self.meetings.meet(call, 2 * i)
-            if taken:
-                mine = block_rows(taken, len(wide))
-                idx = flat_of(model, wide[mine])
-                largest = max(largest, write_batch(self.wv, idx, values[mine]))
+            if len(mine):
+                idx = flat_of(self.runner.model, rows[mine])
+                largest = max(largest, write_batch(self.wv, idx, values))
             if i + 1 < len(batches):  # the driver reads the last batch once every call is back
                 self.meetings.meet(call, 2 * i + 1)
         return largest
